@@ -1,0 +1,38 @@
+import type { Command } from 'commander';
+import { hermesPaths, getConfigValue, setConfigValue, parseCliValue } from '../../config/index.js';
+import { homeOption, loadForCli } from '../common.js';
+
+export function registerConfigCommand(program: Command): void {
+  const config = program.command('config').description('show or change config.yaml');
+
+  config
+    .command('path')
+    .description('print the path of config.yaml')
+    .action((_options, command: Command) => {
+      console.log(hermesPaths(homeOption(command)).config);
+    });
+
+  config
+    .command('get')
+    .argument('[key]', 'a dotted key such as code_execution.timeout; all of it when left out')
+    .description('print a value (YAML for sections and lists)')
+    .action(async (key: string | undefined, _options, command: Command) => {
+      const { stringify } = await import('yaml');
+      const { config: values } = loadForCli(command);
+      const value = key ? getConfigValue(values, key) : values;
+      if (value === undefined) throw new Error(`unknown key "${key}" (see config/default.yaml for the keys)`);
+      console.log(typeof value === 'object' && value !== null ? stringify(value).trimEnd() : String(value));
+    });
+
+  config
+    .command('set')
+    .argument('<key>', 'a dotted key such as code_execution.timeout')
+    .argument('<value>', 'the new value, read as YAML (300, true, "[a, b]")')
+    .description('validate and write a value, keeping the file\'s comments and order')
+    .action((key: string, raw: string, _options, command: Command) => {
+      const file = hermesPaths(homeOption(command)).config;
+      const value = parseCliValue(raw);
+      setConfigValue(file, key, value);
+      console.log(`${key} = ${JSON.stringify(value)} (${file})`);
+    });
+}

@@ -1,0 +1,13 @@
+export { configSchema, type HermesConfig, type ConfigOverrides, type DeepPartial } from './schema.js';
+export {
+  loadConfig,
+  validateConfig,
+  defaultConfig,
+  deepMerge,
+  readYamlFile,
+  type LoadedConfig,
+  type LoadConfigOptions,
+} from './load.js';
+export { getConfigValue, setConfigValue, parseCliValue } from './edit.js';
+export { hermesPaths, resolveHome, type HermesPaths } from './paths.js';
+export { loadDotEnv } from './dotenv.js';

@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { ConfigError } from '../shared/errors.js';
+import { configSchema, type ConfigOverrides, type HermesConfig } from './schema.js';
+import { formatIssue, unknownKeys } from './issues.js';
+import { hermesPaths, type HermesPaths } from './paths.js';
+import { loadDotEnv } from './dotenv.js';
+
+export interface LoadedConfig {
+  config: HermesConfig;
+  paths: HermesPaths;
+  /** Problems worth telling the user that do not stop the gateway (unknown keys). */
+  warnings: string[];
+}
+
+export interface LoadConfigOptions {
+  /** HERMES_HOME; defaults to the `HERMES_HOME` variable, then `~/.hermes`. */
+  home?: string;
+  /** Laid over the file's values before validation. */
+  overrides?: ConfigOverrides;
+  /** Load HERMES_HOME/.env into process.env first (default true). */
+  loadEnv?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+type Plain = Record<string, unknown>;
+const isPlain = (value: unknown): value is Plain =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Objects merge key by key; anything else in `over` replaces what is in `base`. */
+export function deepMerge(base: unknown, over: unknown): unknown {
+  if (!isPlain(base) || !isPlain(over)) return over === undefined ? base : over;
+  const out: Plain = { ...base };
+  for (const [key, value] of Object.entries(over)) out[key] = deepMerge(base[key], value);
+  return out;
+}
+
+/** Reads a YAML file into a plain object; a missing file is an empty one. */
+export function readYamlFile(file: string): Plain {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new ConfigError(`${file}: cannot read: ${(error as Error).message}`, { cause: error });
+  }
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (error) {
+    const where = error instanceof YAMLParseError && error.linePos ? ` line ${error.linePos[0].line}` : '';
+    throw new ConfigError(`${file}:${where} is not valid YAML: ${(error as Error).message.split('\n')[0]}`, {
+      cause: error,
+    });
+  }
+  if (data === null || data === undefined) return {};
+  if (!isPlain(data)) throw new ConfigError(`${file}: expected a mapping of keys at the top level`);
+  return data;
+}
+
+function withoutKeys(data: unknown, dotted: string[]): unknown {
+  const copy = structuredClone(data) as Plain;
+  for (const key of dotted) {
+    const parts = key.split('.');
+    let node: unknown = copy;
+    for (const part of parts.slice(0, -1)) node = isPlain(node) ? node[part] : undefined;
+    if (isPlain(node)) delete node[parts[parts.length - 1]];
+  }
+  return copy;
+}
+
+/**
+ * Validates raw config data. Invalid values throw a ConfigError naming the source, the key
+ * path and the reason; unknown keys are returned as warnings and otherwise ignored.
+ */
+export function validateConfig(data: unknown, source: string): { config: HermesConfig; warnings: string[] } {
+  const first = configSchema.safeParse(data, { reportInput: true });
+  if (first.success) return { config: first.data, warnings: [] };
+  const unknown = unknownKeys(first.error.issues);
+  const problems = first.error.issues.filter((issue) => issue.code !== 'unrecognized_keys');
+  if (problems.length > 0) {
+    throw new ConfigError(problems.map((issue) => `${source}: ${formatIssue(issue)}`).join('\n'));
+  }
+  const second = configSchema.safeParse(withoutKeys(data, unknown), { reportInput: true });
+  if (!second.success) {
+    throw new ConfigError(second.error.issues.map((issue) => `${source}: ${formatIssue(issue)}`).join('\n'));
+  }
+  return {
+    config: second.data,
+    warnings: unknown.map((key) => `${source}: unknown key "${key}" is ignored (see config/default.yaml for the keys)`),
+  };
+}
+
+/** Loads HERMES_HOME/.env and config.yaml, applies overrides and defaults, and validates. */
+export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env;
+  const paths = hermesPaths(options.home, env);
+  if (options.loadEnv !== false) loadDotEnv(paths.env, env);
+  const fileData = readYamlFile(paths.config);
+  const merged = deepMerge(fileData, options.overrides ?? {});
+  const { config, warnings } = validateConfig(merged, paths.config);
+  return { config, paths, warnings };
+}
+
+/** The defaults alone, as the schema gives them. */
+export function defaultConfig(): HermesConfig {
+  return configSchema.parse({});
+}

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+
+/*
+ * The single source of truth for config.yaml: every key, its type and its default.
+ * config/default.yaml documents the same keys; a test keeps the two in step.
+ * Objects are strict so that unknown keys are reported (see load.ts).
+ */
+
+const positive = (what = 'a positive number') =>
+  z.number({ error: `expected ${what}` }).positive({ error: `expected ${what}` });
+const positiveInt = (what = 'a positive integer') =>
+  z.number({ error: `expected ${what}` }).int({ error: `expected ${what}` }).positive({ error: `expected ${what}` });
+const nonNegativeInt = () =>
+  z.number({ error: 'expected a whole number ≥ 0' }).int({ error: 'expected a whole number ≥ 0' }).min(0, { error: 'expected a whole number ≥ 0' });
+const bool = () => z.boolean({ error: 'expected true or false' });
+const text = () => z.string({ error: 'expected a string' });
+const names = () => z.array(text(), { error: 'expected a list of strings' });
+const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `expected one of ${values.join(', ')}` });
+/** Ids are strings, but YAML writes `123` as a number: accept both. */
+const ids = () => z.array(z.union([text(), z.number()]).transform(String), { error: 'expected a list of ids' });
+
+const section = <S extends z.ZodRawShape>(shape: S) => z.strictObject(shape).prefault({} as never);
+
+export const configSchema = z.strictObject({
+  model: section({
+    base_url: text().default('https://api.openai.com/v1'),
+    name: text().default(''),
+    api_key_env: text().default('OPENAI_API_KEY'),
+    max_tokens: positiveInt().nullable().default(null),
+    temperature: z.number({ error: 'expected a number' }).min(0).max(2).nullable().default(null),
+    timeout: positive().default(120),
+    max_retries: nonNegativeInt().default(3),
+  }),
+  agent: section({
+    max_iterations: positiveInt().default(60),
+    tools: section({
+      enabled: names().default([]),
+      disabled: names().default([]),
+    }),
+    max_concurrent_children: positiveInt().default(3),
+    max_delegate_depth: positiveInt().default(1),
+    tool_result_max_chars: positiveInt().default(100_000),
+  }),
+  code_execution: section({
+    mode: oneOf(['project', 'strict'] as const).default('project'),
+    timeout: positive().default(300),
+    max_tool_calls: positiveInt().default(50),
+    python: text().default('python3'),
+    rpc_transport: oneOf(['unix', 'tcp'] as const).default(process.platform === 'win32' ? 'tcp' : 'unix'),
+    max_stdout_bytes: positiveInt().default(50_000),
+    max_stderr_bytes: positiveInt().default(10_000),
+    max_spill_bytes: positiveInt().default(5_000_000),
+    kill_grace: positive().default(5),
+    session_kernels: bool().default(true),
+    kernel_idle_timeout: positive().default(1800),
+    max_session_kernels: positiveInt().default(4),
+  }),
+  terminal: section({
+    backend: text().default('local'),
+    cwd: text().nullable().default(null),
+    timeout: positive().default(180),
+    max_output_bytes: positiveInt().default(50_000),
+    env_passthrough: names().default([]),
+    container_persistent: bool().default(true),
+    sandbox: section({
+      network: bool().default(false),
+      extra_ro_binds: names().default([]),
+    }),
+    ssh: section({
+      host: text().default(''),
+      user: text().default(''),
+      port: positiveInt().default(22),
+      key: text().default(''),
+      persistent: bool().default(true),
+      connect_timeout: positive().default(10),
+    }),
+    docker: section({
+      binary: text().default(''),
+      image: text().default('python:3.12-slim'),
+      network: bool().default(false),
+      memory: text().default('2g'),
+      cpus: positive().default(2),
+      pids_limit: positiveInt().default(512),
+    }),
+  }),
+  web: section({
+    search_provider: oneOf(['auto', 'searxng', 'brave', 'tavily'] as const).default('auto'),
+    searxng_url: text().default(''),
+    brave_api_url: text().default('https://api.search.brave.com/res/v1/web/search'),
+    tavily_api_url: text().default('https://api.tavily.com/search'),
+    allow_private_addresses: bool().default(false),
+    timeout: positive().default(20),
+    max_bytes: positiveInt().default(5_000_000),
+    max_redirects: nonNegativeInt().default(5),
+    extract_char_limit: positiveInt().default(50_000),
+  }),
+  logging: section({
+    level: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const).default('info'),
+  }),
+  gateway: section({
+    busy_input_mode: oneOf(['interrupt', 'queue'] as const).default('interrupt'),
+    max_concurrent_turns: positiveInt().default(8),
+  }),
+  display: section({
+    tool_progress: oneOf(['off', 'new', 'all'] as const).default('new'),
+  }),
+  approvals: section({
+    mode: oneOf(['on', 'off'] as const).default('on'),
+    timeout: positive().default(300),
+  }),
+  plugins: section({
+    enabled: names().default([]),
+    disabled: names().default([]),
+  }),
+  platforms: section({
+    slack: section({
+      enabled: bool().default(true),
+      allowed_users: ids().default([]),
+      mode: oneOf(['socket', 'http'] as const).default('socket'),
+      port: positiveInt().default(3000),
+      api_url: text().default(''),
+    }),
+    discord: section({
+      enabled: bool().default(true),
+      allowed_users: ids().default([]),
+      api_url: text().default(''),
+    }),
+    telegram: section({
+      enabled: bool().default(true),
+      allowed_users: ids().default([]),
+      api_root: text().default(''),
+    }),
+    web: section({
+      enabled: bool().default(true),
+      host: text().default('127.0.0.1'),
+      port: nonNegativeInt().default(8787),
+      token: text().default(''),
+    }),
+  }),
+});
+
+/** The configuration after defaults are applied. */
+export type HermesConfig = z.output<typeof configSchema>;
+
+/** A partial object of the same shape as config.yaml, laid over the loaded configuration. */
+export type ConfigOverrides = DeepPartial<HermesConfig>;
+
+export type DeepPartial<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T;

@@ -1,0 +1,73 @@
+import type { Logger } from '../shared/logger.js';
+
+/** Parts of a name that mark a variable as secret. */
+const SECRET_MARKERS = [
+  'KEY', 'TOKEN', 'SECRET', 'PASSWORD', 'CREDENTIAL', 'PASSWD', 'AUTH',
+  'DSN', 'WEBHOOK', 'BEARER', 'APIKEY', 'CREDS',
+] as const;
+
+const SAFE_NAMES = new Set([
+  'PATH', 'HOME', 'USER', 'LANG', 'TERM', 'TMPDIR', 'TMP', 'TEMP', 'SHELL', 'LOGNAME',
+  'PYTHONPATH', 'VIRTUAL_ENV', 'TZ',
+]);
+const SAFE_PREFIXES = ['LC_', 'XDG_', 'CONDA'] as const;
+
+/** The only HERMES_* variables a child sees; the rest could carry endpoints or secrets. */
+export const HERMES_ALLOWED = new Set(['HERMES_HOME', 'HERMES_PROFILE', 'HERMES_CONFIG', 'HERMES_ENV']);
+
+export function looksSecret(name: string): boolean {
+  const upper = name.toUpperCase();
+  return SECRET_MARKERS.some((marker) => upper.includes(marker));
+}
+
+function isSafe(name: string): boolean {
+  return SAFE_NAMES.has(name) || SAFE_PREFIXES.some((prefix) => name.startsWith(prefix));
+}
+
+export interface ChildEnvOptions {
+  /** The variables to choose from; defaults to process.env. */
+  source?: NodeJS.ProcessEnv;
+  /** Names the user passed through on purpose (`terminal.env_passthrough`, skills). */
+  passthrough?: Iterable<string>;
+  /** Names removed whatever else says (every provider's `stripEnvKeys`). */
+  strip?: Iterable<string>;
+  /** Added last: the RPC socket, the token, PYTHON* settings. */
+  extra?: Record<string, string>;
+  logger?: Logger;
+  /** For the log line: who asked (`execute_code`, `terminal`). */
+  label?: string;
+}
+
+/**
+ * The environment of every child process the gateway starts: secrets out, a small safe
+ * set in, names passed through by the user, and nothing a provider strips.
+ */
+export function buildChildEnv(options: ChildEnvOptions = {}): Record<string, string> {
+  const source = options.source ?? process.env;
+  const passthrough = new Set(options.passthrough ?? []);
+  const strip = new Set(options.strip ?? []);
+  const out: Record<string, string> = {};
+  const droppedHermes: string[] = [];
+  for (const [name, value] of Object.entries(source)) {
+    if (value === undefined || strip.has(name)) continue;
+    if (passthrough.has(name)) {
+      out[name] = value;
+    } else if (name.startsWith('HERMES_')) {
+      if (HERMES_ALLOWED.has(name)) out[name] = value;
+      else droppedHermes.push(name);
+    } else if (!looksSecret(name) && isSafe(name)) {
+      out[name] = value;
+    }
+  }
+  if (droppedHermes.length > 0) {
+    options.logger?.debug(
+      { dropped: droppedHermes.sort() },
+      `${options.label ?? 'execute_code'}: dropped ${droppedHermes.length} non-allowlisted HERMES_* var(s): ` +
+        `${droppedHermes.join(', ')} (list them in terminal.env_passthrough to pass them)`,
+    );
+  }
+  for (const [name, value] of Object.entries(options.extra ?? {})) {
+    if (!strip.has(name)) out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,66 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const hasProc = process.platform === 'linux';
+
+/** Sends `signal` to every process in the group led by `pgid`; false when none is left. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    if ((error as NodeJS.ErrnoException).code === 'EPERM') return true;
+    throw error;
+  }
+}
+
+/**
+ * True while any process of the group is alive. On Linux zombies do not count: an orphan
+ * that died waits for PID 1 to reap it, which in a container can take seconds.
+ */
+export function groupAlive(pgid: number): boolean {
+  if (!signalGroup(pgid, 0)) return false;
+  if (!hasProc) return true;
+  return livingMembers(pgid) > 0;
+}
+
+/** Members of the group that are not zombies, read from /proc. */
+function livingMembers(pgid: number): number {
+  let count = 0;
+  for (const entry of readdirSync('/proc')) {
+    const first = entry.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+    } catch {
+      continue; // exited while we looked
+    }
+    // Fields after the command name: state ppid pgrp ...
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') count++;
+  }
+  return count;
+}
+
+/**
+ * SIGTERM to the whole group, then SIGKILL once `graceMs` has passed with any member still
+ * alive. Resolves when the group is gone or the SIGKILL is sent.
+ */
+export async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
+  if (!signalGroup(pgid, 'SIGTERM')) return;
+  const deadline = Date.now() + graceMs;
+  let wait = 5;
+  while (Date.now() < deadline) {
+    await sleep(Math.min(wait, Math.max(1, deadline - Date.now())));
+    if (!groupAlive(pgid)) return;
+    wait = Math.min(wait * 2, 100);
+  }
+  signalGroup(pgid, 'SIGKILL');
+}
+
+/** SIGKILL to the whole group at once. */
+export function killGroup(pgid: number): void {
+  signalGroup(pgid, 'SIGKILL');
+}

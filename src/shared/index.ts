@@ -1,0 +1,3 @@
+export { HermesError, ConfigError, errorMessage } from './errors.js';
+export { packageRoot } from './package-root.js';
+export { createLogger, silentLogger, normalizeLevel, LOG_LEVELS, type Logger } from './logger.js';

@@ -1,0 +1,33 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { pino, destination, type Logger, type LevelWithSilent } from 'pino';
+
+export type { Logger };
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
+/** Accepts `DEBUG`, `debug`, `warning`… and returns pino's name, or undefined. */
+export function normalizeLevel(level: string | undefined): LevelWithSilent | undefined {
+  if (!level) return undefined;
+  const lower = level.trim().toLowerCase();
+  if (lower === 'warning') return 'warn';
+  if (lower === 'silent' || (LOG_LEVELS as readonly string[]).includes(lower)) return lower as LevelWithSilent;
+  return undefined;
+}
+
+/**
+ * The gateway's logger: JSON lines appended to `file` (HERMES_HOME/logs/agent.log).
+ * `HERMES_LOG_LEVEL` wins over the configured level.
+ */
+export function createLogger(options: { file?: string; level?: string; env?: NodeJS.ProcessEnv }): Logger {
+  const env = options.env ?? process.env;
+  const level = normalizeLevel(env.HERMES_LOG_LEVEL) ?? normalizeLevel(options.level) ?? 'info';
+  if (!options.file) return pino({ level: 'silent' });
+  mkdirSync(dirname(options.file), { recursive: true });
+  return pino({ level, base: { pid: process.pid } }, destination({ dest: options.file, sync: false, mkdir: true }));
+}
+
+/** A logger that drops everything; the default for library callers that pass none. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

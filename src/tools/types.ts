@@ -1,0 +1,38 @@
+import type { Logger } from '../shared/logger.js';
+import type { Environment } from '../environments/types.js';
+import type { HermesConfig } from '../config/schema.js';
+import type { HermesPaths } from '../config/paths.js';
+
+/** What a tool handler may use: who calls, how to stop, and where to run things. */
+export interface ToolContext {
+  /** The session (or subagent owner `<session>::child::<id>`) the call belongs to. */
+  sessionId: string;
+  /** Aborts when the turn is interrupted; `signal.reason` is the reason shown to the model. */
+  signal: AbortSignal;
+  /** The session's terminal backend; tools run commands and touch files through it. */
+  environment: Environment;
+  logger: Logger;
+  config: HermesConfig;
+  paths: HermesPaths;
+  /** Names passed through to children for this session beyond `terminal.env_passthrough` (skills). */
+  passthrough?: ReadonlySet<string>;
+}
+
+/** A JSON schema object, as sent to the model. */
+export type JsonSchema = Record<string, unknown>;
+
+/** A tool the model (or a script, over RPC) can call. Handlers return data or `{ error }`; they do not throw. */
+export interface Tool {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  handler(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+}
+
+export interface ToolError {
+  error: string;
+}
+
+export function isToolError(value: unknown): value is ToolError {
+  return typeof value === 'object' && value !== null && typeof (value as ToolError).error === 'string';
+}
