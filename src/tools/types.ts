@@ -16,6 +16,10 @@ export interface ToolContext {
   paths: HermesPaths;
   /** Names passed through to children for this session beyond `terminal.env_passthrough` (skills). */
   passthrough?: ReadonlySet<string>;
+  /** Asks the user to approve a risky command; absent means there is nobody to ask (deny). */
+  requestApproval?: (request: { command: string; reason: string }) => Promise<boolean>;
+  /** Tools the session has enabled; execute_code offers scripts only these of the seven. */
+  enabledTools?: readonly string[];
 }
 
 /** A JSON schema object, as sent to the model. */

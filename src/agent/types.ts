@@ -1,0 +1,49 @@
+/** What the agent reports while a turn runs; the gateway renders these through an adapter. */
+export type AgentEvent =
+  | { type: 'tool_started'; callId: string; name: string; args: unknown }
+  | { type: 'tool_finished'; callId: string; name: string; result: unknown; durationMs: number }
+  /** Assistant text: an interim message between tool calls, or the final answer. */
+  | { type: 'text'; text: string; final: boolean };
+
+export interface ApprovalRequest {
+  /** The command waiting for approval. */
+  command: string;
+  /** Why it needs approval, in a few words (`recursive delete`, `pipes a download into a shell`). */
+  reason: string;
+}
+
+export interface RunTurnOptions {
+  /** The thread key the gateway gives (`slack:T1:C1:1700000000.1`); one session per key. */
+  sessionKey: string;
+  text: string;
+  /** Aborting interrupts the turn; `signal.reason` is shown to the model. */
+  signal?: AbortSignal;
+  onEvent?: (event: AgentEvent) => void;
+  /** Asks the user to approve a risky command; resolves false when denied or timed out. */
+  requestApproval?: (request: ApprovalRequest) => Promise<boolean>;
+  user?: { id: string; name?: string };
+}
+
+export interface TurnResult {
+  /** The answer shown to the user (also for errors: a plain sentence saying what to fix). */
+  text: string;
+  status: 'completed' | 'interrupted' | 'error' | 'max_iterations';
+}
+
+export interface SessionInfo {
+  sessionId: string;
+  createdAt: number;
+  messageCount: number;
+  kernel: 'none' | 'idle' | 'busy';
+}
+
+/** The agent as the gateway and `hermes chat` see it. */
+export interface AgentRunner {
+  runTurn(options: RunTurnOptions): Promise<TurnResult>;
+  /** `/new`: a fresh session for the key; the old one stays readable. Disposes its kernel. */
+  newSession(sessionKey: string): Promise<void>;
+  sessionInfo(sessionKey: string): SessionInfo | undefined;
+  /** Model and backend names for /status. */
+  describe(): { model: string; backend: string };
+  close(): Promise<void>;
+}
