@@ -21,6 +21,8 @@ export type KernelInfo =
   | { mode: 'session'; reused: boolean; execution_count: number; state_reset: boolean }
   | { mode: 'per-call'; note: string };
 
+import type { ToolContext } from '../tools/types.js';
+
 export interface ExecuteCodeRequest {
   code: unknown;
   /** The owner of the kernel: a session id, or `<session>::child::<id>` for a subagent. */
@@ -32,6 +34,12 @@ export interface ExecuteCodeRequest {
   enabledTools?: readonly string[];
   /** Extra variable names passed through to the child (skills declared them). */
   passthrough?: readonly string[];
+  /**
+   * The context of the execute_code tool call. When given, the script runs in its
+   * environment and its hermes_tools calls are dispatched with it (same signal, same
+   * environment, same passthrough). Library callers leave it out and get a local one.
+   */
+  context?: ToolContext;
 }
 
 /** Runs execute_code calls; exported from the package root. */

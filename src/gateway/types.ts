@@ -1,0 +1,49 @@
+import type { AgentEvent } from '../agent/types.js';
+
+export type ChatType = 'dm' | 'group' | 'channel' | 'thread';
+
+/** A platform event, as an adapter hands it to `gateway.dispatch()`. */
+export interface InboundMessage {
+  platform: string;
+  /**
+   * Opaque, built by the adapter; one session per key:
+   * `slack:<team>:<channel>:<thread_ts or ts>`, `discord:<guild|dm>:<channel or thread>`,
+   * `telegram:<chat_id>[:<message_thread_id>]`, `web:<thread id>`.
+   */
+  threadKey: string;
+  chat: { id: string; type: ChatType };
+  user: { id: string; name?: string };
+  text: string;
+  messageId: string;
+  /** Where replies go; opaque to the gateway, meaningful to the adapter's `send`. */
+  replyTo: ReplyTarget;
+}
+
+/** An adapter's own description of where to reply (channel + thread, chat id…). */
+export type ReplyTarget = Record<string, unknown> & { threadKey: string };
+
+/** Called by an adapter for every inbound message; resolves once the gateway has taken it. */
+export type MessageHandler = (message: InboundMessage) => Promise<void>;
+
+/** One chat platform. Adapters know their platform; nothing else in the code base does. */
+export interface PlatformAdapter {
+  readonly name: string;
+  /** Longest message the platform accepts, in characters. */
+  readonly maxMessageLength: number;
+  /** Connects and starts delivering messages to `handler` until `signal` aborts or `stop()`. */
+  start(handler: MessageHandler, signal: AbortSignal): Promise<void>;
+  stop(): Promise<void>;
+  send(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }>;
+  edit?(replyTo: ReplyTarget, messageId: string, text: string): Promise<void>;
+  /** Shows "typing…" once; the gateway repeats it while a turn runs. */
+  typing?(replyTo: ReplyTarget): Promise<void>;
+  /** Least milliseconds between two edits of one message the platform tolerates. */
+  readonly minEditIntervalMs?: number;
+  /** Optional richer rendering of agent events (the web chat streams them live). */
+  onAgentEvent?(replyTo: ReplyTarget, event: AgentEvent | TurnNotice): void;
+}
+
+/** Gateway-level happenings an adapter may render (the web chat shows them). */
+export type TurnNotice =
+  | { type: 'turn_started' }
+  | { type: 'turn_finished'; status: 'completed' | 'interrupted' | 'error' | 'max_iterations' };
