@@ -31,6 +31,7 @@ export const configSchema = z.strictObject({
     temperature: z.number({ error: 'expected a number' }).min(0).max(2).nullable().default(null),
     timeout: positive().default(120),
     max_retries: nonNegativeInt().default(3),
+    stream: bool().default(false),
   }),
   agent: section({
     max_iterations: positiveInt().default(60),

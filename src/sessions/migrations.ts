@@ -1,0 +1,44 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Schema versions, applied in order; `PRAGMA user_version` records how many ran.
+ * Never edit a shipped entry: append a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE sessions (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     key TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     interrupted_reason TEXT,
+     passthrough TEXT NOT NULL DEFAULT '[]'
+   );
+   CREATE INDEX sessions_by_key ON sessions (key, seq);
+   CREATE TABLE messages (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     session_id TEXT NOT NULL REFERENCES sessions (id),
+     created_at INTEGER NOT NULL,
+     message TEXT NOT NULL
+   );
+   CREATE INDEX messages_by_session ON messages (session_id, seq);`,
+];
+
+/**
+ * Brings the database up to the latest schema. Runs inside an IMMEDIATE transaction and
+ * re-reads the version there, so two processes opening one fresh state.db do not both migrate.
+ */
+export function migrate(db: Database.Database): number {
+  const apply = db.transaction(() => {
+    let version = db.pragma('user_version', { simple: true }) as number;
+    if (version > MIGRATIONS.length) {
+      throw new Error(
+        `state.db has schema version ${version}, newer than this hermes-gateway knows (${MIGRATIONS.length}); upgrade hermes-gateway`,
+      );
+    }
+    for (; version < MIGRATIONS.length; version++) db.exec(MIGRATIONS[version]);
+    db.pragma(`user_version = ${version}`);
+    return version;
+  });
+  return apply.immediate();
+}

@@ -1,0 +1,193 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../shared/logger.js';
+import { HermesError, errorMessage } from '../shared/errors.js';
+import { migrate } from './migrations.js';
+import { messageProblem } from './validate.js';
+import type { ChatMessage, SessionRecord } from './types.js';
+
+/** state.db could not be opened or migrated. */
+export class SessionStoreError extends HermesError {
+  override readonly name = 'SessionStoreError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('SESSION_STORE', message, options);
+  }
+}
+
+export interface SessionStoreOptions {
+  logger: Logger;
+  /** Milliseconds a writer waits for another process's lock (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+interface SessionRow {
+  id: string;
+  key: string;
+  created_at: number;
+  updated_at: number;
+  interrupted_reason: string | null;
+  passthrough: string;
+}
+
+/** A readable, sortable, unique id: `s-<base36 time>-<hex>`. Never contains `::`. */
+function newSessionId(): string {
+  return `s-${Date.now().toString(36)}-${randomBytes(5).toString('hex')}`;
+}
+
+/**
+ * Sessions and their messages in SQLite (HERMES_HOME/state.db). WAL mode and a busy
+ * timeout let the gateway and `hermes chat` share one file. Every message is written as
+ * soon as it exists, so an interrupted or crashed turn keeps what it did.
+ */
+export class SessionStore {
+  private readonly db: Database.Database;
+  private readonly logger: Logger;
+
+  private constructor(db: Database.Database, logger: Logger) {
+    this.db = db;
+    this.logger = logger;
+  }
+
+  /** Opens (creating when missing) and migrates the database at `file`. */
+  static open(file: string, options: SessionStoreOptions): SessionStore {
+    let db: Database.Database | undefined;
+    try {
+      if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+      db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+      return new SessionStore(db, options.logger);
+    } catch (error) {
+      db?.close();
+      throw new SessionStoreError(`cannot open the session database ${file}: ${errorMessage(error)}`, { cause: error });
+    }
+  }
+
+  private record(row: SessionRow): SessionRecord {
+    let passthrough: string[] = [];
+    try {
+      const parsed: unknown = JSON.parse(row.passthrough);
+      if (Array.isArray(parsed)) passthrough = parsed.filter((name): name is string => typeof name === 'string');
+    } catch {
+      this.logger.warn({ session: row.id }, 'state.db: unreadable passthrough list ignored');
+    }
+    return {
+      id: row.id,
+      key: row.key,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      interruptedReason: row.interrupted_reason,
+      passthrough,
+    };
+  }
+
+  /** The current session of a thread key, if it has one. */
+  current(key: string): SessionRecord | undefined {
+    const row = this.db
+      .prepare<[string], SessionRow>('SELECT * FROM sessions WHERE key = ? ORDER BY seq DESC LIMIT 1')
+      .get(key);
+    return row ? this.record(row) : undefined;
+  }
+
+  /** A session by id (old sessions stay readable after `/new`). */
+  get(id: string): SessionRecord | undefined {
+    const row = this.db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?').get(id);
+    return row ? this.record(row) : undefined;
+  }
+
+  /** Every session a key has had, oldest first. */
+  history(key: string): SessionRecord[] {
+    return this.db
+      .prepare<[string], SessionRow>('SELECT * FROM sessions WHERE key = ? ORDER BY seq')
+      .all(key)
+      .map((row) => this.record(row));
+  }
+
+  /** The current session of `key`, created when there is none (atomic across processes). */
+  currentOrCreate(key: string): SessionRecord {
+    return this.db.transaction(() => this.current(key) ?? this.insert(key)).immediate();
+  }
+
+  /** Starts a new session for `key`; the old one keeps its messages. */
+  create(key: string): SessionRecord {
+    return this.db.transaction(() => this.insert(key)).immediate();
+  }
+
+  private insert(key: string): SessionRecord {
+    const now = Date.now();
+    const id = newSessionId();
+    this.db
+      .prepare('INSERT INTO sessions (id, key, created_at, updated_at) VALUES (?, ?, ?, ?)')
+      .run(id, key, now, now);
+    return { id, key, createdAt: now, updatedAt: now, interruptedReason: null, passthrough: [] };
+  }
+
+  /** Appends one message; it is on disk when this returns. */
+  append(sessionId: string, message: ChatMessage): void {
+    const now = Date.now();
+    this.db.transaction(() => {
+      this.db
+        .prepare('INSERT INTO messages (session_id, created_at, message) VALUES (?, ?, ?)')
+        .run(sessionId, now, JSON.stringify(message));
+      this.db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(now, sessionId);
+    })();
+  }
+
+  /** The session's messages in order. A row that cannot be read is skipped with a log line. */
+  messages(sessionId: string): ChatMessage[] {
+    const rows = this.db
+      .prepare<[string], { seq: number; message: string }>(
+        'SELECT seq, message FROM messages WHERE session_id = ? ORDER BY seq',
+      )
+      .all(sessionId);
+    const out: ChatMessage[] = [];
+    for (const row of rows) {
+      let value: unknown;
+      let problem: string | undefined;
+      try {
+        value = JSON.parse(row.message);
+        problem = messageProblem(value);
+      } catch (error) {
+        problem = `invalid JSON (${errorMessage(error)})`;
+      }
+      if (problem) {
+        this.logger.warn({ session: sessionId, row: row.seq }, `state.db: skipped corrupt message row ${row.seq}: ${problem}`);
+        continue;
+      }
+      out.push(value as ChatMessage);
+    }
+    return out;
+  }
+
+  messageCount(sessionId: string): number {
+    const row = this.db
+      .prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?')
+      .get(sessionId);
+    return row?.n ?? 0;
+  }
+
+  /** Marks (or clears, with null) that the session's last turn was interrupted. */
+  setInterrupted(sessionId: string, reason: string | null): void {
+    this.db.prepare('UPDATE sessions SET interrupted_reason = ? WHERE id = ?').run(reason, sessionId);
+  }
+
+  /** Adds names to the session's passthrough list; returns the whole list. */
+  addPassthrough(sessionId: string, names: readonly string[]): string[] {
+    return this.db
+      .transaction(() => {
+        const current = this.get(sessionId)?.passthrough ?? [];
+        const merged = [...new Set([...current, ...names])];
+        this.db.prepare('UPDATE sessions SET passthrough = ? WHERE id = ?').run(JSON.stringify(merged), sessionId);
+        return merged;
+      })
+      .immediate();
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,229 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A fake OpenAI-compatible Chat Completions server on 127.0.0.1 for tests: it plays
+ * scripted responses in order (text, tool_calls, errors), streamed as SSE chunks or as
+ * one JSON body, and records every request so a test can read what the client sent.
+ */
+
+export interface FakeToolCall {
+  id?: string;
+  name: string;
+  /** A string is sent as is (so tests can send malformed JSON); an object is stringified. */
+  arguments: string | Record<string, unknown>;
+}
+
+export type FakeReply =
+  /** An assistant message: text, tool calls or both. */
+  | { text?: string | null; toolCalls?: FakeToolCall[]; stream?: boolean; finishReason?: string }
+  /** An HTTP error with the OpenAI error body. */
+  | { status: number; message?: string; type?: string; code?: string; headers?: Record<string, string> }
+  /** Never answers; the connection stays open until the client goes away. */
+  | { hang: true }
+  /** Decides when the request arrives. */
+  | { respond: (request: RecordedRequest) => FakeReply | Promise<FakeReply> };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  /** The parsed JSON body (the chat completion request). */
+  body: ChatRequestBody;
+  /** True once the client closed the connection before the reply ended (aborted). */
+  aborted: boolean;
+}
+
+export interface ChatRequestBody {
+  model: string;
+  messages: Array<Record<string, unknown> & { role: string; content?: unknown }>;
+  tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
+  stream?: boolean;
+  max_tokens?: number;
+  temperature?: number;
+  [key: string]: unknown;
+}
+
+export interface FakeOpenAIOptions {
+  /** When set, requests without `Authorization: Bearer <apiKey>` get a 401. */
+  apiKey?: string;
+  /** When set, other model names get a 404 `model_not_found`. */
+  models?: string[];
+  /** Played when the script is empty; default: a 500 saying the script ran out. */
+  fallback?: FakeReply;
+  /** Stream every reply unless a reply says otherwise (also follows the request's `stream`). */
+  stream?: boolean;
+}
+
+export interface FakeOpenAI {
+  /** The base URL to give the client (`http://127.0.0.1:<port>/v1`). */
+  url: string;
+  requests: RecordedRequest[];
+  /** Adds replies to the end of the script. */
+  enqueue(...replies: FakeReply[]): void;
+  /** Resolves when at least `count` chat requests have arrived. */
+  waitForRequests(count: number): Promise<RecordedRequest>;
+  close(): Promise<void>;
+}
+
+let callCounter = 0;
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function toolCallsOf(reply: { toolCalls?: FakeToolCall[] }) {
+  return (reply.toolCalls ?? []).map((call) => ({
+    id: call.id ?? `call_${++callCounter}`,
+    type: 'function' as const,
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+    },
+  }));
+}
+
+function writeCompletion(
+  res: ServerResponse,
+  model: string,
+  reply: { text?: string | null; toolCalls?: FakeToolCall[]; finishReason?: string },
+  stream: boolean,
+): void {
+  const id = `chatcmpl-fake-${++callCounter}`;
+  const created = Math.floor(Date.now() / 1000);
+  const toolCalls = toolCallsOf(reply);
+  const finish = reply.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop');
+  const content = reply.text ?? (toolCalls.length > 0 ? null : '');
+  if (!stream) {
+    sendJson(res, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+          finish_reason: finish,
+          logprobs: null,
+        },
+      ],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    });
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`,
+    );
+  chunk({ role: 'assistant', content: '' });
+  // Text in a few pieces, tool call arguments split in two, as real servers do.
+  const text = content ?? '';
+  for (let i = 0; i < text.length; i += 7) chunk({ content: text.slice(i, i + 7) });
+  toolCalls.forEach((call, index) => {
+    const half = Math.ceil(call.function.arguments.length / 2);
+    chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] });
+    chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments.slice(0, half) } }] });
+    chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments.slice(half) } }] });
+  });
+  chunk({}, finish);
+  res.write('data: [DONE]\n\n');
+  res.end();
+}
+
+/** Starts the fake server on an ephemeral port of 127.0.0.1. */
+export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
+  const script: FakeReply[] = [];
+  const requests: RecordedRequest[] = [];
+  const waiters: Array<{ count: number; resolve: (request: RecordedRequest) => void }> = [];
+  const open = new Set<ServerResponse>();
+
+  const play = async (reply: FakeReply, request: RecordedRequest, res: ServerResponse): Promise<void> => {
+    if ('respond' in reply) return play(await reply.respond(request), request, res);
+    if ('hang' in reply) return; // left open; closed by the client or by close()
+    if ('status' in reply) {
+      sendJson(
+        res,
+        reply.status,
+        { error: { message: reply.message ?? `fake error ${reply.status}`, type: reply.type ?? 'api_error', param: null, code: reply.code ?? null } },
+        reply.headers,
+      );
+      return;
+    }
+    const stream = reply.stream ?? request.body.stream ?? options.stream ?? false;
+    writeCompletion(res, request.body.model, reply, stream);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      sendJson(res, 404, { error: { message: `fake: no route ${req.method} ${req.url}`, type: 'invalid_request_error' } });
+      return;
+    }
+    let body: ChatRequestBody;
+    try {
+      body = JSON.parse(raw) as ChatRequestBody;
+    } catch {
+      sendJson(res, 400, { error: { message: 'fake: body is not JSON', type: 'invalid_request_error' } });
+      return;
+    }
+    const request: RecordedRequest = { method: req.method, path: req.url, headers: req.headers, body, aborted: false };
+    requests.push(request);
+    res.on('close', () => {
+      open.delete(res);
+      if (!res.writableFinished) request.aborted = true;
+    });
+    open.add(res);
+    for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve(request);
+    }
+    if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      sendJson(res, 401, {
+        error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+      });
+      return;
+    }
+    if (options.models && !options.models.includes(body.model)) {
+      sendJson(res, 404, {
+        error: {
+          message: `The model \`${body.model}\` does not exist or you do not have access to it.`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'model_not_found',
+        },
+      });
+      return;
+    }
+    const reply = script.shift() ?? options.fallback ?? { status: 500, message: 'fake: the script has no more replies' };
+    await play(reply, request, res);
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: { message: `fake: ${String(error)}`, type: 'api_error' } });
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    enqueue: (...replies) => void script.push(...replies),
+    waitForRequests(count) {
+      if (requests.length >= count) return Promise.resolve(requests[count - 1]);
+      return new Promise((resolve) => waiters.push({ count, resolve: () => resolve(requests[count - 1]) }));
+    },
+    async close() {
+      for (const res of open) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
