@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { registerConfigCommand } from './commands/config.js';
 import { registerLogsCommand } from './commands/logs.js';
+import { registerExecCommand } from './commands/exec.js';
 
 /*
  * Each command file exports `registerXCommand(program)`. Keep their top-level imports light
@@ -14,6 +15,7 @@ const program = new Command('hermes')
 
 registerConfigCommand(program);
 registerLogsCommand(program);
+registerExecCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`hermes: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,0 +1,156 @@
+import { performance } from 'node:perf_hooks';
+import {
+  deepMerge,
+  loadConfig,
+  validateConfig,
+  type ConfigOverrides,
+  type HermesConfig,
+  type HermesPaths,
+  type LoadedConfig,
+} from '../config/index.js';
+import { LocalEnvironment } from '../environments/local.js';
+import { buildChildEnv } from '../environments/child-env.js';
+import type { Environment } from '../environments/types.js';
+import { silentLogger, type Logger } from '../shared/logger.js';
+import { ToolRegistry } from '../tools/registry.js';
+import type { ToolContext } from '../tools/types.js';
+import { SCRIPT_TOOL_NAMES, SCRIPT_TOOL_SIGNATURES, scriptTools } from '../tools/builtin/index.js';
+import { CallGate } from './call-gate.js';
+import { executePerCall } from './per-call-execution.js';
+import { refusedResult, validateCode } from './result.js';
+import { renderStub } from './stub.js';
+import { ensureSpillDir } from './stdout-sink.js';
+import type { CodeExecutor, ExecuteCodeRequest, ExecuteCodeResult } from './types.js';
+
+export interface CodeExecutorOptions {
+  /** HERMES_HOME; defaults to the `HERMES_HOME` variable, then `~/.hermes`. */
+  home?: string;
+  /** The working folder of the default local environment (else terminal.cwd, else process.cwd()). */
+  cwd?: string;
+  /** Laid over the loaded configuration: `{ code_execution: { timeout: 3 } }`. */
+  config?: ConfigOverrides;
+  /** An already loaded configuration (the gateway passes its own); `config` still applies on top. */
+  loaded?: LoadedConfig;
+  /** The tools scripts may call; defaults to the seven script tools. */
+  registry?: ToolRegistry;
+  logger?: Logger;
+  /** Names removed from every child's environment (all providers' stripEnvKeys). */
+  stripEnvKeys?: () => Iterable<string>;
+}
+
+/** The seven script tools' names, in the order of the documentation. */
+const SEVEN: readonly string[] = SCRIPT_TOOL_NAMES;
+
+/**
+ * Runs execute_code calls: validates the code, picks the tools the script may call, and runs
+ * it as a one-shot script (or, with session kernels, in the session's resident kernel).
+ */
+export class DefaultCodeExecutor implements CodeExecutor {
+  readonly config: HermesConfig;
+  readonly paths: HermesPaths;
+  private readonly registry: ToolRegistry;
+  private readonly logger: Logger;
+  private readonly defaultEnvironment: Environment;
+  private readonly stubs = new Map<string, string>();
+
+  constructor(private readonly options: CodeExecutorOptions = {}) {
+    const loaded = options.loaded
+      ? { ...options.loaded, config: mergeOver(options.loaded, options) }
+      : loadConfig({ home: options.home, overrides: options.config });
+    this.config = loaded.config;
+    this.paths = loaded.paths;
+    this.registry = options.registry ?? new ToolRegistry(scriptTools());
+    this.logger = (options.logger ?? silentLogger()).child({ tool: 'execute_code' });
+    const cwd = options.cwd ?? this.config.terminal.cwd ?? process.cwd();
+    this.defaultEnvironment = new LocalEnvironment({
+      cwd,
+      timeout: this.config.terminal.timeout,
+      maxOutputBytes: this.config.terminal.max_output_bytes,
+      childEnv: () =>
+        buildChildEnv({ passthrough: this.config.terminal.env_passthrough, strip: this.strip(), logger: this.logger, label: 'terminal' }),
+    });
+  }
+
+  async execute(request: ExecuteCodeRequest): Promise<ExecuteCodeResult> {
+    const startedMs = performance.now();
+    const invalid = validateCode(request.code);
+    if (invalid) return refusedResult(invalid, startedMs);
+    const context = this.contextFor(request);
+    const allowed = this.allowedTools(request, context);
+    await ensureSpillDir(this.paths.execCache);
+    return executePerCall({
+      code: request.code as string,
+      stub: this.stubFor(allowed),
+      allowed,
+      context,
+      environment: context.environment,
+      gate: new CallGate(this.registry),
+      config: this.config,
+      passthrough: this.passthrough(request, context),
+      strip: this.strip(),
+      spillDir: this.paths.execCache,
+      logger: this.logger.child({ session: request.sessionId }),
+      startedMs,
+    });
+  }
+
+  async resetSession(_sessionId: string): Promise<void> {}
+
+  kernelState(_sessionId: string): 'none' | 'idle' | 'busy' {
+    return 'none';
+  }
+
+  async close(): Promise<void> {}
+
+  /** The context script tool calls run with: the caller's, or a local one for library use. */
+  private contextFor(request: ExecuteCodeRequest): ToolContext {
+    const signal = request.signal ?? request.context?.signal ?? new AbortController().signal;
+    if (request.context) return { ...request.context, signal };
+    return {
+      sessionId: request.sessionId,
+      signal,
+      environment: this.defaultEnvironment,
+      logger: this.logger.child({ session: request.sessionId }),
+      config: this.config,
+      paths: this.paths,
+      passthrough: new Set(request.passthrough ?? []),
+      enabledTools: request.enabledTools,
+    };
+  }
+
+  /** The seven script tools, narrowed to the session's enabled tools and to what is registered. */
+  private allowedTools(request: ExecuteCodeRequest, context: ToolContext): ReadonlySet<string> {
+    const enabled = request.enabledTools ?? context.enabledTools;
+    const enabledSet = enabled ? new Set(enabled) : undefined;
+    return new Set(SEVEN.filter((name) => this.registry.has(name) && (!enabledSet || enabledSet.has(name))));
+  }
+
+  private passthrough(request: ExecuteCodeRequest, context: ToolContext): Set<string> {
+    return new Set([...this.config.terminal.env_passthrough, ...(request.passthrough ?? []), ...(context.passthrough ?? [])]);
+  }
+
+  private strip(): Iterable<string> {
+    return this.options.stripEnvKeys?.() ?? [];
+  }
+
+  /** The generated hermes_tools.py for a set of allowed tools (cached: it rarely changes). */
+  private stubFor(allowed: ReadonlySet<string>): string {
+    const key = [...allowed].join(',');
+    let stub = this.stubs.get(key);
+    if (!stub) {
+      stub = renderStub([...allowed].map((name) => ({ name, ...SCRIPT_TOOL_SIGNATURES[name] })));
+      this.stubs.set(key, stub);
+    }
+    return stub;
+  }
+}
+
+function mergeOver(loaded: LoadedConfig, options: CodeExecutorOptions): HermesConfig {
+  if (!options.config) return loaded.config;
+  return validateConfig(deepMerge(loaded.config, options.config), 'createCodeExecutor options.config').config;
+}
+
+/** Builds a CodeExecutor; see `CodeExecutorOptions`. Exported from the package root. */
+export function createCodeExecutor(options: CodeExecutorOptions = {}): DefaultCodeExecutor {
+  return new DefaultCodeExecutor(options);
+}

@@ -1,0 +1,116 @@
+import type { Environment } from '../environments/types.js';
+import type { HermesConfig } from '../config/schema.js';
+import type { Logger } from '../shared/logger.js';
+import type { ToolContext } from '../tools/types.js';
+import type { CallGate } from './call-gate.js';
+import type { ExecuteCodeResult } from './types.js';
+import { RpcServer } from './rpc/server.js';
+import { StagingDir } from './staging.js';
+import { scriptEnv } from './script-env.js';
+import { resolveInterpreter } from './interpreter.js';
+import { runScriptProcess, type ScriptRun } from './per-call.js';
+import { interruptedNotice } from '../environments/run-group.js';
+import { joinOutput, lastErrorLine, secondsSince, stdoutFields, timeoutMessage } from './result.js';
+
+export interface PerCallInput {
+  code: string;
+  stub: string;
+  allowed: ReadonlySet<string>;
+  context: ToolContext;
+  environment: Environment;
+  gate: CallGate;
+  config: HermesConfig;
+  passthrough: Iterable<string>;
+  strip: Iterable<string>;
+  spillDir: string;
+  logger: Logger;
+  startedMs: number;
+}
+
+/** One execute_code call as a fresh script: staging folder, RPC server, child, cleanup. */
+export async function executePerCall(input: PerCallInput): Promise<ExecuteCodeResult> {
+  const { config, environment, context } = input;
+  const settings = config.code_execution;
+  if (!environment.hostCommand) {
+    return {
+      status: 'error',
+      output: '',
+      tool_calls_made: 0,
+      duration_seconds: secondsSince(input.startedMs),
+      error: 'execute_code cannot start a script on this terminal backend: it does not run processes on this host.',
+    };
+  }
+  const staging = await StagingDir.create();
+  const rpc = new RpcServer({ transport: settings.rpc_transport, socketPath: staging.socketPath, handler: input.gate.handle });
+  const closeGate = input.gate.open({ allowed: input.allowed, maxCalls: settings.max_tool_calls, context });
+  let callsMade = 0;
+  let run: ScriptRun;
+  try {
+    await staging.write('hermes_tools.py', input.stub);
+    const script = await staging.write('script.py', input.code);
+    await rpc.listen();
+    const python = await resolveInterpreter(settings.mode, settings.python);
+    const env = scriptEnv({
+      rpcAddress: rpc.address,
+      rpcToken: rpc.token,
+      stagingDir: staging.path,
+      passthrough: input.passthrough,
+      strip: input.strip,
+      logger: input.logger,
+    });
+    const cwd = settings.mode === 'strict' ? staging.path : environment.cwd;
+    const command = environment.hostCommand([python, script], { cwd, env, binds: [staging.path] });
+    run = await runScriptProcess({
+      command,
+      timeoutSeconds: settings.timeout,
+      graceMs: settings.kill_grace * 1000,
+      signal: context.signal,
+      maxStdoutBytes: settings.max_stdout_bytes,
+      maxStderrBytes: settings.max_stderr_bytes,
+      maxSpillBytes: settings.max_spill_bytes,
+      spillDir: input.spillDir,
+    });
+  } finally {
+    callsMade = closeGate();
+    await rpc.close();
+    await staging.remove();
+  }
+  return scriptResult(run, { callsMade, startedMs: input.startedMs, timeout: settings.timeout });
+}
+
+/** Turns a finished script process into the execute_code result. */
+export function scriptResult(
+  run: ScriptRun,
+  facts: { callsMade: number; startedMs: number; timeout: number },
+): ExecuteCodeResult {
+  const stdout = run.stdout.text();
+  const stderr = run.stderr.text();
+  const base = {
+    tool_calls_made: facts.callsMade,
+    duration_seconds: secondsSince(facts.startedMs),
+    exit_code: run.exitCode,
+    ...stdoutFields({
+      text: stdout,
+      truncated: run.stdout.capture.truncated,
+      totalBytes: run.stdout.capture.total,
+      spillPath: run.spillPath,
+    }),
+  };
+  if (run.spawnError) {
+    const error = `execute_code could not start the Python interpreter: ${run.spawnError}`;
+    return { status: 'error', output: error, error, ...base };
+  }
+  if (run.timedOut) {
+    const message = timeoutMessage(facts.timeout);
+    return { status: 'timeout', output: joinOutput(stdout, message), error: message, ...base };
+  }
+  if (run.interrupted) {
+    const notice = interruptedNotice(run.reason);
+    return { status: 'interrupted', output: joinOutput(stdout, notice), error: notice, ...base };
+  }
+  if (run.exitCode === 0) return { status: 'success', output: stdout, ...base };
+  const how = run.signal ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
+  const line = lastErrorLine(stderr);
+  const error = line ? `Script ${how}: ${line}` : `Script ${how}.`;
+  return { status: 'error', output: joinOutput(stdout, stderr), error, ...base };
+}

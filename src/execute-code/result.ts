@@ -1,0 +1,60 @@
+import type { ExecuteCodeResult } from './types.js';
+
+/** Seconds with two decimals, as the result reports them. */
+export const secondsSince = (startedMs: number): number => Math.round((performance.now() - startedMs) / 10) / 100;
+
+export const timeoutMessage = (seconds: number) => `Script timed out after ${seconds}s and was killed.`;
+
+/** A result for a call that never ran (bad arguments, nothing to run). */
+export function refusedResult(error: string, startedMs: number): ExecuteCodeResult {
+  return { status: 'error', output: '', tool_calls_made: 0, duration_seconds: secondsSince(startedMs), error };
+}
+
+/** Checks the `code` argument: a non-empty string. Returns the error text, or undefined. */
+export function validateCode(code: unknown): string | undefined {
+  if (typeof code !== 'string') {
+    const type = code === null ? 'null' : Array.isArray(code) ? 'array' : typeof code;
+    return `execute_code: "code" must be a string of Python source, got ${type}.`;
+  }
+  if (code.trim() === '') {
+    return 'execute_code: "code" is required and must not be empty. For a shell command, use the terminal tool instead.';
+  }
+  return undefined;
+}
+
+/** The last meaningful line of a traceback (`NameError: name 'x' is not defined`). */
+export function lastErrorLine(stderr: string): string | undefined {
+  const lines = stderr.split('\n').map((line) => line.trim()).filter(Boolean);
+  return lines.at(-1);
+}
+
+export function joinOutput(...parts: string[]): string {
+  let out = '';
+  for (const part of parts) {
+    if (!part) continue;
+    if (out && !out.endsWith('\n')) out += '\n';
+    out += part;
+  }
+  return out;
+}
+
+export interface StdoutFacts {
+  text: string;
+  truncated: boolean;
+  totalBytes: number;
+  spillPath?: string;
+}
+
+/** Adds the stdout size facts (and the spill path with a warning when it was cut). */
+export function stdoutFields(stdout: StdoutFacts): Partial<ExecuteCodeResult> {
+  const fields: Partial<ExecuteCodeResult> = { stdout_truncated: stdout.truncated, stdout_bytes_total: stdout.totalBytes };
+  if (stdout.truncated && stdout.spillPath) {
+    fields.stdout_spill_path = stdout.spillPath;
+    fields.warning =
+      `stdout was ${stdout.totalBytes} bytes and was truncated. The full output is saved at ${stdout.spillPath}; ` +
+      `page it with read_file(path, offset, limit) instead of running the script again.`;
+  } else if (stdout.truncated) {
+    fields.warning = `stdout was ${stdout.totalBytes} bytes and was truncated; print less, or write results to a file.`;
+  }
+  return fields;
+}

@@ -1,0 +1,34 @@
+import { buildChildEnv } from '../environments/child-env.js';
+import type { Logger } from '../shared/logger.js';
+
+export interface ScriptEnvOptions {
+  rpcAddress: string;
+  rpcToken: string;
+  /** Folder holding hermes_tools.py, put first on PYTHONPATH. */
+  stagingDir: string;
+  passthrough: Iterable<string>;
+  strip: Iterable<string>;
+  logger?: Logger;
+  source?: NodeJS.ProcessEnv;
+}
+
+/** The scrubbed environment of a script or kernel, plus the RPC address and Python settings. */
+export function scriptEnv(options: ScriptEnvOptions): Record<string, string> {
+  const source = options.source ?? process.env;
+  const inherited = source.PYTHONPATH;
+  return buildChildEnv({
+    source,
+    passthrough: options.passthrough,
+    strip: options.strip,
+    logger: options.logger,
+    label: 'execute_code',
+    extra: {
+      HERMES_RPC_SOCKET: options.rpcAddress,
+      HERMES_RPC_TOKEN: options.rpcToken,
+      PYTHONPATH: inherited ? `${options.stagingDir}:${inherited}` : options.stagingDir,
+      PYTHONDONTWRITEBYTECODE: '1',
+      PYTHONIOENCODING: 'utf-8',
+      PYTHONUNBUFFERED: '1',
+    },
+  });
+}
