@@ -1,0 +1,204 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { App, type AppOptions } from '@slack/bolt';
+import type { MessageHandler, PlatformAdapter, ReplyTarget, TurnNotice } from '../../src/gateway/types.js';
+import type { AgentEvent } from '../../src/agent/types.js';
+import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
+import { readSlackEvent, type SlackIdentity, type SlackMessageEvent, type SlackReplyTarget } from './inbound.js';
+import { markdownToMrkdwn } from './mrkdwn.js';
+import { RecentSet } from './recent-set.js';
+import { slackLogger } from './slack-logger.js';
+
+/** How the Slack adapter connects. */
+export interface SlackAdapterOptions {
+  /** `xoxb-…` (SLACK_BOT_TOKEN). */
+  botToken: string;
+  /** `socket` needs `appToken` (SLACK_APP_TOKEN); `http` needs `signingSecret` (SLACK_SIGNING_SECRET). */
+  mode: 'socket' | 'http';
+  appToken?: string;
+  signingSecret?: string;
+  /** HTTP mode: the port Bolt's receiver listens on (0 picks a free one; see `httpPort`). */
+  port?: number;
+  /** HTTP mode: the interface to listen on; all interfaces when absent. */
+  host?: string;
+  /** Another Web API root (`platforms.slack.api_url`), e.g. a fake on 127.0.0.1. */
+  apiUrl?: string;
+  logger?: Logger;
+}
+
+/** A Slack adapter could not start; the message says which token or setting to fix. */
+export class SlackAdapterError extends HermesError {
+  override readonly name = 'SlackAdapterError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('SLACK_ADAPTER', message, options);
+  }
+}
+
+// The reaction that stands in for "typing…": Slack has no typing indicator for bots.
+const WORKING_REACTION = 'hourglass_flowing_sand';
+
+/**
+ * Slack through Bolt: app mentions open a session per thread, later messages in a thread the
+ * bot is part of continue it, DMs are sessions of their own, replies go into the thread.
+ */
+export class SlackAdapter implements PlatformAdapter {
+  readonly name = 'slack';
+  /**
+   * 3,000: the most a section block's text may hold, and under the 4,000 Slack advises for a
+   * message's `text`; it leaves room for the `&amp;` escaping mrkdwn adds after splitting.
+   */
+  readonly maxMessageLength = 3000;
+  /** chat.update is a Tier 3 method (about 50 a minute); one edit per 1.2 s stays under it. */
+  readonly minEditIntervalMs = 1200;
+
+  private app: App | undefined;
+  private me: SlackIdentity | undefined;
+  private server: Server | undefined;
+  private readonly seen = new RecentSet(10_000);
+  /** `channel:thread_ts` of threads the bot takes part in (true) or was found not to (false). */
+  private readonly threads = new Map<string, boolean>();
+  private readonly reacted = new RecentSet(2_000);
+  private readonly logger: Logger;
+
+  constructor(private readonly options: SlackAdapterOptions) {
+    this.logger = (options.logger ?? silentLogger()).child({ platform: 'slack' });
+  }
+
+  /** HTTP mode: the port the receiver listens on, once started. */
+  get httpPort(): number | undefined {
+    return (this.server?.address() as AddressInfo | null)?.port;
+  }
+
+  /** Connects (Socket Mode or HTTP), learns the bot's own ids, then delivers messages to `handler`. */
+  async start(handler: MessageHandler, signal: AbortSignal): Promise<void> {
+    const app = this.createApp();
+    this.app = app;
+    const auth = await app.client.auth.test().catch((error: unknown) => {
+      throw new SlackAdapterError(`Slack rejected SLACK_BOT_TOKEN (auth.test: ${errorMessage(error)}); check the token.`, {
+        cause: error,
+      });
+    });
+    this.me = { botUserId: String(auth.user_id), botId: auth.bot_id, teamId: String(auth.team_id) };
+    this.listen(app, handler);
+    const started: unknown =
+      this.options.mode === 'http'
+        ? await app.start({ port: this.options.port ?? 3000, host: this.options.host })
+        : await app.start();
+    if (this.options.mode === 'http') this.server = started as Server;
+    this.logger.info({ mode: this.options.mode, botUserId: this.me.botUserId }, 'slack connected');
+    signal.addEventListener('abort', () => void this.stop(), { once: true });
+  }
+
+  async stop(): Promise<void> {
+    const app = this.app;
+    this.app = undefined;
+    this.server = undefined;
+    if (app) await app.stop().catch((error: unknown) => this.logger.warn({ err: errorMessage(error) }, 'slack stop'));
+  }
+
+  async send(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
+    const target = replyTo as SlackReplyTarget;
+    const result = await this.client().chat.postMessage({
+      channel: target.channel,
+      text: markdownToMrkdwn(text),
+      ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+      unfurl_links: false,
+      unfurl_media: false,
+    });
+    if (target.threadTs) this.threads.set(`${target.channel}:${target.threadTs}`, true);
+    return { messageId: String(result.ts) };
+  }
+
+  async edit(replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
+    const target = replyTo as SlackReplyTarget;
+    await this.client().chat.update({ channel: target.channel, ts: messageId, text: markdownToMrkdwn(text) });
+  }
+
+  /** Puts an hourglass reaction on the asking message, once per turn; removed when the turn ends. */
+  async typing(replyTo: ReplyTarget): Promise<void> {
+    const target = replyTo as SlackReplyTarget;
+    const key = `${target.channel}:${target.messageTs}`;
+    if (!this.reacted.add(key)) return;
+    await this.client()
+      .reactions.add({ channel: target.channel, timestamp: target.messageTs, name: WORKING_REACTION })
+      .catch((error: unknown) => this.logger.debug({ err: errorMessage(error) }, 'reactions.add failed'));
+  }
+
+  onAgentEvent(replyTo: ReplyTarget, event: AgentEvent | TurnNotice): void {
+    if (event.type !== 'turn_finished') return;
+    const target = replyTo as SlackReplyTarget;
+    const key = `${target.channel}:${target.messageTs}`;
+    if (!this.reacted.has(key)) return;
+    this.reacted.delete(key);
+    void this.app?.client.reactions
+      .remove({ channel: target.channel, timestamp: target.messageTs, name: WORKING_REACTION })
+      .catch((error: unknown) => this.logger.debug({ err: errorMessage(error) }, 'reactions.remove failed'));
+  }
+
+  private client(): App['client'] {
+    if (!this.app) throw new SlackAdapterError('The Slack adapter is not started; call start() before sending.');
+    return this.app.client;
+  }
+
+  private createApp(): App {
+    const { botToken, mode, appToken, signingSecret, apiUrl } = this.options;
+    const logger = slackLogger(this.logger);
+    const clientOptions: AppOptions['clientOptions'] = apiUrl ? { slackApiUrl: apiUrl } : {};
+    if (mode === 'socket') {
+      if (!appToken) throw new SlackAdapterError('Slack Socket Mode needs SLACK_APP_TOKEN (xapp-…); set it, or use platforms.slack.mode: http.');
+      return new App({ token: botToken, appToken, socketMode: true, clientOptions, logger });
+    }
+    if (!signingSecret) throw new SlackAdapterError('Slack HTTP mode needs SLACK_SIGNING_SECRET; set it, or use platforms.slack.mode: socket.');
+    return new App({ token: botToken, signingSecret, clientOptions, logger, port: this.options.port });
+  }
+
+  private listen(app: App, handler: MessageHandler): void {
+    const onEvent = async (event: SlackMessageEvent, body: { event_id?: string; team_id?: string }): Promise<void> => {
+      // Slack redelivers (X-Slack-Retry-Num, retry_attempt) with the same event_id; a mention also
+      // arrives twice, as app_mention and as message, with the same channel and ts.
+      if (body.event_id && !this.seen.add(`event:${body.event_id}`)) return;
+      const me = this.me;
+      if (!me) return;
+      const reading = readSlackEvent(event, body.team_id, me);
+      if (reading.kind === 'ignore') return;
+      const { message, mentioned, inThread } = reading;
+      if (this.seen.has(`ts:${event.channel}:${event.ts}`)) return;
+      const isDm = message.chat.type === 'dm';
+      const threadId = `${event.channel}:${message.replyTo.threadTs ?? ''}`;
+      if (!isDm && !mentioned && !(inThread && (await this.botInThread(event.channel, event.thread_ts ?? '')))) return;
+      if (!this.seen.add(`ts:${event.channel}:${event.ts}`)) return;
+      if (!isDm) this.threads.set(threadId, true);
+      await handler(message);
+    };
+    const guard = (kind: string) => async (args: { event: unknown; body: unknown }) => {
+      try {
+        await onEvent(args.event as SlackMessageEvent, args.body as { event_id?: string; team_id?: string });
+      } catch (error) {
+        this.logger.error({ err: errorMessage(error), kind }, 'slack event failed');
+      }
+    };
+    app.event('app_mention', guard('app_mention'));
+    app.event('message', guard('message'));
+    app.error(async (error) => {
+      this.logger.error({ err: errorMessage(error) }, 'slack app error');
+    });
+  }
+
+  /** Whether the bot has written in a thread: remembered, else asked once with conversations.replies. */
+  private async botInThread(channel: string, threadTs: string): Promise<boolean> {
+    const key = `${channel}:${threadTs}`;
+    const known = this.threads.get(key);
+    if (known !== undefined) return known;
+    let found = false;
+    try {
+      const replies = await this.client().conversations.replies({ channel, ts: threadTs, limit: 200 });
+      const me = this.me;
+      found = (replies.messages ?? []).some((m) => m.user === me?.botUserId || (me?.botId && m.bot_id === me.botId));
+    } catch (error) {
+      this.logger.debug({ err: errorMessage(error), channel }, 'conversations.replies failed');
+    }
+    if (this.threads.size > 10_000) this.threads.clear();
+    this.threads.set(key, found);
+    return found;
+  }
+}
