@@ -39,6 +39,8 @@ export interface PlatformAdapter {
   typing?(replyTo: ReplyTarget): Promise<void>;
   /** Least milliseconds between two edits of one message the platform tolerates. */
   readonly minEditIntervalMs?: number;
+  /** How often the gateway repeats `typing` while a turn runs (default 4000 ms). */
+  readonly typingIntervalMs?: number;
   /** Optional richer rendering of agent events (the web chat streams them live). */
   onAgentEvent?(replyTo: ReplyTarget, event: AgentEvent | TurnNotice): void;
 }

@@ -1,0 +1,46 @@
+/** The chat commands the gateway answers itself. */
+export const COMMANDS = [
+  { name: 'new', description: 'start a new session (stops the running turn)' },
+  { name: 'stop', description: 'stop the running turn' },
+  { name: 'status', description: 'model, backend, session and kernel state' },
+  { name: 'help', description: 'what the bot can do' },
+  { name: 'approve', description: 'allow the command waiting for approval' },
+  { name: 'deny', description: 'refuse the command waiting for approval' },
+] as const;
+
+export type CommandName = (typeof COMMANDS)[number]['name'];
+
+const ALIASES: Record<string, CommandName> = { start: 'help', reset: 'new', cancel: 'stop' };
+
+/**
+ * The chat command in `text` (`/new`, `/stop@my_bot`, `/approve`), or undefined for an
+ * ordinary message. Unknown slash words are ordinary messages for the agent.
+ */
+export function parseCommand(text: string): { name: CommandName; args: string } | undefined {
+  const match = /^\/([A-Za-z_]+)(?:@\S+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const word = match[1].toLowerCase();
+  const name = (COMMANDS.find((command) => command.name === word)?.name ?? ALIASES[word]) as CommandName | undefined;
+  return name ? { name, args: (match[2] ?? '').trim() } : undefined;
+}
+
+/** The `/help` reply. */
+export function helpText(): string {
+  return [
+    'I am an AI agent that can write and run code for you. Just send a message.',
+    'A new message while I am working interrupts me and I answer the new one.',
+    '',
+    ...COMMANDS.map((command) => `/${command.name} — ${command.description}`),
+  ].join('\n');
+}
+
+/** "3 min", "2 h 5 min", "40 s": how long ago `since` was. */
+export function formatAge(since: number, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - since) / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} d`;
+}

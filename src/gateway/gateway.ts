@@ -1,0 +1,271 @@
+import type { AgentRunner, ApprovalRequest } from '../agent/types.js';
+import type { HermesConfig } from '../config/index.js';
+import { errorMessage } from '../shared/errors.js';
+import { silentLogger, type Logger } from '../shared/logger.js';
+import { AccessPolicy } from './access.js';
+import { ApprovalDesk, LocalApprovalBroker, type ApprovalBrokerLike } from './approvals.js';
+import { formatAge, helpText, parseCommand, type CommandName } from './commands.js';
+import { GatewayError } from './errors.js';
+import { ThreadLane } from './lane.js';
+import { Semaphore } from './semaphore.js';
+import { runRenderedTurn, sendSplit } from './turn.js';
+import type { InboundMessage, PlatformAdapter, ReplyTarget } from './types.js';
+
+/** The reason running turns get when the gateway stops. */
+export const SHUTDOWN_REASON = 'gateway shutting down';
+export const STOP_REASON = 'stopped by the user';
+export const NEW_SESSION_REASON = 'user started a new session';
+
+export interface GatewayOptions {
+  agent: AgentRunner;
+  config: HermesConfig;
+  logger?: Logger;
+  /** Where the allow-list variables are read (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** The approval broker (`src/approvals`); a small local one is used when absent. */
+  approvals?: ApprovalBrokerLike;
+}
+
+export interface StartReport {
+  started: string[];
+  failed: Array<{ name: string; error: string }>;
+}
+
+/**
+ * Takes messages from platform adapters, checks who sent them, answers chat commands, and
+ * runs agent turns in one lane per thread (at most `gateway.max_concurrent_turns` at once).
+ */
+export class Gateway {
+  private readonly adapters = new Map<string, PlatformAdapter>();
+  private readonly lanes = new Map<string, ThreadLane>();
+  private readonly semaphore: Semaphore;
+  private readonly access: AccessPolicy;
+  private readonly approvals: ApprovalDesk;
+  private readonly logger: Logger;
+  /** Command replies and other work that outlives `dispatch`. */
+  private readonly background = new Set<Promise<unknown>>();
+  private readonly lifetime = new AbortController();
+  private closing = false;
+
+  constructor(private readonly options: GatewayOptions) {
+    const { config } = options;
+    this.logger = (options.logger ?? silentLogger()).child({ component: 'gateway' });
+    this.semaphore = new Semaphore(config.gateway.max_concurrent_turns);
+    this.access = new AccessPolicy(config, options.env ?? process.env);
+    this.approvals = new ApprovalDesk(options.approvals ?? new LocalApprovalBroker(config.approvals.timeout * 1000));
+  }
+
+  /** Adds an adapter; its messages are dispatched here once `start` runs. */
+  register(adapter: PlatformAdapter): void {
+    if (this.adapters.has(adapter.name)) {
+      throw new GatewayError('GATEWAY_DUPLICATE_ADAPTER', `gateway: an adapter named "${adapter.name}" is already registered; give each platform one adapter`);
+    }
+    this.adapters.set(adapter.name, adapter);
+  }
+
+  /** The registered adapters, by name. */
+  get platforms(): string[] {
+    return [...this.adapters.keys()];
+  }
+
+  /** Starts every registered adapter. One that fails is reported and left out; the rest run. */
+  async start(): Promise<StartReport> {
+    const report: StartReport = { started: [], failed: [] };
+    const handler = (message: InboundMessage) => this.dispatch(message);
+    await Promise.all(
+      [...this.adapters.values()].map(async (adapter) => {
+        try {
+          await adapter.start(handler, this.lifetime.signal);
+          report.started.push(adapter.name);
+          this.logger.info({ platform: adapter.name }, 'platform started');
+        } catch (error) {
+          report.failed.push({ name: adapter.name, error: errorMessage(error) });
+          this.adapters.delete(adapter.name);
+          this.logger.error({ err: error, platform: adapter.name }, 'platform failed to start');
+        }
+      }),
+    );
+    return report;
+  }
+
+  /**
+   * Takes one message from an adapter. Returns quickly: commands are answered in the
+   * background and turns run in the thread's lane.
+   */
+  async dispatch(message: InboundMessage): Promise<void> {
+    if (this.closing) {
+      this.logger.info({ thread: message.threadKey }, 'message dropped: the gateway is shutting down');
+      return;
+    }
+    const adapter = this.adapters.get(message.platform);
+    if (!adapter) {
+      this.logger.warn({ platform: message.platform }, 'message from a platform with no registered adapter dropped');
+      return;
+    }
+    const log = { platform: message.platform, user: message.user.id, thread: message.threadKey };
+    if (!this.access.isAllowed(message.platform, message.user.id)) {
+      this.logger.warn(log, 'refused a message from a user who is not allowed');
+      if (this.access.firstRefusal(message.platform, message.user.id)) {
+        this.track(this.reply(adapter, message.replyTo, this.access.refusalText(message.platform, message.user.id)));
+      }
+      return;
+    }
+    const command = parseCommand(message.text);
+    if (command) {
+      this.logger.info({ ...log, command: command.name }, 'chat command');
+      this.track(this.command(command.name, message, adapter));
+      return;
+    }
+    this.lane(message.threadKey).push(message);
+  }
+
+  /** Resolves when no turn runs or waits and no command reply is pending (tests, bench). */
+  async idle(): Promise<void> {
+    for (;;) {
+      const busy = [...this.lanes.values()].filter((lane) => !lane.idle);
+      if (busy.length === 0 && this.background.size === 0) return;
+      await Promise.all([...busy.map((lane) => lane.whenIdle()), ...this.background]);
+    }
+  }
+
+  /** What runs in one thread right now. */
+  threadState(threadKey: string): { running: boolean; queued: number } {
+    const lane = this.lanes.get(threadKey);
+    return { running: lane?.running ?? false, queued: lane?.queued ?? 0 };
+  }
+
+  /**
+   * Shuts down: takes no more messages, aborts running turns with `gateway shutting down`,
+   * waits for them (bounded), disposes kernels (`agent.close()`), then stops the adapters.
+   * Each step is bounded so the whole stays within `timeoutMs`.
+   */
+  async stop(timeoutMs = 9000): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    const deadline = Date.now() + timeoutMs;
+    const left = (share: number) => Math.max(100, (deadline - Date.now()) * share);
+    for (const lane of this.lanes.values()) lane.close(SHUTDOWN_REASON);
+    this.lifetime.abort(SHUTDOWN_REASON);
+    await within(this.idle(), left(0.5), () => this.logger.warn('turns did not settle in time'));
+    await within(this.options.agent.close(), left(0.5), () => this.logger.warn('agent.close() did not finish in time'));
+    await within(
+      Promise.allSettled(
+        [...this.adapters.values()].map((adapter) =>
+          adapter.stop().catch((error: unknown) => this.logger.warn({ err: error, platform: adapter.name }, 'adapter stop failed')),
+        ),
+      ),
+      left(1),
+      () => this.logger.warn('adapters did not stop in time'),
+    );
+    this.logger.info('gateway stopped');
+  }
+
+  private lane(threadKey: string): ThreadLane {
+    let lane = this.lanes.get(threadKey);
+    if (!lane) {
+      lane = new ThreadLane(threadKey, {
+        semaphore: this.semaphore,
+        mode: this.options.config.gateway.busy_input_mode,
+        logger: this.logger,
+        runTurn: (messages, signal) => this.runTurn(messages, signal),
+        reset: () => this.options.agent.newSession(threadKey),
+      });
+      this.lanes.set(threadKey, lane);
+    }
+    return lane;
+  }
+
+  private async runTurn(messages: InboundMessage[], signal: AbortSignal): Promise<void> {
+    const adapter = this.adapters.get(messages[0].platform);
+    if (!adapter) return;
+    await runRenderedTurn(
+      {
+        agent: this.options.agent,
+        adapter,
+        logger: this.logger,
+        toolProgress: this.options.config.display.tool_progress,
+        requestApproval: (replyTo, request, turnSignal) => this.requestApproval(adapter, replyTo, request, turnSignal),
+      },
+      messages,
+      signal,
+    );
+  }
+
+  private requestApproval(adapter: PlatformAdapter, replyTo: ReplyTarget, request: ApprovalRequest, signal: AbortSignal): Promise<boolean> {
+    const seconds = this.options.config.approvals.timeout;
+    const text =
+      `⚠️ Approval needed (${request.reason}):\n${request.command}\n\n` +
+      `Reply /approve to run it or /deny to refuse; it is refused after ${seconds} s.`;
+    return this.approvals.ask(replyTo.threadKey, request, signal, () => this.reply(adapter, replyTo, text));
+  }
+
+  private async command(name: CommandName, message: InboundMessage, adapter: PlatformAdapter): Promise<void> {
+    const key = message.threadKey;
+    const say = (text: string) => this.reply(adapter, message.replyTo, text);
+    switch (name) {
+      case 'help':
+        return say(helpText());
+      case 'status':
+        return say(this.statusText(key));
+      case 'stop': {
+        const { stoppedTurn, dropped } = this.lanes.get(key)?.stop(STOP_REASON) ?? { stoppedTurn: false, dropped: 0 };
+        const extra = dropped > 0 ? ` (and dropped ${dropped} waiting message${dropped === 1 ? '' : 's'})` : '';
+        return say(stoppedTurn || dropped > 0 ? `Stopped${extra}.` : 'Nothing is running.');
+      }
+      case 'new':
+        try {
+          await this.lane(key).reset(NEW_SESSION_REASON);
+          return say('Started a new session. The earlier conversation is kept but no longer used.');
+        } catch (error) {
+          this.logger.error({ err: error, thread: key }, 'could not start a new session');
+          return say('Sorry, I could not start a new session; the details are in the gateway log.');
+        }
+      case 'approve':
+      case 'deny': {
+        const approved = name === 'approve';
+        if (!this.approvals.answer(key, approved)) return say('No command is waiting for approval.');
+        return say(approved ? 'Approved.' : 'Denied.');
+      }
+    }
+  }
+
+  private statusText(threadKey: string): string {
+    const { model, backend } = this.options.agent.describe();
+    const info = this.options.agent.sessionInfo(threadKey);
+    const state = this.threadState(threadKey);
+    const turn = state.running ? 'running' : 'idle';
+    return [
+      `Model: ${model || '(none configured)'}`,
+      `Backend: ${backend}`,
+      info
+        ? `Session: ${info.sessionId}, started ${formatAge(info.createdAt)} ago, ${info.messageCount} messages`
+        : 'Session: none yet (your next message starts one)',
+      `Kernel: ${info?.kernel ?? 'none'}`,
+      `Turn: ${turn}${state.queued > 0 ? `, ${state.queued} waiting` : ''}`,
+    ].join('\n');
+  }
+
+  private reply(adapter: PlatformAdapter, replyTo: ReplyTarget, text: string): Promise<void> {
+    return sendSplit(adapter, replyTo, text, this.logger);
+  }
+
+  private track(task: Promise<unknown>): void {
+    const tracked = task.catch((error: unknown) => this.logger.error({ err: error }, 'background gateway task failed'));
+    this.background.add(tracked);
+    void tracked.finally(() => this.background.delete(tracked));
+  }
+}
+
+/** Waits for `task` at most `ms`; calls `onTimeout` when it gives up. */
+async function within(task: Promise<unknown>, ms: number, onTimeout: () => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  try {
+    const outcome = await Promise.race([task.then(() => 'done' as const, () => 'done' as const), timeout]);
+    if (outcome === 'timeout') onTimeout();
+  } finally {
+    clearTimeout(timer);
+  }
+}
