@@ -15,6 +15,23 @@ const SAFE_PREFIXES = ['LC_', 'XDG_', 'CONDA'] as const;
 /** The only HERMES_* variables a child sees; the rest could carry endpoints or secrets. */
 export const HERMES_ALLOWED = new Set(['HERMES_HOME', 'HERMES_PROFILE', 'HERMES_CONFIG', 'HERMES_ENV']);
 
+/**
+ * Every registered backend's `stripEnvKeys`, fed by ProviderRegistry.register. buildChildEnv
+ * removes them always, so a provider's token reaches no child even when a caller forgets
+ * to pass `strip` or lists the name in `terminal.env_passthrough`.
+ */
+const providerStripped = new Set<string>();
+
+/** Adds names every child environment loses from now on (ProviderRegistry calls it). */
+export function addStrippedEnvKeys(names: Iterable<string>): void {
+  for (const name of names) providerStripped.add(name);
+}
+
+/** The names added with addStrippedEnvKeys so far. */
+export function strippedEnvKeys(): ReadonlySet<string> {
+  return providerStripped;
+}
+
 export function looksSecret(name: string): boolean {
   const upper = name.toUpperCase();
   return SECRET_MARKERS.some((marker) => upper.includes(marker));
@@ -45,7 +62,7 @@ export interface ChildEnvOptions {
 export function buildChildEnv(options: ChildEnvOptions = {}): Record<string, string> {
   const source = options.source ?? process.env;
   const passthrough = new Set(options.passthrough ?? []);
-  const strip = new Set(options.strip ?? []);
+  const strip = new Set([...providerStripped, ...(options.strip ?? [])]);
   const out: Record<string, string> = {};
   const droppedHermes: string[] = [];
   for (const [name, value] of Object.entries(source)) {

@@ -2,6 +2,15 @@ import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Environment, ExecuteOptions, ExecuteResult, HostCommand } from './types.js';
 import { interruptedNotice, runInProcessGroup } from './run-group.js';
+import { strippedEnvKeys } from './child-env.js';
+
+/** Per-command variables lose every provider's stripEnvKeys too. */
+export function withoutStripped(env: Record<string, string> | undefined): Record<string, string> {
+  const stripped = strippedEnvKeys();
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env ?? {})) if (!stripped.has(name)) out[name] = value;
+  return out;
+}
 
 export interface LocalEnvironmentOptions {
   cwd: string;
@@ -17,7 +26,7 @@ export interface LocalEnvironmentOptions {
 export class LocalEnvironment implements Environment {
   readonly cwd: string;
 
-  constructor(private readonly options: LocalEnvironmentOptions) {
+  constructor(protected readonly options: LocalEnvironmentOptions) {
     this.cwd = resolve(options.cwd);
   }
 
@@ -27,9 +36,10 @@ export class LocalEnvironment implements Environment {
 
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const timeout = options.timeout ?? this.options.timeout;
-    const run = await runInProcessGroup('bash', ['--noprofile', '--norc', '-c', command], {
-      cwd: options.cwd ? this.resolvePath(options.cwd) : this.cwd,
-      env: { ...this.options.childEnv(), ...options.env },
+    const spawn = this.wrap(['bash', '--noprofile', '--norc', '-c', command], options.cwd ? this.resolvePath(options.cwd) : this.cwd, []);
+    const run = await runInProcessGroup(spawn.file, spawn.args, {
+      cwd: spawn.cwd,
+      env: { ...this.options.childEnv(), ...withoutStripped(options.env) },
       stdin: options.stdin,
       timeout,
       signal: options.signal,
@@ -54,9 +64,18 @@ export class LocalEnvironment implements Environment {
     };
   }
 
-  hostCommand(argv: string[], options: { cwd?: string; env: Record<string, string> }): HostCommand {
+  hostCommand(argv: string[], options: { cwd?: string; env: Record<string, string>; binds?: string[] }): HostCommand {
+    const spawn = this.wrap(argv, options.cwd ?? this.cwd, options.binds ?? []);
+    return { ...spawn, env: withoutStripped(options.env) };
+  }
+
+  /**
+   * How an argv that should run in `cwd` (as the environment sees it) starts on this host.
+   * Local runs it as is; the sandbox wraps it in bubblewrap with `binds` mounted.
+   */
+  protected wrap(argv: string[], cwd: string, _binds: string[]): { file: string; args: string[]; cwd: string } {
     const [file, ...args] = argv;
-    return { file, args, env: options.env, cwd: options.cwd ?? this.cwd };
+    return { file, args, cwd };
   }
 
   readFile(path: string): Promise<Buffer> {

@@ -1,0 +1,47 @@
+import type { HermesConfig } from '../config/schema.js';
+import type { DoctorCheck, ProbeResult, TerminalEnvironmentProvider } from './provider.js';
+import type { CreateEnvironmentOptions, Environment } from './types.js';
+import { LocalEnvironment } from './local.js';
+
+/** The `local` backend: commands run on this host as the gateway's user. */
+export class LocalProvider implements TerminalEnvironmentProvider {
+  readonly name = 'local';
+  readonly displayName = 'Local';
+  readonly description = 'Run commands directly on this host, as the user running the gateway.';
+  readonly isRemote = false;
+  readonly isContainer = false;
+  readonly skipContainerGuards = false;
+  readonly cachePathBase = null;
+  readonly stripEnvKeys: readonly string[] = [];
+  readonly sessionIsolatedWhenNonpersistent = false;
+  readonly envDescription = 'Commands run directly on the host machine, with the same files and network as the user running the gateway.';
+
+  constructor(private readonly deps: { config: HermesConfig }) {}
+
+  isAvailable(): boolean {
+    return true;
+  }
+
+  probe(): ProbeResult {
+    return { ok: true, detail: `commands run on this host (${process.platform})` };
+  }
+
+  doctorChecks(): DoctorCheck[] {
+    return [];
+  }
+
+  setupInstructions(): string {
+    return 'Commands run on this host with your permissions; risky ones ask for approval first (approvals.mode).';
+  }
+
+  createEnvironment(options: CreateEnvironmentOptions): Environment {
+    const childEnv = typeof options.childEnv === 'function' ? (options.childEnv as () => Record<string, string>) : () => ({});
+    return new LocalEnvironment({
+      cwd: options.cwd,
+      timeout: options.timeout,
+      childEnv,
+      maxOutputBytes: this.deps.config.terminal.max_output_bytes,
+      graceMs: this.deps.config.code_execution.kill_grace * 1000,
+    });
+  }
+}

@@ -1,0 +1,102 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { HermesConfig } from '../../config/schema.js';
+import type { HermesPaths } from '../../config/paths.js';
+import type { DoctorCheck, ProbeResult, TerminalEnvironmentProvider } from '../provider.js';
+import type { CreateEnvironmentOptions, Environment } from '../types.js';
+import { findExecutable } from '../which.js';
+import { SandboxEnvironment } from './sandbox-environment.js';
+
+const INSTALL_HINT = 'install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora), apk add bubblewrap (Alpine)';
+
+/** A session folder name from a session id (`slack:T1:C1:1700.1` → `slack_T1_C1_1700.1`). */
+export function sessionFolderName(sessionId: string): string {
+  const safe = sessionId.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
+  return safe.slice(0, 120) || 'default';
+}
+
+/** The `sandbox` backend: bubblewrap on Linux. */
+export class SandboxProvider implements TerminalEnvironmentProvider {
+  readonly name = 'sandbox';
+  readonly displayName = 'Sandbox (bubblewrap)';
+  readonly description = 'Run commands on this Linux host inside a bubblewrap sandbox: system read-only, workspace writable, no network by default.';
+  readonly isRemote = false;
+  readonly isContainer = false;
+  readonly skipContainerGuards = false;
+  readonly cachePathBase = null;
+  readonly stripEnvKeys: readonly string[] = [];
+  readonly sessionIsolatedWhenNonpersistent = true;
+
+  constructor(private readonly deps: { config: HermesConfig; paths: HermesPaths }) {}
+
+  get envDescription(): string {
+    const net = this.deps.config.terminal.sandbox.network ? 'with network access' : 'without network access';
+    return `Commands run in a bubblewrap sandbox on Linux, ${net}: the system is read-only, only the working folder and /tmp are writable, and background processes end with the command.`;
+  }
+
+  isAvailable(): boolean {
+    return process.platform === 'linux' && findExecutable('bwrap') !== undefined;
+  }
+
+  probe(): ProbeResult {
+    if (process.platform !== 'linux') return { ok: false, detail: `needs Linux (this is ${process.platform})` };
+    const bwrap = findExecutable('bwrap');
+    if (!bwrap) return { ok: false, detail: 'bwrap not found on PATH' };
+    const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 1500 });
+    return { ok: version.status === 0, detail: version.status === 0 ? `${version.stdout.trim()} at ${bwrap}` : `${bwrap} --version failed` };
+  }
+
+  doctorChecks(): DoctorCheck[] {
+    if (process.platform !== 'linux') {
+      return [{ name: 'sandbox: Linux', ok: false, detail: `this is ${process.platform}`, fix: 'use terminal.backend local, ssh or docker here' }];
+    }
+    const bwrap = findExecutable('bwrap');
+    if (!bwrap) return [{ name: 'sandbox: bubblewrap', ok: false, detail: 'bwrap not found on PATH', fix: INSTALL_HINT }];
+    const checks: DoctorCheck[] = [{ name: 'sandbox: bubblewrap', ok: true, detail: bwrap }];
+    const trial = spawnSync(bwrap, ['--ro-bind', '/', '/', '--unshare-pid', '--unshare-net', '--die-with-parent', '--', 'true'], {
+      encoding: 'utf8', timeout: 5000,
+    });
+    checks.push(trial.status === 0
+      ? { name: 'sandbox: namespaces', ok: true, detail: 'bwrap can create PID and network namespaces' }
+      : {
+          name: 'sandbox: namespaces', ok: false, detail: (trial.stderr || 'bwrap failed').trim().split('\n')[0],
+          fix: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0), or run where they are allowed',
+        });
+    return checks;
+  }
+
+  setupInstructions(): string {
+    return [
+      'The sandbox runs each command under bubblewrap (bwrap): the system is read-only, the working folder',
+      `(terminal.cwd, or a folder per session under ${this.deps.paths.sandboxes}) and a private /tmp are writable,`,
+      'and the network is off unless terminal.sandbox.network is true.',
+      this.isAvailable() ? 'bwrap is installed.' : `bwrap is missing: ${INSTALL_HINT}.`,
+    ].join('\n');
+  }
+
+  postSetup(): void {
+    mkdirSync(this.deps.paths.sandboxes, { recursive: true });
+  }
+
+  createEnvironment(options: CreateEnvironmentOptions): Environment {
+    const { config, paths } = this.deps;
+    const ownWorkspace = !config.terminal.cwd;
+    const workspace = config.terminal.cwd ? resolve(config.terminal.cwd) : join(paths.sandboxes, sessionFolderName(options.taskId));
+    mkdirSync(workspace, { recursive: true });
+    const childEnv = typeof options.childEnv === 'function' ? (options.childEnv as () => Record<string, string>) : () => ({});
+    return new SandboxEnvironment({
+      workspace,
+      tmp: mkdtempSync(join(tmpdir(), 'hermes-sandbox-tmp-')),
+      network: config.terminal.sandbox.network,
+      extraRoBinds: config.terminal.sandbox.extra_ro_binds,
+      hide: [paths.home],
+      timeout: options.timeout,
+      childEnv: () => ({ ...childEnv(), TMPDIR: '/tmp' }),
+      maxOutputBytes: config.terminal.max_output_bytes,
+      graceMs: config.code_execution.kill_grace * 1000,
+      removeWorkspace: ownWorkspace && !config.terminal.container_persistent,
+    });
+  }
+}
