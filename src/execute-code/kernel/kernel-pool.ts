@@ -1,0 +1,228 @@
+import { silentLogger, type Logger } from '../../shared/logger.js';
+import { KernelPoolClosedError } from './errors.js';
+import type { KernelProcess } from './kernel-process.js';
+import type { KernelState, KernelUseInfo } from './types.js';
+
+export interface KernelPoolOptions {
+  /** Live unpinned kernels kept; beyond it the least recently used idle ones are evicted on acquire. */
+  maxKernels: number;
+  /** An unpinned kernel idle this long is killed (an unref'd timer). */
+  idleTimeoutMs: number;
+  logger?: Logger;
+  /** Starts a kernel for `owner`; the caller decides command, env and cwd. May throw (e.g. KernelStartError). */
+  start(owner: string): Promise<KernelProcess>;
+}
+
+/** Owners whose lost kernels are remembered for `stateReset`; the oldest are forgotten first. */
+const MAX_REMEMBERED_LOSSES = 10_000;
+
+interface Entry {
+  readonly owner: string;
+  kernel: KernelProcess | undefined;
+  /** A withKernel call is starting a kernel for this owner. */
+  starting: boolean;
+  /** withKernel calls running or waiting for their turn. */
+  users: number;
+  /** The owner's turn: each call chains on the previous one. */
+  tail: Promise<void>;
+  pins: number;
+  /** Pool tick of the last acquire or release, for least-recently-used eviction. */
+  lastUsed: number;
+  idleTimer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * Session kernels keyed by owner (a session id, or `<session>::child::<id>` for a
+ * subagent). One cell at a time per owner, owners in parallel. A kernel that ended (timeout,
+ * interrupt, `sys.exit()`, death) is dropped when its call returns, so the next call starts
+ * a fresh one. Idle kernels are reaped after `idleTimeoutMs`; pinned kernels are neither
+ * reaped nor evicted nor counted against `maxKernels`.
+ */
+export class KernelPool {
+  readonly #options: KernelPoolOptions;
+  readonly #logger: Logger;
+  readonly #entries = new Map<string, Entry>();
+  /** Owners whose kernel was lost since their last call (Map for insertion order). */
+  readonly #lost = new Map<string, true>();
+  readonly #kills = new Set<Promise<void>>();
+  #tick = 0;
+  #closed = false;
+
+  constructor(options: KernelPoolOptions) {
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger();
+  }
+
+  /**
+   * Runs `fn` with the owner's kernel, starting one if needed, after the owner's earlier
+   * calls have finished. `reset` kills the existing kernel first. When a kernel is
+   * acquired, idle unpinned kernels of other owners beyond `maxKernels` are evicted, least
+   * recently used first; busy ones never are, so the cap can be exceeded while they run.
+   * @throws what `start` throws, what `fn` throws, KernelPoolClosedError after `closeAll()`.
+   */
+  async withKernel<T>(owner: string, options: { reset?: boolean }, fn: (kernel: KernelProcess, info: KernelUseInfo) => Promise<T>): Promise<T> {
+    if (this.#closed) throw new KernelPoolClosedError(owner);
+    const entry = this.#entry(owner);
+    entry.users++;
+    clearTimeout(entry.idleTimer);
+    const release = await this.#turn(entry);
+    try {
+      if (this.#closed) throw new KernelPoolClosedError(owner);
+      entry.lastUsed = ++this.#tick;
+      let stateReset = this.#lost.delete(owner);
+      if (entry.kernel && (!entry.kernel.alive || options.reset)) {
+        stateReset = true;
+        await this.#dropKernel(entry, 'the session kernel was reset');
+      }
+      let kernel = entry.kernel;
+      const reused = kernel !== undefined;
+      if (!kernel) {
+        entry.starting = true;
+        try {
+          await this.#makeRoom();
+          kernel = await this.#options.start(owner);
+        } finally {
+          entry.starting = false;
+        }
+        entry.kernel = kernel;
+        if (this.#closed) {
+          await this.#dropKernel(entry, 'the kernel pool was closed');
+          throw new KernelPoolClosedError(owner);
+        }
+      } else {
+        await this.#makeRoom();
+      }
+      return await fn(kernel, { reused, stateReset });
+    } finally {
+      if (entry.kernel && !entry.kernel.alive) {
+        this.#remember(owner);
+        void this.#dropKernel(entry, 'the session kernel ended');
+      }
+      entry.lastUsed = ++this.#tick;
+      entry.users--;
+      this.#scheduleReap(entry);
+      release();
+      this.#forgetIfEmpty(entry);
+    }
+  }
+
+  /**
+   * Pins the owner's kernel (a subagent's, while it runs): it is not counted against
+   * `maxKernels`, never evicted and never reaped. The returned unpin (idempotent) disposes
+   * the kernel once the last pin is gone.
+   */
+  pin(owner: string): () => Promise<void> {
+    const entry = this.#entry(owner);
+    entry.pins++;
+    clearTimeout(entry.idleTimer);
+    let unpinned: Promise<void> | undefined;
+    return () => {
+      unpinned ??= (async () => {
+        entry.pins--;
+        if (entry.pins === 0) await this.dispose(owner);
+      })();
+      return unpinned;
+    };
+  }
+
+  /**
+   * Kills the owner's kernel now (`/new`, session close) and forgets the owner, so its next
+   * call reports `stateReset: false`. A cell still running ends as `interrupted`.
+   */
+  async dispose(owner: string): Promise<void> {
+    this.#lost.delete(owner);
+    const entry = this.#entries.get(owner);
+    if (!entry) return;
+    await this.#dropKernel(entry, 'the session kernel was disposed');
+    this.#forgetIfEmpty(entry);
+  }
+
+  /** `busy` while a call runs or waits for the owner's kernel, `idle` with a live kernel, else `none`. */
+  state(owner: string): KernelState {
+    const entry = this.#entries.get(owner);
+    if (!entry) return 'none';
+    if (entry.users > 0) return 'busy';
+    return entry.kernel?.alive ? 'idle' : 'none';
+  }
+
+  /** Kills every kernel (running cells end as `interrupted`); later `withKernel` calls throw. */
+  async closeAll(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#entries.values()].map((entry) => this.#dropKernel(entry, 'the kernel pool was closed')));
+    await Promise.all([...this.#kills]);
+  }
+
+  #entry(owner: string): Entry {
+    let entry = this.#entries.get(owner);
+    if (!entry) {
+      entry = { owner, kernel: undefined, starting: false, users: 0, tail: Promise.resolve(), pins: 0, lastUsed: 0, idleTimer: undefined };
+      this.#entries.set(owner, entry);
+    }
+    return entry;
+  }
+
+  /** Waits for the owner's earlier calls; resolves with the release of this call's turn. */
+  #turn(entry: Entry): Promise<() => void> {
+    const previous = entry.tail;
+    let release!: () => void;
+    entry.tail = new Promise<void>((resolve) => (release = resolve));
+    return previous.then(() => release);
+  }
+
+  /** Evicts idle unpinned kernels, least recently used first, while more than the cap live. */
+  async #makeRoom(): Promise<void> {
+    const counted = [...this.#entries.values()].filter((entry) => entry.pins === 0 && (entry.kernel || entry.starting));
+    const excess = counted.length - this.#options.maxKernels;
+    if (excess <= 0) return;
+    const victims = counted
+      .filter((entry) => entry.kernel && entry.users === 0)
+      .sort((a, b) => a.lastUsed - b.lastUsed)
+      .slice(0, excess);
+    await Promise.all(
+      victims.map((entry) => {
+        this.#logger.info({ owner: entry.owner, pid: entry.kernel?.pid }, 'evicting idle session kernel (max_session_kernels)');
+        this.#remember(entry.owner);
+        return this.#dropKernel(entry, 'the session kernel was evicted');
+      }),
+    );
+  }
+
+  #scheduleReap(entry: Entry): void {
+    clearTimeout(entry.idleTimer);
+    entry.idleTimer = undefined;
+    if (!entry.kernel || entry.pins > 0 || entry.users > 0 || this.#closed) return;
+    entry.idleTimer = setTimeout(() => {
+      entry.idleTimer = undefined;
+      if (!entry.kernel || entry.pins > 0 || entry.users > 0) return;
+      this.#logger.info({ owner: entry.owner, pid: entry.kernel.pid }, 'reaping idle session kernel');
+      this.#remember(entry.owner);
+      void this.#dropKernel(entry, 'the session kernel was idle too long').then(() => this.#forgetIfEmpty(entry));
+    }, this.#options.idleTimeoutMs);
+    entry.idleTimer.unref();
+  }
+
+  /** Detaches the entry's kernel at once and kills it; the promise settles when it is gone. */
+  #dropKernel(entry: Entry, reason: string): Promise<void> {
+    clearTimeout(entry.idleTimer);
+    entry.idleTimer = undefined;
+    const kernel = entry.kernel;
+    if (!kernel) return Promise.resolve();
+    entry.kernel = undefined;
+    const killed = kernel.kill(reason).catch((error: unknown) => this.#logger.warn({ err: error, pid: kernel.pid }, 'killing a session kernel failed'));
+    this.#kills.add(killed);
+    void killed.then(() => this.#kills.delete(killed));
+    return killed;
+  }
+
+  #remember(owner: string): void {
+    this.#lost.delete(owner);
+    this.#lost.set(owner, true);
+    if (this.#lost.size > MAX_REMEMBERED_LOSSES) this.#lost.delete(this.#lost.keys().next().value!);
+  }
+
+  #forgetIfEmpty(entry: Entry): void {
+    if (!entry.kernel && !entry.starting && entry.users === 0 && entry.pins === 0 && this.#entries.get(entry.owner) === entry) {
+      this.#entries.delete(entry.owner);
+    }
+  }
+}

@@ -1,0 +1,319 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { Socket } from 'node:net';
+import type { HostCommand } from '../../environments/types.js';
+import { terminateGroup } from '../../environments/process-group.js';
+import { abortReason } from '../../environments/run-group.js';
+import { silentLogger, type Logger } from '../../shared/logger.js';
+import { errorMessage } from '../../shared/errors.js';
+import { KernelBusyError, KernelCellTooLargeError, KernelStartError } from './errors.js';
+import { FrameReader, MAX_INBOUND_FRAME, MAX_OUTBOUND_FRAME, encodeFrame, type Frame } from './frames.js';
+import { MarkerSplitter } from './marker-splitter.js';
+import { settleWithin } from './settle-within.js';
+import type { CellOutcome, KernelStartOptions, RunCellOptions } from './types.js';
+
+const PROTOCOL_VERSION = '1';
+/** Marker hex (32) plus the kind byte: the frame overhead of a cell. */
+const CELL_OVERHEAD = 33;
+const STDERR_KEEP = 4096;
+const REPLY_KINDS = new Set(['O', 'E', 'X']);
+/** How long a kernel that called sys.exit() may take to end on its own before its group is killed. */
+const EXIT_WAIT_MS = 1000;
+/** After the group is killed, how long output may still drain (a process outside the group may hold the pipes). */
+const DRAIN_MS = 1000;
+
+interface ActiveCell {
+  marker: Buffer;
+  options: RunCellOptions;
+  reply?: Frame;
+  settled: boolean;
+  timer?: NodeJS.Timeout;
+  onAbort?: () => void;
+  resolve(outcome: CellOutcome): void;
+}
+
+/**
+ * One resident Python kernel (kernel_runner.py): a child that leads its own process group
+ * and runs cells in one persistent namespace. Cells run one at a time. A cell's output is
+ * delivered through the callbacks up to its end marker; its outcome comes over a separate
+ * control socket. Killing the kernel kills its whole group; if this Node process dies, the
+ * kernel sees its lifeline close and kills its group itself.
+ */
+export class KernelProcess {
+  /** The kernel's pid, also its process group id (it is spawned detached). */
+  readonly pid: number;
+  readonly #child: ChildProcess;
+  readonly #control: Socket;
+  readonly #lifeline: Socket;
+  readonly #stdout = new MarkerSplitter();
+  readonly #stderr = new MarkerSplitter();
+  readonly #graceMs: number;
+  readonly #logger: Logger;
+  readonly #exited: Promise<void>;
+  readonly #drained: Promise<unknown>;
+  #alive = false;
+  #executionCount = 0;
+  #cell: ActiveCell | undefined;
+  #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  #stopping: Promise<void> | undefined;
+  #starting: { resolve(): void; reject(why: string): void } | undefined;
+  #startStderr = '';
+
+  private constructor(child: ChildProcess, options: KernelStartOptions) {
+    this.#child = child;
+    this.pid = child.pid!;
+    this.#graceMs = options.graceMs ?? 5000;
+    this.#logger = options.logger ?? silentLogger();
+    const [, stdout, stderr, control, lifeline] = child.stdio;
+    if (!stdout || !stderr || !(control instanceof Socket) || !(lifeline instanceof Socket)) {
+      throw new KernelStartError('The kernel was spawned without its pipes (stdio must be ignore, pipe, pipe, pipe, pipe).');
+    }
+    this.#control = control;
+    this.#lifeline = lifeline;
+    const frames = new FrameReader(MAX_INBOUND_FRAME, (frame) => this.#onFrame(frame), (why) => this.#protocolError(why));
+    control.on('data', (chunk: Buffer) => frames.push(chunk));
+    stdout.on('data', (chunk: Buffer) => this.#onOutput(this.#stdout, chunk));
+    stderr.on('data', (chunk: Buffer) => {
+      if (this.#starting) this.#startStderr = (this.#startStderr + chunk.toString('utf8')).slice(-STDERR_KEEP);
+      this.#onOutput(this.#stderr, chunk);
+    });
+    for (const socket of [control, lifeline]) socket.on('error', (error) => this.#logger.debug({ pid: this.pid, err: error }, 'kernel socket error'));
+    this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    this.#drained = Promise.all([stdout, stderr, control].map((stream) => new Promise((resolve) => stream.once('close', resolve))));
+    child.on('exit', (code, signal) => this.#onExit(code, signal));
+    // An idle kernel must not keep Node running; a running cell refs the control socket.
+    child.unref();
+    for (const stream of [stdout, stderr, control, lifeline]) unref(stream);
+  }
+
+  /**
+   * Spawns `command` (normally `kernelArgv(python)`, possibly wrapped by a sandbox) as the
+   * leader of a new process group and waits until the runner reports ready.
+   * @throws KernelStartError when it cannot be spawned, exits, or is not ready in time.
+   */
+  static async start(command: HostCommand, options: KernelStartOptions = {}): Promise<KernelProcess> {
+    const child = spawn(command.file, command.args, {
+      cwd: command.cwd,
+      env: command.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+    });
+    if (child.pid === undefined) {
+      const error = await new Promise<unknown>((resolve) => child.once('error', resolve));
+      throw new KernelStartError(`Cannot start the session kernel with ${command.file}: ${errorMessage(error)}. Check code_execution.python.`, {
+        cause: error,
+      });
+    }
+    child.on('error', () => {}); // reported through 'exit'
+    const kernel = new KernelProcess(child, options);
+    await kernel.#waitReady(command, options.startTimeoutMs ?? 10_000);
+    return kernel;
+  }
+
+  /** Cells sent to this kernel so far. */
+  get executionCount(): number {
+    return this.#executionCount;
+  }
+
+  /** True from ready until the kernel ends, is killed, or a cell ends it (every outcome but ok/exception). */
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  /**
+   * Runs one cell. Resolves once every byte the cell wrote to fds 1 and 2 was delivered;
+   * callbacks are not called after that. Never rejects for what the cell does.
+   * @throws KernelBusyError when a cell is already running; KernelCellTooLargeError.
+   */
+  runCell(code: string, options: RunCellOptions): Promise<CellOutcome> {
+    if (this.#cell) throw new KernelBusyError(this.pid);
+    if (!this.#alive) return Promise.resolve({ kind: 'died', detail: `${this.#endDetail()} before the cell started` });
+    const source = Buffer.from(code, 'utf8');
+    if (source.length + CELL_OVERHEAD > MAX_OUTBOUND_FRAME) throw new KernelCellTooLargeError(source.length, MAX_OUTBOUND_FRAME - CELL_OVERHEAD);
+    return new Promise((resolve) => {
+      const hex = randomBytes(16).toString('hex');
+      const marker = Buffer.from(`\0hermes-cell-end:${hex}\0`, 'latin1');
+      const cell: ActiveCell = { marker, options, settled: false, resolve };
+      this.#cell = cell;
+      this.#executionCount++;
+      this.#stdout.start(marker, (chunk) => deliver(options.onStdout, chunk, this.#logger));
+      this.#stderr.start(marker, (chunk) => deliver(options.onStderr, chunk, this.#logger));
+      this.#control.ref();
+      this.#control.write(encodeFrame('C', Buffer.from(hex, 'latin1'), source));
+      const { timeoutMs, signal } = options;
+      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) cell.timer = setTimeout(() => void this.#endAbnormally(cell, { kind: 'timeout' }), timeoutMs);
+      if (signal) {
+        cell.onAbort = () => void this.#endAbnormally(cell, { kind: 'interrupted', reason: abortReason(signal) });
+        if (signal.aborted) cell.onAbort();
+        else signal.addEventListener('abort', cell.onAbort, { once: true });
+      }
+    });
+  }
+
+  /**
+   * SIGTERM to the whole group, SIGKILL after the grace; resolves when the kernel has
+   * exited. A running cell ends as `interrupted` with `reason`. Idempotent.
+   */
+  async kill(reason = 'the session kernel was shut down'): Promise<void> {
+    const cell = this.#cell;
+    if (cell && !cell.settled) await this.#endAbnormally(cell, { kind: 'interrupted', reason });
+    await this.#stop();
+  }
+
+  #waitReady(command: HostCommand, timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => fail(`it did not report ready within ${timeoutMs} ms`), timeoutMs);
+      const fail = (why: string) => {
+        clearTimeout(timer);
+        this.#starting = undefined;
+        const stderr = this.#startStderr.trim();
+        void this.#stop().then(() =>
+          reject(
+            new KernelStartError(
+              `The session kernel (${[command.file, ...command.args].join(' ')}) did not start: ${why}` +
+                (stderr ? `; its stderr ends with: ${stderr}` : '') +
+                '. Check code_execution.python and that the interpreter is Python 3.8 or newer.',
+            ),
+          ),
+        );
+      };
+      this.#starting = {
+        resolve: () => {
+          clearTimeout(timer);
+          this.#starting = undefined;
+          this.#alive = true;
+          this.#logger.debug({ pid: this.pid }, 'kernel ready');
+          resolve();
+        },
+        reject: fail,
+      };
+    });
+  }
+
+  #onOutput(splitter: MarkerSplitter, chunk: Buffer): void {
+    splitter.push(chunk);
+    if (splitter.done) this.#maybeFinish();
+  }
+
+  #onFrame(frame: Frame): void {
+    if (this.#starting) {
+      if (frame.kind === 'H' && frame.payload.toString('latin1') === PROTOCOL_VERSION) this.#starting.resolve();
+      else this.#protocolError(`unexpected ${JSON.stringify(frame.kind)} frame at start (is kernel_runner.py of another version?)`);
+      return;
+    }
+    const cell = this.#cell;
+    if (!cell || cell.reply || !REPLY_KINDS.has(frame.kind)) {
+      this.#protocolError(`unexpected ${JSON.stringify(frame.kind)} frame`);
+      return;
+    }
+    cell.reply = frame;
+    if (frame.kind === 'X') this.#alive = false;
+    this.#maybeFinish();
+  }
+
+  /** Settles the cell once its reply and both markers are in. */
+  #maybeFinish(): void {
+    const cell = this.#cell;
+    if (!cell || cell.settled || !cell.reply || !this.#stdout.done || !this.#stderr.done) return;
+    const { kind, payload } = cell.reply;
+    if (kind === 'O') return this.#complete(cell, { kind: 'ok' });
+    if (kind === 'E') return this.#complete(cell, { kind: 'exception', traceback: payload.toString('utf8') });
+    // sys.exit(): the runner is ending on its own; then nothing of its group may outlive it.
+    cell.settled = true;
+    void settleWithin(this.#exited, EXIT_WAIT_MS)
+      .then(() => this.#stop())
+      .then(() => this.#complete(cell, { kind: 'exit', code: exitCode(payload) }));
+  }
+
+  /** Timeout, interrupt, death, protocol error: kill the group, drain what was written, settle. */
+  async #endAbnormally(cell: ActiveCell, outcome: CellOutcome): Promise<void> {
+    if (cell.settled) return;
+    cell.settled = true;
+    clearTimeout(cell.timer);
+    this.#logger.info({ pid: this.pid, outcome: outcome.kind }, 'kernel cell ended abnormally; killing its process group');
+    await this.#stop();
+    await settleWithin(this.#drained, DRAIN_MS);
+    this.#stdout.finish();
+    this.#stderr.finish();
+    this.#complete(cell, outcome);
+  }
+
+  #complete(cell: ActiveCell, outcome: CellOutcome): void {
+    cell.settled = true;
+    clearTimeout(cell.timer);
+    if (cell.onAbort) cell.options.signal?.removeEventListener('abort', cell.onAbort);
+    this.#stdout.stop();
+    this.#stderr.stop();
+    if (this.#cell === cell) this.#cell = undefined;
+    this.#control.unref();
+    cell.resolve(outcome);
+  }
+
+  #onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.#exit = { code, signal };
+    this.#alive = false;
+    this.#logger.debug({ pid: this.pid, code, signal }, 'kernel exited');
+    if (this.#starting) this.#starting.reject(`it exited (${describeExit(code, signal)})`);
+    // Members the runner left in its group (a `sleep 1000 &`) go with it, right away,
+    // while the group id cannot have been reused.
+    void this.#stop();
+    const cell = this.#cell;
+    if (cell && !cell.settled) {
+      // The reply and markers may still be in the pipes: read them before calling it a death.
+      void this.#stop()
+        .then(() => settleWithin(this.#drained, DRAIN_MS))
+        .then(() => {
+          if (!cell.settled) void this.#endAbnormally(cell, { kind: 'died', detail: `${this.#endDetail()} while running the cell` });
+        });
+    }
+  }
+
+  #protocolError(why: string): void {
+    this.#logger.warn({ pid: this.pid, why }, 'kernel broke the control protocol; killing it');
+    if (this.#starting) return this.#starting.reject(`it broke the control protocol: ${why}`);
+    const cell = this.#cell;
+    if (cell && !cell.settled) void this.#endAbnormally(cell, { kind: 'died', detail: `The session kernel broke the control protocol (${why})` });
+    else void this.#stop();
+  }
+
+  /** Kills the group (SIGTERM, grace, SIGKILL) and waits for the leader's exit. Idempotent. */
+  #stop(): Promise<void> {
+    this.#alive = false;
+    this.#stopping ??= (async () => {
+      await terminateGroup(this.pid, this.#graceMs);
+      await settleWithin(this.#exited, 2000);
+      // The control socket closes by itself once the runner is gone (its reply may still be in it).
+      this.#lifeline.destroy();
+    })();
+    return this.#stopping;
+  }
+
+  #endDetail(): string {
+    if (this.#exit) return `The session kernel ${describeExit(this.#exit.code, this.#exit.signal)}`;
+    return 'The session kernel was stopped';
+  }
+}
+
+function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
+  return signal ? `was killed by ${signal}` : `exited with code ${code}`;
+}
+
+function exitCode(payload: Buffer): number | string | null {
+  const text = payload.toString('utf8');
+  if (text.startsWith('i')) return Number(text.slice(1));
+  if (text.startsWith('s')) return text.slice(1);
+  return null;
+}
+
+function deliver(sink: (chunk: Buffer) => void, chunk: Buffer, logger: Logger): void {
+  try {
+    sink(chunk);
+  } catch (error) {
+    logger.error({ err: error }, 'kernel output callback threw');
+  }
+}
+
+function unref(stream: unknown): void {
+  const handle = stream as { unref?: () => void };
+  if (typeof handle.unref === 'function') handle.unref();
+}

@@ -1,0 +1,50 @@
+import type { Logger } from '../../shared/logger.js';
+
+/** How a cell ended. Every kind but `ok` and `exception` means the kernel is gone. */
+export type CellOutcome =
+  /** The cell ran to its end; the kernel and its namespace live on. */
+  | { kind: 'ok' }
+  /** The cell raised; `traceback` is Python's text (frames of `<cell>` show their lines). The kernel lives on. */
+  | { kind: 'exception'; traceback: string }
+  /** The cell called `sys.exit(code)`: the kernel has ended. `code` is the int, null for none, or the text of anything else. */
+  | { kind: 'exit'; code: number | string | null }
+  /** The cell ran past `timeoutMs`: its whole process group was killed. */
+  | { kind: 'timeout' }
+  /** `signal` aborted (or `kill()` was called) while the cell ran: its whole process group was killed. */
+  | { kind: 'interrupted'; reason?: string }
+  /** The kernel ended while the cell ran without the cell asking for it (killed from outside, crashed, broke the protocol). */
+  | { kind: 'died'; detail: string };
+
+export interface KernelStartOptions {
+  /** How long the runner may take to report ready; default 10 000 ms. */
+  startTimeoutMs?: number;
+  /** Between SIGTERM and SIGKILL when the group is killed; default 5 000 ms (a script may trap SIGTERM). */
+  graceMs?: number;
+  logger?: Logger;
+}
+
+export interface RunCellOptions {
+  /** Milliseconds; the group is killed after this. 0 or Infinity: no limit. */
+  timeoutMs: number;
+  /** Aborting kills the kernel's group; `signal.reason` (a string) becomes the outcome's `reason`. */
+  signal?: AbortSignal;
+  /** Every byte the cell wrote to fd 1, in order, until its outcome settles. */
+  onStdout(chunk: Buffer): void;
+  /** Every byte the cell wrote to fd 2, in order, until its outcome settles. */
+  onStderr(chunk: Buffer): void;
+}
+
+/** What a pool reports to `withKernel`'s callback. */
+export interface KernelUseInfo {
+  /** The kernel already ran a cell for this owner before this call. */
+  reused: boolean;
+  /**
+   * The owner had a kernel whose state is gone and this call runs in a fresh one: it was
+   * discarded by `reset`, or lost since the owner's last call (a timeout, interrupt,
+   * `sys.exit()`, death, idle reaping or eviction). False for an owner's first kernel and
+   * after `dispose()`, which forgets the owner.
+   */
+  stateReset: boolean;
+}
+
+export type KernelState = 'none' | 'idle' | 'busy';
