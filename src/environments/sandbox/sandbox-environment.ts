@@ -49,12 +49,12 @@ export class SandboxEnvironment extends LocalEnvironment {
   }
 
   /** File tools read what the sandbox sees: /tmp is the private folder, hidden folders are empty. */
-  override readFile(path: string): Promise<Buffer> {
+  override async readFile(path: string): Promise<Buffer> {
     return super.readFile(this.hostPath(path, false));
   }
 
   /** File tools write only where sandboxed commands can: the workspace and /tmp. */
-  override writeFile(path: string, data: Buffer | string): Promise<void> {
+  override async writeFile(path: string, data: Buffer | string): Promise<void> {
     return super.writeFile(this.hostPath(path, true), data);
   }
 
