@@ -1,0 +1,242 @@
+import { once } from 'node:events';
+import {
+  ChannelType,
+  Client,
+  Events,
+  GatewayIntentBits,
+  Partials,
+  Routes,
+  ThreadAutoArchiveDuration,
+  type APIMessage,
+  type ChatInputCommandInteraction,
+  type Interaction,
+  type Message,
+} from 'discord.js';
+import type { MessageHandler, PlatformAdapter, ReplyTarget } from '../../src/gateway/types.js';
+import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
+import { DISCORD_COMMAND_NAMES, DISCORD_COMMANDS } from './commands.js';
+import { discordThreadKey, stripBotMention, threadName, type DiscordReplyTarget } from './inbound.js';
+
+/** How the Discord adapter connects. */
+export interface DiscordAdapterOptions {
+  /** The bot token (DISCORD_BOT_TOKEN). */
+  token: string;
+  /** Another REST root (`platforms.discord.api_url`), e.g. `http://127.0.0.1:PORT/api`; the Gateway URL comes from its `/gateway/bot`. */
+  apiUrl?: string;
+  logger?: Logger;
+}
+
+/** The Discord adapter could not start; the message says what to fix. */
+export class DiscordAdapterError extends HermesError {
+  override readonly name = 'DiscordAdapterError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('DISCORD_ADAPTER', message, options);
+  }
+}
+
+/** A slash command being answered: its deferred reply is edited first, later replies follow up. */
+interface OpenInteraction {
+  interaction: ChatInputCommandInteraction;
+  answered: boolean;
+  /** Ids of the messages this interaction's webhook owns (the answer and follow-ups). */
+  messages: Set<string>;
+  expiresAt: number;
+}
+
+// Interaction tokens live 15 minutes; after that replies go to the channel as plain messages.
+const INTERACTION_LIFETIME_MS = 14 * 60_000;
+// Model output must never ping @everyone, roles or users.
+const NO_PINGS = { parse: [] as never[] };
+
+/**
+ * Discord through discord.js: a mention in a channel opens a thread from that message and the
+ * thread is the session; messages in a bot thread need no mention; DMs are sessions; slash
+ * commands are deferred at once and answered by editing the reply and following up.
+ */
+export class DiscordAdapter implements PlatformAdapter {
+  readonly name = 'discord';
+  readonly maxMessageLength = 2000;
+  /** Message edits share a per-channel bucket of about 5 per 5 s. */
+  readonly minEditIntervalMs = 1000;
+
+  private client: Client | undefined;
+  private readonly botThreads = new Set<string>();
+  private readonly interactions = new Map<string, OpenInteraction>();
+  private readonly logger: Logger;
+
+  constructor(private readonly options: DiscordAdapterOptions) {
+    this.logger = (options.logger ?? silentLogger()).child({ platform: 'discord' });
+  }
+
+  /** Logs in over the Gateway, registers the slash commands, then delivers messages to `handler`. */
+  async start(handler: MessageHandler, signal: AbortSignal): Promise<void> {
+    const client = new Client({
+      intents: [
+        GatewayIntentBits.Guilds,
+        GatewayIntentBits.GuildMessages,
+        GatewayIntentBits.MessageContent,
+        GatewayIntentBits.DirectMessages,
+      ],
+      // DM channels are not cached before their first message; without this partial those messages are dropped.
+      partials: [Partials.Channel],
+      allowedMentions: NO_PINGS,
+      ...(this.options.apiUrl ? { rest: { api: this.options.apiUrl } } : {}),
+    });
+    this.client = client;
+    client.on(Events.MessageCreate, (message) => void this.guard('message', () => this.onMessage(message, handler)));
+    client.on(Events.InteractionCreate, (interaction) => void this.guard('interaction', () => this.onInteraction(interaction, handler)));
+    client.on(Events.Error, (error) => this.logger.error({ err: errorMessage(error) }, 'discord client error'));
+    client.on(Events.ShardDisconnect, (event) => this.logger.warn({ code: event.code }, 'discord gateway disconnected'));
+    const ready = once(client, Events.ClientReady);
+    try {
+      await client.login(this.options.token);
+      await ready;
+    } catch (error) {
+      await client.destroy();
+      this.client = undefined;
+      throw new DiscordAdapterError(`Discord login failed (${errorMessage(error)}); check DISCORD_BOT_TOKEN and platforms.discord.api_url.`, {
+        cause: error,
+      });
+    }
+    await this.registerCommands(client);
+    this.logger.info({ user: client.user?.id }, 'discord connected');
+    signal.addEventListener('abort', () => void this.stop(), { once: true });
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.interactions.clear();
+    if (client) await client.destroy();
+  }
+
+  async send(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
+    const target = replyTo as DiscordReplyTarget;
+    const open = this.openInteraction(target);
+    if (open) {
+      const message = open.answered
+        ? await open.interaction.followUp({ content: text, allowedMentions: NO_PINGS })
+        : await open.interaction.editReply({ content: text, allowedMentions: NO_PINGS });
+      open.answered = true;
+      open.messages.add(message.id);
+      return { messageId: message.id };
+    }
+    const message = (await this.rest().post(Routes.channelMessages(target.channelId), {
+      body: { content: text, allowed_mentions: NO_PINGS },
+    })) as APIMessage;
+    return { messageId: message.id };
+  }
+
+  async edit(replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
+    const target = replyTo as DiscordReplyTarget;
+    const open = this.openInteraction(target);
+    if (open?.messages.has(messageId)) {
+      await open.interaction.webhook.editMessage(messageId, { content: text, allowedMentions: NO_PINGS });
+      return;
+    }
+    await this.rest().patch(Routes.channelMessage(target.channelId, messageId), {
+      body: { content: text, allowed_mentions: NO_PINGS },
+    });
+  }
+
+  async typing(replyTo: ReplyTarget): Promise<void> {
+    const target = replyTo as DiscordReplyTarget;
+    // A deferred slash command already shows "<bot> is thinking…".
+    const open = this.openInteraction(target);
+    if (open && !open.answered) return;
+    await this.rest()
+      .post(Routes.channelTyping(target.channelId))
+      .catch((error: unknown) => this.logger.debug({ err: errorMessage(error) }, 'typing failed'));
+  }
+
+  private rest(): Client['rest'] {
+    if (!this.client) throw new DiscordAdapterError('The Discord adapter is not started; call start() before sending.');
+    return this.client.rest;
+  }
+
+  private openInteraction(target: DiscordReplyTarget): OpenInteraction | undefined {
+    if (!target.interactionId) return undefined;
+    const open = this.interactions.get(target.interactionId);
+    if (open && open.expiresAt > Date.now()) return open;
+    this.interactions.delete(target.interactionId);
+    return undefined;
+  }
+
+  private async guard(kind: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      this.logger.error({ err: errorMessage(error), kind }, 'discord event failed');
+    }
+  }
+
+  private async registerCommands(client: Client): Promise<void> {
+    try {
+      await client.application?.commands.set(DISCORD_COMMANDS);
+    } catch (error) {
+      this.logger.warn({ err: errorMessage(error) }, 'registering slash commands failed; mentions and DMs still work');
+    }
+  }
+
+  private async onMessage(message: Message, handler: MessageHandler): Promise<void> {
+    const me = this.client?.user;
+    if (!me || message.author.bot || message.system) return;
+    const text = stripBotMention(message.content, me.id);
+    const user = { id: message.author.id, name: message.author.username };
+    if (!message.guildId || message.channel.type === ChannelType.DM) {
+      const threadKey = discordThreadKey(null, message.channelId);
+      const replyTo: DiscordReplyTarget = { threadKey, channelId: message.channelId };
+      await handler({ platform: 'discord', threadKey, chat: { id: message.channelId, type: 'dm' }, user, text, messageId: message.id, replyTo });
+      return;
+    }
+    const mentioned = message.mentions.users.has(me.id);
+    const channel = message.channel;
+    let threadId: string;
+    if (channel.isThread()) {
+      if (!mentioned && !this.botThreads.has(channel.id) && channel.ownerId !== me.id) return;
+      threadId = channel.id;
+    } else {
+      if (!mentioned) return;
+      threadId = await this.openThread(message, text);
+    }
+    this.botThreads.add(threadId);
+    const threadKey = discordThreadKey(message.guildId, threadId);
+    const replyTo: DiscordReplyTarget = { threadKey, channelId: threadId };
+    const type = threadId === message.channelId && !channel.isThread() ? 'channel' : 'thread';
+    await handler({ platform: 'discord', threadKey, chat: { id: threadId, type }, user, text, messageId: message.id, replyTo });
+  }
+
+  /** Opens a thread from the mentioning message; without the permission the channel itself is the session. */
+  private async openThread(message: Message, text: string): Promise<string> {
+    try {
+      const thread = await message.startThread({ name: threadName(text), autoArchiveDuration: ThreadAutoArchiveDuration.OneDay });
+      return thread.id;
+    } catch (error) {
+      this.logger.warn({ err: errorMessage(error), channel: message.channelId }, 'could not open a thread; answering in the channel');
+      return message.channelId;
+    }
+  }
+
+  private async onInteraction(interaction: Interaction, handler: MessageHandler): Promise<void> {
+    if (!interaction.isChatInputCommand() || !DISCORD_COMMAND_NAMES.has(interaction.commandName)) return;
+    // Discord drops an interaction that is not acknowledged within 3 s; defer before anything else.
+    await interaction.deferReply();
+    const now = Date.now();
+    for (const [id, open] of this.interactions) if (open.expiresAt <= now) this.interactions.delete(id);
+    this.interactions.set(interaction.id, { interaction, answered: false, messages: new Set(), expiresAt: now + INTERACTION_LIFETIME_MS });
+    const text = interaction.commandName === 'ask' ? interaction.options.getString('prompt', true) : `/${interaction.commandName}`;
+    const channelId = interaction.channelId;
+    const threadKey = discordThreadKey(interaction.guildId, channelId);
+    const type = !interaction.guildId ? 'dm' : interaction.channel?.isThread() ? 'thread' : 'channel';
+    const replyTo: DiscordReplyTarget = { threadKey, channelId, interactionId: interaction.id };
+    await handler({
+      platform: 'discord',
+      threadKey,
+      chat: { id: channelId, type },
+      user: { id: interaction.user.id, name: interaction.user.username },
+      text,
+      messageId: interaction.id,
+      replyTo,
+    });
+  }
+}

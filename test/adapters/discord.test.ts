@@ -1,0 +1,134 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GatewayIntentBits } from 'discord.js';
+import { DiscordAdapter, DISCORD_COMMANDS } from '../../adapters/discord/index.js';
+import { FakeDiscord, type FakeDiscordUser } from '../fakes/discord-server.js';
+import { recordingHandler, type RecordingHandler } from '../fakes/slack-recorder.js';
+
+const alice: FakeDiscordUser = { id: '800000000000000001', username: 'alice' };
+const otherBot: FakeDiscordUser = { id: '800000000000000009', username: 'robot', bot: true };
+
+let discord: FakeDiscord;
+let adapter: DiscordAdapter;
+let rec: RecordingHandler;
+let controller: AbortController;
+
+beforeEach(async () => {
+  // A short heartbeat interval so the test sees heartbeats and their ACKs.
+  discord = await new FakeDiscord(300).listen();
+  rec = recordingHandler();
+  controller = new AbortController();
+  adapter = new DiscordAdapter({ token: discord.token, apiUrl: discord.apiUrl });
+  await adapter.start(rec.handler, controller.signal);
+});
+
+afterEach(async () => {
+  controller.abort();
+  await adapter.stop();
+  await discord.close();
+});
+
+describe('Discord adapter against a fake REST API and Gateway', () => {
+  it('finds the Gateway through GET /gateway/bot and identifies with the intents it needs', async () => {
+    expect(discord.callsTo('GET', /^\/gateway\/bot$/)).toHaveLength(1);
+    expect(discord.identifies).toHaveLength(1);
+    const intents = Number(discord.identifies[0].intents);
+    for (const bit of [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages]) {
+      expect(intents & bit).toBe(bit);
+    }
+    expect(discord.identifies[0].token).toBe(discord.token);
+  });
+
+  it('keeps the connection alive with heartbeats, also when the Gateway asks for one', async () => {
+    const before = discord.heartbeats;
+    discord.requestHeartbeat();
+    await new Promise((resolve) => discord.once('heartbeat', resolve));
+    expect(discord.heartbeats).toBeGreaterThan(before);
+  });
+
+  it('registers /ask, /new, /stop, /status and /help at start', async () => {
+    const put = await discord.waitForCall('PUT', new RegExp(`^/applications/${discord.applicationId}/commands$`));
+    expect((put.body as unknown as Array<{ name: string }>).map((c) => c.name)).toEqual(['ask', 'new', 'stop', 'status', 'help']);
+    expect(DISCORD_COMMANDS[0].options?.[0]).toMatchObject({ name: 'prompt', required: true });
+  });
+
+  it('opens a thread from a mentioning message; the thread is the session', async () => {
+    const id = discord.userMessage({ author: alice, content: 'sum 1..10 please', mentionBot: true });
+    const message = await rec.nth(1);
+    const start = await discord.waitForCall('POST', new RegExp(`^/channels/${discord.channelId}/messages/${id}/threads$`));
+    expect(start.body).toMatchObject({ name: 'sum 1..10 please', auto_archive_duration: 1440 });
+    expect(message).toMatchObject({
+      platform: 'discord',
+      threadKey: `discord:${discord.guildId}:${id}`,
+      chat: { id, type: 'thread' },
+      user: { id: alice.id, name: 'alice' },
+      text: 'sum 1..10 please',
+      messageId: id,
+      replyTo: { channelId: id },
+    });
+  });
+
+  it('answers in the thread, edits in place, and never lets the text ping anyone', async () => {
+    discord.userMessage({ author: alice, content: 'hi', mentionBot: true });
+    const message = await rec.nth(1);
+    const { messageId } = await adapter.send(message.replyTo, 'working… @everyone');
+    const post = await discord.waitForCall('POST', new RegExp(`^/channels/${message.chat.id}/messages$`));
+    expect(post.body).toMatchObject({ content: 'working… @everyone', allowed_mentions: { parse: [] } });
+    await adapter.edit(message.replyTo, messageId, 'done');
+    const patch = await discord.waitForCall('PATCH', new RegExp(`^/channels/${message.chat.id}/messages/${messageId}$`));
+    expect(patch.body).toMatchObject({ content: 'done' });
+    await adapter.typing(message.replyTo);
+    await discord.waitForCall('POST', new RegExp(`^/channels/${message.chat.id}/typing$`));
+  });
+
+  it('continues a bot thread without a mention and ignores unmentioned channel messages and bots', async () => {
+    discord.userMessage({ author: alice, content: 'start', mentionBot: true });
+    const first = await rec.nth(1);
+    discord.userMessage({ author: alice, content: 'no mention in the channel' });
+    discord.userMessage({ author: otherBot, content: 'bot chatter', channelId: first.chat.id });
+    discord.userMessage({ author: alice, content: 'follow-up', channelId: first.chat.id });
+    const second = await rec.nth(2);
+    expect(second.threadKey).toBe(first.threadKey);
+    expect(second.text).toBe('follow-up');
+    expect(rec.messages.map((m) => m.text)).toEqual(['start', 'follow-up']);
+    expect(discord.callsTo('POST', /\/threads$/)).toHaveLength(1);
+  });
+
+  it('makes a DM a session of its own and replies in the DM channel', async () => {
+    const dmChannel = '940000000000000001';
+    discord.userMessage({ author: alice, content: 'private question', channelId: dmChannel, dm: true });
+    const message = await rec.nth(1);
+    expect(message).toMatchObject({ threadKey: `discord:dm:${dmChannel}`, chat: { id: dmChannel, type: 'dm' }, text: 'private question' });
+    await adapter.send(message.replyTo, 'private answer');
+    await discord.waitForCall('POST', new RegExp(`^/channels/${dmChannel}/messages$`), (c) => c.body?.content === 'private answer');
+  });
+
+  it('defers a slash command at once, then answers by editing the reply and following up', async () => {
+    await discord.waitForCall('PUT', /\/commands$/);
+    const { id, token } = discord.slashCommand({ user: alice, name: 'ask', prompt: 'what time is it?' });
+    const message = await rec.nth(1);
+    const callback = await discord.waitForCall('POST', new RegExp(`^/interactions/${id}/${token}/callback$`));
+    expect(callback.body).toMatchObject({ type: 5 });
+    expect(message).toMatchObject({
+      threadKey: `discord:${discord.guildId}:${discord.channelId}`,
+      chat: { id: discord.channelId, type: 'channel' },
+      text: 'what time is it?',
+      replyTo: { interactionId: id },
+    });
+    const first = await adapter.send(message.replyTo, 'part 1');
+    await discord.waitForCall('PATCH', new RegExp(`^/webhooks/${discord.applicationId}/${token}/messages/@original$`));
+    const second = await adapter.send(message.replyTo, 'part 2');
+    await discord.waitForCall('POST', new RegExp(`^/webhooks/${discord.applicationId}/${token}$`));
+    expect(second.messageId).not.toBe(first.messageId);
+    await adapter.edit(message.replyTo, second.messageId, 'part 2, edited');
+    await discord.waitForCall('PATCH', new RegExp(`^/webhooks/${discord.applicationId}/${token}/messages/${second.messageId}$`));
+    expect(discord.messages.filter((m) => m.via === 'interaction').map((m) => m.content)).toEqual(['part 1', 'part 2, edited']);
+  });
+
+  it('hands /new, /stop, /status and /help to the gateway as chat commands of the channel', async () => {
+    await discord.waitForCall('PUT', /\/commands$/);
+    for (const name of ['new', 'stop', 'status', 'help']) discord.slashCommand({ user: alice, name });
+    await rec.nth(4);
+    expect(rec.messages.map((m) => m.text).sort()).toEqual(['/help', '/new', '/status', '/stop']);
+    expect(new Set(rec.messages.map((m) => m.threadKey))).toEqual(new Set([`discord:${discord.guildId}:${discord.channelId}`]));
+  });
+});

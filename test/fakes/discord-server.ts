@@ -1,0 +1,422 @@
+import { EventEmitter, once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+/** One REST request the fake received. */
+export interface DiscordCall {
+  method: string;
+  /** The route after `/api/v10`, e.g. `/channels/123/messages`. */
+  path: string;
+  body: Record<string, unknown> | undefined;
+  query: URLSearchParams;
+  authorization: string | undefined;
+}
+
+/** A message as the fake keeps it (what the bot posted through REST or a webhook). */
+export interface FakeDiscordMessage {
+  id: string;
+  channel_id: string;
+  content: string;
+  /** `channel` for channel messages, `interaction` for the deferred answer and follow-ups. */
+  via: 'channel' | 'interaction';
+  interactionToken?: string;
+}
+
+export interface FakeDiscordUser {
+  id: string;
+  username: string;
+  bot?: boolean;
+}
+
+const GUILD_TEXT = 0;
+const DM = 1;
+const PUBLIC_THREAD = 11;
+
+/**
+ * Discord on 127.0.0.1: the REST API under `/api/v10` (gateway/bot, users/@me, applications/@me,
+ * application commands, channel messages, threads, typing, interaction callbacks and webhooks) and
+ * a Gateway WebSocket speaking HELLO, IDENTIFY, READY, heartbeats and dispatches, JSON, no compression.
+ */
+export class FakeDiscord extends EventEmitter {
+  readonly token = 'fake.discord.bot-token';
+  readonly applicationId = '900000000000000001';
+  readonly bot: FakeDiscordUser = { id: '900000000000000002', username: 'hermes', bot: true };
+  readonly guildId = '910000000000000001';
+  readonly channelId = '920000000000000001';
+  readonly calls: DiscordCall[] = [];
+  readonly messages: FakeDiscordMessage[] = [];
+  /** Every IDENTIFY payload (`d`) received. */
+  readonly identifies: Record<string, unknown>[] = [];
+  heartbeats = 0;
+  commands: Record<string, unknown>[] = [];
+  private readonly server: Server;
+  private readonly wss: WebSocketServer;
+  private readonly sessions = new Set<WebSocket>();
+  private readonly threads = new Map<string, Record<string, unknown>>();
+  /** Interaction token → id of its deferred answer (`@original`). */
+  private readonly originals = new Map<string, string>();
+  /** Interaction token → the channel it was used in. */
+  private readonly interactionChannels = new Map<string, string>();
+  private sequence = 0;
+  private nextId = 930_000_000_000_000_000n;
+
+  constructor(private readonly heartbeatIntervalMs = 41_250) {
+    super();
+    this.server = createServer((req, res) => void this.onRequest(req, res));
+    this.wss = new WebSocketServer({ server: this.server, path: '/gateway' });
+    this.wss.on('connection', (socket, req) => this.onGateway(socket, req));
+  }
+
+  async listen(): Promise<this> {
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    return this;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** The REST root to give discord.js (`rest: { api }`); it appends `/v10`. */
+  get apiUrl(): string {
+    return `http://127.0.0.1:${this.port}/api`;
+  }
+
+  /** A fresh snowflake, increasing. */
+  snowflake(): string {
+    this.nextId += 1n;
+    return this.nextId.toString();
+  }
+
+  callsTo(method: string, pathPattern: RegExp): DiscordCall[] {
+    return this.calls.filter((call) => call.method === method && pathPattern.test(call.path));
+  }
+
+  /** Resolves with the first REST call (past or future) matching method and path. */
+  async waitForCall(method: string, pathPattern: RegExp, match: (call: DiscordCall) => boolean = () => true, timeoutMs = 15_000): Promise<DiscordCall> {
+    const test = (call: DiscordCall): boolean => call.method === method && pathPattern.test(call.path) && match(call);
+    const found = this.calls.find(test);
+    if (found) return found;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.off('call', onCall);
+        reject(new Error(`fake Discord: no ${method} ${pathPattern} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const onCall = (call: DiscordCall): void => {
+        if (!test(call)) return;
+        clearTimeout(timer);
+        this.off('call', onCall);
+        resolve(call);
+      };
+      this.on('call', onCall);
+    });
+  }
+
+  /** Sends a dispatch (op 0) to every identified Gateway session. */
+  dispatch(t: string, d: Record<string, unknown>): void {
+    for (const socket of this.sessions) this.sendTo(socket, t, d);
+  }
+
+  /** Number of Gateway sessions that identified and are still open. */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Asks every session to heartbeat now (op 1 from the server). */
+  requestHeartbeat(): void {
+    for (const socket of this.sessions) socket.send(JSON.stringify({ op: 1, d: this.sequence, s: null, t: null }));
+  }
+
+  /** A user's message in the guild channel, a thread, or a DM (`dmChannelId`); returns its id. */
+  userMessage(options: { author: FakeDiscordUser; content: string; channelId?: string; dm?: boolean; mentionBot?: boolean }): string {
+    const id = this.snowflake();
+    const channelId = options.channelId ?? this.channelId;
+    const content = options.mentionBot ? `<@${this.bot.id}> ${options.content}` : options.content;
+    const data: Record<string, unknown> = {
+      id,
+      channel_id: channelId,
+      author: userObject(options.author),
+      content,
+      timestamp: new Date().toISOString(),
+      edited_timestamp: null,
+      tts: false,
+      mention_everyone: false,
+      mentions: options.mentionBot ? [userObject(this.bot)] : [],
+      mention_roles: [],
+      attachments: [],
+      embeds: [],
+      pinned: false,
+      type: 0,
+      nonce: id,
+    };
+    if (options.dm) {
+      data.channel_type = DM;
+    } else {
+      data.guild_id = this.guildId;
+      data.member = memberObject();
+      data.channel_type = this.threads.has(channelId) ? PUBLIC_THREAD : GUILD_TEXT;
+    }
+    this.dispatch('MESSAGE_CREATE', data);
+    return id;
+  }
+
+  /** A slash command invocation; returns the interaction id and token. */
+  slashCommand(options: { user: FakeDiscordUser; name: string; prompt?: string; channelId?: string; dm?: boolean }): { id: string; token: string } {
+    const id = this.snowflake();
+    const token = `interaction-token-${id}`;
+    const channelId = options.channelId ?? this.channelId;
+    this.interactionChannels.set(token, channelId);
+    const command = this.commands.find((c) => c.name === options.name);
+    const data: Record<string, unknown> = {
+      id,
+      application_id: this.applicationId,
+      type: 2,
+      token,
+      version: 1,
+      data: {
+        id: command?.id ?? this.snowflake(),
+        name: options.name,
+        type: 1,
+        ...(options.prompt !== undefined ? { options: [{ name: 'prompt', type: 3, value: options.prompt }] } : {}),
+      },
+      channel_id: channelId,
+      app_permissions: '0',
+      locale: 'en-US',
+      entitlements: [],
+      authorizing_integration_owners: { '0': this.guildId },
+      context: options.dm ? 1 : 0,
+      attachment_size_limit: 8_388_608,
+    };
+    if (options.dm) {
+      data.user = userObject(options.user);
+      data.channel = { id: channelId, type: DM, recipients: [userObject(options.user)] };
+    } else {
+      data.guild_id = this.guildId;
+      data.guild_locale = 'en-US';
+      data.member = { ...memberObject(), user: userObject(options.user), permissions: '0' };
+      data.channel = this.threads.get(channelId) ?? this.channelObject();
+    }
+    this.dispatch('INTERACTION_CREATE', data);
+    return { id, token };
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.wss.clients) socket.terminate();
+    this.wss.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private channelObject(): Record<string, unknown> {
+    return { id: this.channelId, type: GUILD_TEXT, guild_id: this.guildId, name: 'general', position: 0, permission_overwrites: [], nsfw: false, parent_id: null };
+  }
+
+  private sendTo(socket: WebSocket, t: string, d: Record<string, unknown>): void {
+    this.sequence += 1;
+    socket.send(JSON.stringify({ op: 0, t, s: this.sequence, d }));
+  }
+
+  private onGateway(socket: WebSocket, req: IncomingMessage): void {
+    const query = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams;
+    if (query.get('encoding') !== 'json' || query.has('compress')) {
+      socket.close(4002, 'fake Discord speaks encoding=json without compression');
+      return;
+    }
+    socket.on('close', () => this.sessions.delete(socket));
+    socket.on('message', (raw) => {
+      const payload = JSON.parse(String(raw)) as { op: number; d: Record<string, unknown> | null };
+      if (payload.op === 1) {
+        this.heartbeats += 1;
+        socket.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
+        this.emit('heartbeat');
+      } else if (payload.op === 2) {
+        this.onIdentify(socket, payload.d ?? {});
+      } else if (payload.op === 6) {
+        // No resumable sessions here: tell the client to identify afresh.
+        socket.send(JSON.stringify({ op: 9, d: false, s: null, t: null }));
+      }
+    });
+    socket.send(JSON.stringify({ op: 10, d: { heartbeat_interval: this.heartbeatIntervalMs }, s: null, t: null }));
+  }
+
+  private onIdentify(socket: WebSocket, d: Record<string, unknown>): void {
+    this.identifies.push(d);
+    if (d.token !== this.token) {
+      socket.close(4004, 'Authentication failed.');
+      return;
+    }
+    this.sessions.add(socket);
+    this.sendTo(socket, 'READY', {
+      v: 10,
+      user: { ...userObject(this.bot), verified: true, mfa_enabled: false, flags: 0 },
+      guilds: [{ id: this.guildId, unavailable: true }],
+      session_id: `session-${this.sessions.size}`,
+      resume_gateway_url: `ws://127.0.0.1:${this.port}/gateway`,
+      shard: [0, 1],
+      application: { id: this.applicationId, flags: 0 },
+    });
+    this.sendTo(socket, 'GUILD_CREATE', {
+      id: this.guildId,
+      name: 'Fake guild',
+      icon: null,
+      owner_id: '911111111111111111',
+      afk_timeout: 300,
+      verification_level: 0,
+      default_message_notifications: 0,
+      explicit_content_filter: 0,
+      features: [],
+      mfa_level: 0,
+      premium_tier: 0,
+      preferred_locale: 'en-US',
+      nsfw_level: 0,
+      roles: [{ id: this.guildId, name: '@everyone', permissions: '0', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+      emojis: [],
+      stickers: [],
+      joined_at: new Date().toISOString(),
+      large: false,
+      unavailable: false,
+      member_count: 2,
+      members: [],
+      voice_states: [],
+      presences: [],
+      channels: [this.channelObject()],
+      threads: [...this.threads.values()],
+      stage_instances: [],
+      guild_scheduled_events: [],
+      soundboard_sounds: [],
+    });
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, '');
+    const call: DiscordCall = {
+      method: req.method ?? 'GET',
+      path,
+      body: raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined,
+      query: url.searchParams,
+      authorization: req.headers.authorization,
+    };
+    this.calls.push(call);
+    const reply = (status: number, body?: unknown): void => {
+      if (body === undefined) res.writeHead(status).end();
+      else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    const tokenRoute = path.startsWith('/interactions/') || path.startsWith('/webhooks/');
+    if (!url.pathname.startsWith('/api/v10/')) reply(404, { message: '404: Not Found', code: 0 });
+    else if (!tokenRoute && call.authorization !== `Bot ${this.token}`) reply(401, { message: '401: Unauthorized', code: 0 });
+    else {
+      const [status, body] = this.answer(call);
+      reply(status, body);
+    }
+    this.emit('call', call);
+  }
+
+  private answer(call: DiscordCall): [number, unknown?] {
+    const { method, path, body = {} } = call;
+    let m: RegExpExecArray | null;
+    if (method === 'GET' && path === '/gateway/bot') {
+      return [200, { url: `ws://127.0.0.1:${this.port}/gateway`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 } }];
+    }
+    if (method === 'GET' && path === '/users/@me') return [200, userObject(this.bot)];
+    if (method === 'GET' && path === '/applications/@me') return [200, { id: this.applicationId, name: 'hermes', flags: 0, bot_public: true }];
+    if (method === 'PUT' && (m = /^\/applications\/(\d+)\/commands$/.exec(path))) {
+      if (m[1] !== this.applicationId) return [404, { message: 'Unknown Application', code: 10002 }];
+      const defs = Array.isArray(call.body) ? (call.body as Record<string, unknown>[]) : [];
+      this.commands = defs.map((def) => ({ ...def, id: this.snowflake(), application_id: this.applicationId, version: this.snowflake(), type: 1 }));
+      return [200, this.commands];
+    }
+    if (method === 'POST' && (m = /^\/channels\/(\d+)\/messages$/.exec(path))) {
+      return [200, this.store(m[1], String(body.content ?? ''), 'channel')];
+    }
+    if (method === 'PATCH' && (m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path))) {
+      return this.editStored(m[2], String(body.content ?? ''));
+    }
+    if (method === 'POST' && (m = /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/.exec(path))) {
+      // A thread started from a message has that message's id.
+      const thread = {
+        id: m[2],
+        type: PUBLIC_THREAD,
+        guild_id: this.guildId,
+        parent_id: m[1],
+        owner_id: this.bot.id,
+        name: String(body.name ?? ''),
+        last_message_id: null,
+        rate_limit_per_user: 0,
+        message_count: 0,
+        member_count: 1,
+        thread_metadata: { archived: false, auto_archive_duration: body.auto_archive_duration ?? 1440, archive_timestamp: new Date().toISOString(), locked: false },
+        member: { id: m[2], user_id: this.bot.id, join_timestamp: new Date().toISOString(), flags: 0 },
+      };
+      this.threads.set(thread.id, thread);
+      this.dispatch('THREAD_CREATE', { ...thread, newly_created: true });
+      return [201, thread];
+    }
+    if (method === 'POST' && /^\/channels\/(\d+)\/typing$/.test(path)) return [204];
+    if (method === 'POST' && /^\/interactions\/(\d+)\/([\w-]+)\/callback$/.test(path)) return [204];
+    if ((m = /^\/webhooks\/(\d+)\/([\w-]+)\/messages\/(@original|\d+)$/.exec(path)) && method === 'PATCH') {
+      const token = m[2];
+      if (m[3] === '@original') {
+        const original = this.originals.get(token);
+        if (original) return this.editStored(original, String(body.content ?? ''));
+        const created = this.store(this.channelOfInteraction(token), String(body.content ?? ''), 'interaction', token);
+        this.originals.set(token, String(created.id));
+        return [200, created];
+      }
+      return this.editStored(m[3], String(body.content ?? ''));
+    }
+    if (method === 'POST' && (m = /^\/webhooks\/(\d+)\/([\w-]+)$/.exec(path))) {
+      return [200, this.store(this.channelOfInteraction(m[2]), String(body.content ?? ''), 'interaction', m[2])];
+    }
+    return [404, { message: '404: Not Found', code: 0 }];
+  }
+
+  private channelOfInteraction(token: string): string {
+    return this.interactionChannels.get(token) ?? this.channelId;
+  }
+
+  private store(channelId: string, content: string, via: FakeDiscordMessage['via'], interactionToken?: string): Record<string, unknown> {
+    const id = this.snowflake();
+    const message: FakeDiscordMessage = { id, channel_id: channelId, content, via, ...(interactionToken ? { interactionToken } : {}) };
+    this.messages.push(message);
+    return this.messageObject(message);
+  }
+
+  private editStored(id: string, content: string): [number, unknown] {
+    const message = this.messages.find((m) => m.id === id);
+    if (!message) return [404, { message: 'Unknown Message', code: 10008 }];
+    message.content = content;
+    return [200, this.messageObject(message)];
+  }
+
+  private messageObject(message: FakeDiscordMessage): Record<string, unknown> {
+    return {
+      id: message.id,
+      channel_id: message.channel_id,
+      author: userObject(this.bot),
+      content: message.content,
+      timestamp: new Date().toISOString(),
+      edited_timestamp: null,
+      tts: false,
+      mention_everyone: false,
+      mentions: [],
+      mention_roles: [],
+      attachments: [],
+      embeds: [],
+      pinned: false,
+      type: 0,
+    };
+  }
+}
+
+function userObject(user: FakeDiscordUser): Record<string, unknown> {
+  return { id: user.id, username: user.username, discriminator: '0', global_name: user.username, avatar: null, bot: user.bot ?? false };
+}
+
+function memberObject(): Record<string, unknown> {
+  return { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 };
+}
