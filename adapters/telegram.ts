@@ -1,0 +1,257 @@
+import { createServer, type Server } from 'node:http';
+import { Bot, GrammyError, webhookCallback, type Context } from 'grammy';
+import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
+import type { Message } from 'grammy/types';
+import { COMMANDS, GatewayError } from '../src/gateway/index.js';
+import type { InboundMessage, MessageHandler, PlatformAdapter, ReplyTarget } from '../src/gateway/index.js';
+import { errorMessage } from '../src/shared/errors.js';
+import { silentLogger, type Logger } from '../src/shared/logger.js';
+import { markdownToTelegramHtml } from './telegram-html.js';
+
+export interface TelegramWebhookOptions {
+  /** The public URL Telegram posts updates to (`TELEGRAM_WEBHOOK_URL`); its path is served. */
+  url: string;
+  /** Checked against the `X-Telegram-Bot-Api-Secret-Token` header (`TELEGRAM_WEBHOOK_SECRET`). */
+  secret?: string;
+  /** Local port to listen on (`TELEGRAM_WEBHOOK_PORT`, else `PORT`, else 8443); 0 picks one. */
+  port: number;
+  host?: string;
+}
+
+export interface TelegramAdapterOptions {
+  /** The bot token from @BotFather (`TELEGRAM_BOT_TOKEN`). */
+  token: string;
+  /** Another Bot API server (`platforms.telegram.api_root`); empty means Telegram's. */
+  apiRoot?: string;
+  /** Webhook mode instead of long polling. */
+  webhook?: TelegramWebhookOptions;
+  logger?: Logger;
+  /** getUpdates long-polling timeout in seconds (default 30). */
+  pollTimeoutSeconds?: number;
+}
+
+/** Where a Telegram reply goes. */
+export interface TelegramReplyTarget extends ReplyTarget {
+  chatId: number;
+  /** The forum topic, when the chat has topics. */
+  messageThreadId?: number;
+  /** In groups the bot replies to the message that addressed it. */
+  replyToMessageId?: number;
+}
+
+const ALLOWED_UPDATES = ['message'] as const;
+
+/**
+ * Telegram through grammY: long polling with @grammyjs/runner (ordered per chat, chats in
+ * parallel) or a webhook that checks Telegram's secret-token header. A DM is one session per
+ * chat; in groups the bot answers when mentioned or replied to; forum topics are sessions of
+ * their own. Replies go out as HTML, and as plain text when Telegram refuses the markup.
+ */
+export class TelegramAdapter implements PlatformAdapter {
+  readonly name = 'telegram';
+  readonly maxMessageLength = 4096;
+  /** Telegram tolerates about one edit a second per chat. */
+  readonly minEditIntervalMs = 1000;
+  /** "typing…" shows for five seconds. */
+  readonly typingIntervalMs = 4500;
+  readonly bot: Bot;
+  private readonly logger: Logger;
+  private runner: RunnerHandle | undefined;
+  private server: Server | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(private readonly options: TelegramAdapterOptions) {
+    if (!options.token) {
+      throw new GatewayError('TELEGRAM_NO_TOKEN', 'telegram: no bot token; set TELEGRAM_BOT_TOKEN to the token @BotFather gave you');
+    }
+    this.logger = (options.logger ?? silentLogger()).child({ platform: 'telegram' });
+    this.bot = new Bot(options.token, { client: options.apiRoot ? { apiRoot: options.apiRoot.replace(/\/+$/, '') } : {} });
+    this.bot.catch((error) => this.logger.error({ err: error.error, update: error.ctx.update.update_id }, 'telegram update failed'));
+    // The runner is told to be silent; failed API calls are logged here instead.
+    this.bot.api.config.use(async (prev, method, payload, signal) => {
+      try {
+        return await prev(method, payload, signal);
+      } catch (error) {
+        if (!signal?.aborted) this.logger.warn({ method, err: error }, 'telegram API call failed');
+        throw error;
+      }
+    });
+  }
+
+  /** The webhook server's address once listening (tests use port 0). */
+  get webhookPort(): number | undefined {
+    const address = this.server?.address();
+    return typeof address === 'object' && address ? address.port : undefined;
+  }
+
+  async start(handler: MessageHandler, signal: AbortSignal): Promise<void> {
+    try {
+      await this.bot.init();
+    } catch (error) {
+      throw new GatewayError(
+        'TELEGRAM_CONNECT_FAILED',
+        `telegram: getMe failed (${errorMessage(error)}); check TELEGRAM_BOT_TOKEN` +
+          (this.options.apiRoot ? ` and platforms.telegram.api_root (${this.options.apiRoot})` : ''),
+        { cause: error },
+      );
+    }
+    // Updates of one chat are handled in order; different chats run in parallel. The
+    // handler returns as soon as the gateway has taken the message.
+    this.bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));
+    this.bot.on('message:text', async (ctx) => {
+      const message = this.toInbound(ctx.message);
+      if (!message) return;
+      try {
+        await handler(message);
+      } catch (error) {
+        this.logger.error({ err: error, thread: message.threadKey }, 'gateway refused a telegram message');
+      }
+    });
+    await this.bot.api
+      .setMyCommands(COMMANDS.map((command) => ({ command: command.name, description: command.description })))
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'setMyCommands failed; the command menu may be stale'));
+    if (this.options.webhook) await this.startWebhook(this.options.webhook);
+    else await this.startPolling();
+    signal.addEventListener('abort', () => void this.stop(), { once: true });
+    this.logger.info({ bot: this.bot.botInfo.username, mode: this.options.webhook ? 'webhook' : 'polling' }, 'telegram started');
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      const runner = this.runner;
+      this.runner = undefined;
+      if (runner?.isRunning()) await runner.stop();
+      const server = this.server;
+      this.server = undefined;
+      if (server) {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      }
+    })();
+    return this.stopping;
+  }
+
+  async send(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
+    const target = replyTo as TelegramReplyTarget;
+    const other = {
+      ...(target.messageThreadId !== undefined ? { message_thread_id: target.messageThreadId } : {}),
+      ...(target.replyToMessageId !== undefined
+        ? { reply_parameters: { message_id: target.replyToMessageId, allow_sending_without_reply: true } }
+        : {}),
+    };
+    const sent = await this.withPlainFallback(
+      (html) => this.bot.api.sendMessage(target.chatId, html, { ...other, parse_mode: 'HTML' }),
+      () => this.bot.api.sendMessage(target.chatId, text, other),
+      text,
+    );
+    return { messageId: String(sent.message_id) };
+  }
+
+  async edit(replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
+    const target = replyTo as TelegramReplyTarget;
+    const id = Number(messageId);
+    try {
+      await this.withPlainFallback(
+        (html) => this.bot.api.editMessageText(target.chatId, id, html, { parse_mode: 'HTML' }),
+        () => this.bot.api.editMessageText(target.chatId, id, text),
+        text,
+      );
+    } catch (error) {
+      // Nothing changed: not an error for us.
+      if (error instanceof GrammyError && error.description.includes('message is not modified')) return;
+      throw error;
+    }
+  }
+
+  async typing(replyTo: ReplyTarget): Promise<void> {
+    const target = replyTo as TelegramReplyTarget;
+    await this.bot.api.sendChatAction(
+      target.chatId,
+      'typing',
+      target.messageThreadId !== undefined ? { message_thread_id: target.messageThreadId } : {},
+    );
+  }
+
+  /** The inbound message for a Telegram message, or undefined when the bot should not answer. */
+  private toInbound(message: Message): InboundMessage | undefined {
+    if (!message.text || !message.from || message.from.is_bot) return undefined;
+    const me = this.bot.botInfo;
+    const isPrivate = message.chat.type === 'private';
+    let text = message.text;
+    if (!isPrivate) {
+      const mention = new RegExp(`@${me.username}\\b`, 'i');
+      const repliedToMe = message.reply_to_message?.from?.id === me.id;
+      const commandForMe = /^\/\w+@(\w+)/.exec(text)?.[1]?.toLowerCase() === me.username.toLowerCase();
+      if (!mention.test(text) && !repliedToMe && !commandForMe) return undefined;
+      text = text.replace(new RegExp(`^(/\\w+)@${me.username}\\b`, 'i'), '$1').replace(mention, '').replace(/\s{2,}/g, ' ').trim();
+      if (!text) return undefined;
+    }
+    const topic = message.is_topic_message ? message.message_thread_id : undefined;
+    const threadKey = topic !== undefined ? `telegram:${message.chat.id}:${topic}` : `telegram:${message.chat.id}`;
+    const replyTo: TelegramReplyTarget = {
+      threadKey,
+      chatId: message.chat.id,
+      ...(topic !== undefined ? { messageThreadId: topic } : {}),
+      ...(!isPrivate ? { replyToMessageId: message.message_id } : {}),
+    };
+    return {
+      platform: this.name,
+      threadKey,
+      chat: { id: String(message.chat.id), type: isPrivate ? 'dm' : topic !== undefined ? 'thread' : 'group' },
+      user: { id: String(message.from.id), name: message.from.username ?? message.from.first_name },
+      text,
+      messageId: String(message.message_id),
+      replyTo,
+    };
+  }
+
+  /** Sends as HTML; when Telegram cannot parse the markup, sends the original text plain. */
+  private async withPlainFallback<T>(html: (text: string) => Promise<T>, plain: () => Promise<T>, text: string): Promise<T> {
+    try {
+      return await html(markdownToTelegramHtml(text));
+    } catch (error) {
+      if (!(error instanceof GrammyError) || error.error_code !== 400 || !error.description.includes("can't parse entities")) throw error;
+      this.logger.warn({ description: error.description }, 'telegram refused the HTML markup; sending plain text');
+      return plain();
+    }
+  }
+
+  private async startPolling(): Promise<void> {
+    // getUpdates does not work while a webhook is set (a previous webhook deployment).
+    await this.bot.api.deleteWebhook();
+    this.runner = run(this.bot, {
+      runner: {
+        fetch: { timeout: this.options.pollTimeoutSeconds ?? 30, allowed_updates: ALLOWED_UPDATES },
+        silent: true,
+        retryInterval: 'exponential',
+      },
+    });
+  }
+
+  private async startWebhook(options: TelegramWebhookOptions): Promise<void> {
+    const path = new URL(options.url).pathname;
+    const callback = webhookCallback(this.bot, 'http', { secretToken: options.secret, onTimeout: 'return' });
+    const server = createServer((req, res) => {
+      const requestPath = new URL(req.url ?? '/', 'http://localhost').pathname;
+      if (req.method !== 'POST' || requestPath !== path) {
+        res.writeHead(404).end();
+        return;
+      }
+      callback(req, res).catch((error: unknown) => {
+        this.logger.error({ err: error }, 'telegram webhook request failed');
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
+    });
+    this.server = server;
+    await this.bot.api.setWebhook(options.url, {
+      allowed_updates: ALLOWED_UPDATES,
+      ...(options.secret ? { secret_token: options.secret } : {}),
+    });
+  }
+}

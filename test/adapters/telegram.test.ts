@@ -1,0 +1,186 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { TelegramAdapter } from '../../adapters/telegram.js';
+import { Gateway } from '../../src/gateway/index.js';
+import { FakeTelegramApi } from '../fakes/telegram-api.js';
+import { FakeAgent, answerAtOnce, testConfig, untilAborted } from '../gateway/helpers.js';
+
+const ADA = 1001;
+let cleanup: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+async function setup(options: { agent?: FakeAgent; refuseHtml?: boolean; env?: NodeJS.ProcessEnv; webhook?: { port: number; secret?: string } } = {}) {
+  const api = await new FakeTelegramApi({ refuseHtml: options.refuseHtml }).start();
+  const agent = options.agent ?? new FakeAgent();
+  const adapter = new TelegramAdapter({
+    token: api.token,
+    apiRoot: api.apiRoot,
+    pollTimeoutSeconds: 2,
+    webhook: options.webhook
+      ? { url: `http://127.0.0.1:${options.webhook.port}/telegram/hook`, port: options.webhook.port, host: '127.0.0.1', secret: options.webhook.secret }
+      : undefined,
+  });
+  const gateway = new Gateway({ agent, config: testConfig(), env: options.env ?? { TELEGRAM_ALLOWED_USERS: `${ADA},2002` } });
+  gateway.register(adapter);
+  const report = await gateway.start();
+  expect(report.failed).toEqual([]);
+  cleanup.push(async () => {
+    await gateway.stop();
+    await api.close();
+  });
+  return { api, agent, adapter, gateway };
+}
+
+describe('Telegram adapter (fake Bot API, long polling)', () => {
+  it('answers a DM in its chat as HTML after typing, and registers the chat commands at start', async () => {
+    const { api } = await setup();
+    expect(api.callsOf('getMe')).toHaveLength(1);
+    expect((api.commands as Array<{ command: string }>).map((command) => command.command)).toEqual(
+      expect.arrayContaining(['new', 'stop', 'status', 'help']),
+    );
+    api.injectMessage({ chatId: ADA, userId: ADA, text: 'hello **there**' });
+    await api.waitFor(() => api.sentTo(ADA).length === 1, 'the reply');
+    const [reply] = api.sentTo(ADA);
+    expect(reply.text).toBe('answer: hello there');
+    expect(reply.raw).toBe('answer: hello <b>there</b>');
+    expect(reply.parse_mode).toBe('HTML');
+    expect(api.callsOf('sendChatAction')[0].params).toMatchObject({ chat_id: ADA, action: 'typing' });
+    expect(api.callsOf('getUpdates').some((call) => Number(call.params.timeout) === 2)).toBe(true);
+  });
+
+  it('escapes text so that Telegram shows exactly what the model wrote', async () => {
+    const tricky = 'a < b && c > d, <script>x</script> & `if (x<y)`';
+    const agent = new FakeAgent(async () => ({ text: tricky, status: 'completed' }));
+    const { api } = await setup({ agent });
+    api.injectMessage({ chatId: ADA, userId: ADA, text: 'show me' });
+    await api.waitFor(() => api.sentTo(ADA).length === 1);
+    expect(api.sentTo(ADA)[0].parse_mode).toBe('HTML');
+    expect(api.sentTo(ADA)[0].text).toBe('a < b && c > d, <script>x</script> & if (x<y)');
+  });
+
+  it('sends the reply as plain text when Telegram refuses the HTML markup', async () => {
+    const agent = new FakeAgent(async () => ({ text: 'Here is **bold** and `code`', status: 'completed' }));
+    const { api } = await setup({ agent, refuseHtml: true });
+    api.injectMessage({ chatId: ADA, userId: ADA, text: 'hi' });
+    await api.waitFor(() => api.sentTo(ADA).length === 1, 'the plain reply');
+    const refused = api.callsOf('sendMessage').filter((call) => call.params.parse_mode === 'HTML');
+    expect(refused.length).toBeGreaterThan(0);
+    const [reply] = api.sentTo(ADA);
+    expect(reply.parse_mode).toBeUndefined();
+    expect(reply.text).toBe('Here is **bold** and `code`');
+  });
+
+  it('splits a long reply at 4096 characters with (i/n) markers', async () => {
+    const long = Array.from({ length: 900 }, (_, i) => `line number ${i}`).join('\n');
+    const agent = new FakeAgent(async () => ({ text: long, status: 'completed' }));
+    const { api } = await setup({ agent });
+    api.injectMessage({ chatId: ADA, userId: ADA, text: 'long please' });
+    await api.waitFor(() => api.sentTo(ADA).length >= 2 && /\((\d+)\/\1\)$/.test(api.sentTo(ADA).at(-1)!.text), 'all parts');
+    const parts = api.sentTo(ADA);
+    parts.forEach((part, i) => {
+      expect(part.text.length).toBeLessThanOrEqual(4096);
+      expect(part.text.endsWith(`(${i + 1}/${parts.length})`)).toBe(true);
+    });
+    expect(parts.map((part) => part.text.replace(/\n\(\d+\/\d+\)$/, '')).join('\n')).toBe(long);
+  });
+
+  it('in a group answers only when mentioned or replied to, strips the mention and replies to that message', async () => {
+    const { api, agent } = await setup();
+    const group = -100500;
+    api.injectMessage({ chatId: group, userId: ADA, chatType: 'supergroup', text: 'just chatting' });
+    api.injectMessage({ chatId: group, userId: ADA, chatType: 'supergroup', text: `@${api.botUsername} what is 2+2?` });
+    await api.waitFor(() => api.sentTo(group).length === 1, 'the reply to the mention');
+    expect(agent.turns.map((turn) => turn.options.text)).toEqual(['what is 2+2?']);
+    const reply = api.sentTo(group)[0];
+    expect(reply.reply_to_message_id).toBeDefined();
+    api.injectMessage({ chatId: group, userId: ADA, chatType: 'supergroup', text: 'and times 3?', replyToBotMessage: reply.message_id });
+    await api.waitFor(() => api.sentTo(group).length === 2, 'the reply to the reply');
+    expect(agent.turns.map((turn) => turn.options.text)).toEqual(['what is 2+2?', 'and times 3?']);
+    expect(new Set(agent.turns.map((turn) => turn.options.sessionKey))).toEqual(new Set([`telegram:${group}`]));
+  });
+
+  it('treats forum topics as sessions of their own and answers in the topic', async () => {
+    const { api, agent } = await setup();
+    const forum = -100777;
+    api.injectMessage({ chatId: forum, userId: ADA, chatType: 'supergroup', threadId: 11, text: `@${api.botUsername} one` });
+    api.injectMessage({ chatId: forum, userId: ADA, chatType: 'supergroup', threadId: 12, text: `@${api.botUsername} two` });
+    await api.waitFor(() => api.sentTo(forum).length === 2);
+    expect(agent.turns.map((turn) => turn.options.sessionKey).sort()).toEqual([`telegram:${forum}:11`, `telegram:${forum}:12`]);
+    expect(api.sentTo(forum, 11).map((sent) => sent.text)).toEqual(['answer: one']);
+    expect(api.sentTo(forum, 12).map((sent) => sent.text)).toEqual(['answer: two']);
+  });
+
+  it('tells a user who is not allowed their id once and never runs their messages', async () => {
+    const { api, agent } = await setup({ env: {} });
+    api.injectMessage({ chatId: 3003, userId: 3003, text: 'let me in' });
+    api.injectMessage({ chatId: 3003, userId: 3003, text: 'please' });
+    await api.waitFor(() => api.callsOf('getUpdates').some((call) => Number(call.params.offset) > 2), 'both updates taken');
+    await api.waitFor(() => api.sentTo(3003).length === 1);
+    expect(api.sentTo(3003)[0].text).toContain('3003');
+    expect(api.sentTo(3003)[0].text).toContain('TELEGRAM_ALLOWED_USERS');
+    expect(agent.turns).toHaveLength(0);
+  });
+
+  it('a long turn in one chat does not hold up another chat; /stop and /new work', async () => {
+    const agent = new FakeAgent(async (options, record) => (options.text === 'long job' ? untilAborted(options, record) : answerAtOnce(options, record)));
+    const { api } = await setup({ agent });
+    api.injectMessage({ chatId: ADA, userId: ADA, text: 'long job' });
+    await api.waitFor(() => agent.turns.length === 1);
+    api.injectMessage({ chatId: 2002, userId: 2002, text: 'quick one' });
+    await api.waitFor(() => api.sentTo(2002).length === 1, 'the other chat');
+    expect(agent.turns[0].finished).toBe(false);
+    api.injectMessage({ chatId: ADA, userId: ADA, text: '/stop' });
+    await api.waitFor(() => api.sentTo(ADA).some((sent) => sent.text === 'Stopped.'));
+    expect(agent.turns[0].abortReason).toBe('stopped by the user');
+    api.injectMessage({ chatId: ADA, userId: ADA, text: '/new' });
+    await api.waitFor(() => api.sentTo(ADA).some((sent) => sent.text.startsWith('Started a new session')));
+    expect(agent.newSessions).toEqual([`telegram:${ADA}`]);
+  });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function post(port: number, path: string, body: unknown, secret?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const text = JSON.stringify(body);
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', ...(secret ? { 'x-telegram-bot-api-secret-token': secret } : {}) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
+describe('Telegram adapter (webhook mode)', () => {
+  it('sets the webhook with its secret, refuses requests without the secret-token header, and answers those with it', async () => {
+    const port = await freePort();
+    const { api, agent } = await setup({ webhook: { port, secret: 's3cret-token' } });
+    expect(api.webhook).toEqual({ url: `http://127.0.0.1:${port}/telegram/hook`, secret_token: 's3cret-token' });
+    expect(api.callsOf('getUpdates')).toHaveLength(0);
+    const update = (id: number, text: string) => ({
+      update_id: id,
+      message: { message_id: id, date: 1, chat: { id: ADA, type: 'private', first_name: 'Ada' }, from: { id: ADA, is_bot: false, first_name: 'Ada' }, text },
+    });
+    expect(await post(port, '/telegram/hook', update(1, 'forged'), 'wrong')).toBe(401);
+    expect(await post(port, '/telegram/hook', update(2, 'forged too'))).toBe(401);
+    expect(await post(port, '/elsewhere', update(3, 'lost'), 's3cret-token')).toBe(404);
+    expect(await post(port, '/telegram/hook', update(4, 'real'), 's3cret-token')).toBe(200);
+    await api.waitFor(() => api.sentTo(ADA).length === 1);
+    expect(agent.turns.map((turn) => turn.options.text)).toEqual(['real']);
+  });
+});

@@ -1,0 +1,513 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/*
+ * A fake Telegram Bot API on 127.0.0.1 that speaks the real wire protocol: `/bot<token>/<method>`
+ * with JSON, urlencoded or multipart bodies (or query parameters), answering
+ * `{ ok: true, result }` or `{ ok: false, error_code, description }` with the real texts.
+ * getUpdates long-polls with `offset`, `limit` and `timeout`. Tests inject updates and read
+ * what the bot sent.
+ */
+
+export interface FakeTelegramOptions {
+  token?: string;
+  botId?: number;
+  botUsername?: string;
+  /** Refuse every HTML-formatted text with Telegram's "can't parse entities" error. */
+  refuseHtml?: boolean;
+}
+
+/** One call the bot made. */
+export interface TelegramCall {
+  method: string;
+  params: Record<string, unknown>;
+  at: number;
+}
+
+/** A message the bot sent, as the fake stores it (edits update `text`). */
+export interface SentTelegramMessage {
+  message_id: number;
+  chat_id: string;
+  message_thread_id?: number;
+  /** What the user sees (markup parsed away). */
+  text: string;
+  /** What the bot sent, before parsing. */
+  raw: string;
+  parse_mode?: string;
+  reply_to_message_id?: number;
+  edits: number;
+  at: number;
+}
+
+export interface InjectMessageOptions {
+  chatId: number;
+  text: string;
+  userId?: number;
+  firstName?: string;
+  chatType?: 'private' | 'group' | 'supergroup';
+  /** A forum topic id (sets `is_topic_message`). */
+  threadId?: number;
+  /** Makes the message a reply to this message id of the bot. */
+  replyToBotMessage?: number;
+  isForum?: boolean;
+}
+
+type Update = Record<string, unknown> & { update_id: number };
+
+interface Poller {
+  offset: number;
+  limit: number;
+  respond: (updates: Update[]) => void;
+  conflict: () => void;
+  timer: NodeJS.Timeout;
+}
+
+class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly description: string,
+  ) {
+    super(description);
+  }
+}
+
+const MAX_TEXT = 4096;
+
+export class FakeTelegramApi {
+  readonly token: string;
+  readonly botId: number;
+  readonly botUsername: string;
+  refuseHtml: boolean;
+  readonly calls: TelegramCall[] = [];
+  readonly sent: SentTelegramMessage[] = [];
+  readonly updates: Update[] = [];
+  commands: unknown[] = [];
+  webhook: { url: string; secret_token?: string } | undefined;
+  private nextUpdateId = 1;
+  private nextMessageId = 1000;
+  private nextUserMessageId = 1;
+  private poller: Poller | undefined;
+  private server: Server | undefined;
+  private listeners = new Set<() => void>();
+
+  constructor(options: FakeTelegramOptions = {}) {
+    this.token = options.token ?? '123456:TEST-token';
+    this.botId = options.botId ?? 123456;
+    this.botUsername = options.botUsername ?? 'hermes_test_bot';
+    this.refuseHtml = options.refuseHtml ?? false;
+  }
+
+  /** The `apiRoot` to give grammy, e.g. `http://127.0.0.1:40123`. */
+  get apiRoot(): string {
+    const address = this.server?.address() as AddressInfo | null;
+    if (!address) throw new Error('FakeTelegramApi: not started');
+    return `http://127.0.0.1:${address.port}`;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return this;
+  }
+
+  async close(): Promise<void> {
+    if (this.poller) this.finishPoll([]);
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  /** Queues a raw update; a waiting getUpdates returns it at once. */
+  injectUpdate(update: Omit<Update, 'update_id'>): Update {
+    const full = { update_id: this.nextUpdateId++, ...update } as Update;
+    this.updates.push(full);
+    if (this.poller) {
+      const ready = this.pendingFrom(this.poller.offset, this.poller.limit);
+      if (ready.length > 0) this.finishPoll(ready);
+    }
+    return full;
+  }
+
+  /** Queues a user's text message (DM by default) and returns its update. */
+  injectMessage(options: InjectMessageOptions): Update {
+    const type = options.chatType ?? 'private';
+    const userId = options.userId ?? 1001;
+    const chat: Record<string, unknown> =
+      type === 'private'
+        ? { id: options.chatId, type, first_name: options.firstName ?? 'Ada' }
+        : { id: options.chatId, type, title: 'Team', ...(options.isForum || options.threadId ? { is_forum: true } : {}) };
+    const message: Record<string, unknown> = {
+      message_id: this.nextUserMessageId++,
+      date: Math.floor(Date.now() / 1000),
+      chat,
+      from: { id: userId, is_bot: false, first_name: options.firstName ?? 'Ada' },
+      text: options.text,
+    };
+    const entities = [...options.text.matchAll(/@\w+|^\/\w+(@\w+)?/g)].map((match) => ({
+      type: match[0].startsWith('/') ? 'bot_command' : 'mention',
+      offset: match.index,
+      length: match[0].length,
+    }));
+    if (entities.length > 0) message.entities = entities;
+    if (options.threadId !== undefined) {
+      message.message_thread_id = options.threadId;
+      message.is_topic_message = true;
+    }
+    if (options.replyToBotMessage !== undefined) {
+      const original = this.sent.find((sent) => sent.message_id === options.replyToBotMessage);
+      message.reply_to_message = {
+        message_id: options.replyToBotMessage,
+        date: Math.floor(Date.now() / 1000),
+        chat,
+        from: this.me(),
+        text: original?.text ?? '',
+      };
+    }
+    return this.injectUpdate({ message });
+  }
+
+  /** Messages the bot sent to one chat (and topic), oldest first. */
+  sentTo(chatId: number | string, threadId?: number): SentTelegramMessage[] {
+    return this.sent.filter(
+      (sent) => sent.chat_id === String(chatId) && (threadId === undefined || sent.message_thread_id === threadId),
+    );
+  }
+
+  /** Calls of one method. */
+  callsOf(method: string): TelegramCall[] {
+    return this.calls.filter((call) => call.method === method);
+  }
+
+  /** Resolves when `check()` holds, re-checking after every call the bot makes. */
+  waitFor(check: () => boolean, what = 'a condition'): Promise<void> {
+    if (check()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.listeners.delete(listener);
+        reject(new Error(`FakeTelegramApi: gave up waiting for ${what}`));
+      }, 25_000);
+      const listener = () => {
+        if (!check()) return;
+        clearTimeout(timer);
+        this.listeners.delete(listener);
+        resolve();
+      };
+      this.listeners.add(listener);
+    });
+  }
+
+  me(): Record<string, unknown> {
+    return {
+      id: this.botId,
+      is_bot: true,
+      first_name: 'Hermes',
+      username: this.botUsername,
+      can_join_groups: true,
+      can_read_all_group_messages: false,
+      supports_inline_queries: false,
+    };
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
+    try {
+      if (!match) throw new ApiError(404, 'Not Found');
+      if (match[1] !== this.token) throw new ApiError(401, 'Unauthorized');
+      const params = await readParams(req, url);
+      const method = match[2];
+      this.calls.push({ method, params, at: Date.now() });
+      if (method === 'getUpdates') return this.getUpdates(params, req, res);
+      send(res, 200, { ok: true, result: this.call(method, params) });
+    } catch (error) {
+      const apiError = error instanceof ApiError ? error : new ApiError(400, `Bad Request: ${(error as Error).message}`);
+      send(res, apiError.code, { ok: false, error_code: apiError.code, description: apiError.description });
+    } finally {
+      for (const listener of [...this.listeners]) listener();
+    }
+  }
+
+  private call(method: string, params: Record<string, unknown>): unknown {
+    switch (method) {
+      case 'getMe':
+        return this.me();
+      case 'sendMessage':
+        return this.sendMessage(params);
+      case 'editMessageText':
+        return this.editMessageText(params);
+      case 'sendChatAction':
+        requireChat(params);
+        if (typeof params.action !== 'string') throw new ApiError(400, 'Bad Request: action is empty');
+        return true;
+      case 'setMyCommands':
+        this.commands = asArray(params.commands);
+        return true;
+      case 'getMyCommands':
+        return this.commands;
+      case 'deleteMyCommands':
+        this.commands = [];
+        return true;
+      case 'setWebhook':
+        if (typeof params.url !== 'string') throw new ApiError(400, 'Bad Request: bad webhook: Failed to resolve host');
+        this.webhook = { url: params.url, secret_token: params.secret_token as string | undefined };
+        return true;
+      case 'deleteWebhook':
+        this.webhook = undefined;
+        return true;
+      case 'getWebhookInfo':
+        return { url: this.webhook?.url ?? '', has_custom_certificate: false, pending_update_count: 0 };
+      case 'close':
+      case 'logOut':
+        return true;
+      default:
+        throw new ApiError(404, 'Not Found');
+    }
+  }
+
+  private visibleText(params: Record<string, unknown>): string {
+    const raw = params.text;
+    if (typeof raw !== 'string' || raw.length === 0) throw new ApiError(400, 'Bad Request: message text is empty');
+    let text = raw;
+    if (params.parse_mode === 'HTML') {
+      if (this.refuseHtml) {
+        const tag = /<\/?([a-zA-Z-]*)/.exec(raw);
+        throw new ApiError(
+          400,
+          tag
+            ? `Bad Request: can't parse entities: Unsupported start tag "${tag[1]}" at byte offset ${Buffer.byteLength(raw.slice(0, tag.index))}`
+            : "Bad Request: can't parse entities: Can't find end of the entity starting at byte offset 0",
+        );
+      }
+      const parsed = parseTelegramHtml(raw);
+      if (!parsed.ok) throw new ApiError(400, parsed.description);
+      text = parsed.text;
+    } else if (params.parse_mode !== undefined) {
+      throw new ApiError(400, `Bad Request: unsupported parse_mode "${String(params.parse_mode)}" in this fake`);
+    }
+    if (text.trim().length === 0) throw new ApiError(400, 'Bad Request: message text is empty');
+    if (text.length > MAX_TEXT) throw new ApiError(400, 'Bad Request: message is too long');
+    return text;
+  }
+
+  private sendMessage(params: Record<string, unknown>): unknown {
+    const chatId = requireChat(params);
+    const text = this.visibleText(params);
+    const replyParameters = params.reply_parameters as { message_id?: number } | undefined;
+    const message: SentTelegramMessage = {
+      message_id: this.nextMessageId++,
+      chat_id: chatId,
+      message_thread_id: params.message_thread_id === undefined ? undefined : Number(params.message_thread_id),
+      text,
+      raw: String(params.text),
+      parse_mode: params.parse_mode as string | undefined,
+      reply_to_message_id: replyParameters?.message_id ?? (params.reply_to_message_id as number | undefined),
+      edits: 0,
+      at: Date.now(),
+    };
+    this.sent.push(message);
+    return this.messageObject(message);
+  }
+
+  private editMessageText(params: Record<string, unknown>): unknown {
+    const chatId = requireChat(params);
+    const message = this.sent.find((sent) => sent.chat_id === chatId && sent.message_id === Number(params.message_id));
+    if (!message) throw new ApiError(400, 'Bad Request: message to edit not found');
+    const text = this.visibleText(params);
+    if (text === message.text) {
+      throw new ApiError(
+        400,
+        'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+      );
+    }
+    message.text = text;
+    message.raw = String(params.text);
+    message.parse_mode = params.parse_mode as string | undefined;
+    message.edits++;
+    return { ...this.messageObject(message), edit_date: Math.floor(Date.now() / 1000) };
+  }
+
+  private messageObject(message: SentTelegramMessage): Record<string, unknown> {
+    const id = Number(message.chat_id);
+    return {
+      message_id: message.message_id,
+      date: Math.floor(message.at / 1000),
+      chat: id > 0 ? { id, type: 'private', first_name: 'Ada' } : { id, type: 'supergroup', title: 'Team' },
+      from: this.me(),
+      text: message.text,
+      ...(message.message_thread_id !== undefined ? { message_thread_id: message.message_thread_id, is_topic_message: true } : {}),
+    };
+  }
+
+  private pendingFrom(offset: number, limit: number): Update[] {
+    return this.updates.filter((update) => update.update_id >= offset).slice(0, limit);
+  }
+
+  private getUpdates(params: Record<string, unknown>, req: IncomingMessage, res: ServerResponse): void {
+    if (this.webhook) {
+      throw new ApiError(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
+    }
+    const offset = Number(params.offset ?? 0);
+    const limit = Math.max(1, Math.min(100, Number(params.limit ?? 100)));
+    const timeout = Math.max(0, Number(params.timeout ?? 0));
+    // Confirming an offset forgets the updates before it, as Telegram does.
+    if (offset > 0) {
+      const keep = this.updates.filter((update) => update.update_id >= offset);
+      this.updates.splice(0, this.updates.length, ...keep);
+    }
+    // A second poller ends the first, as the real API does.
+    this.poller?.conflict();
+    const ready = this.pendingFrom(offset, limit);
+    if (ready.length > 0 || timeout === 0) {
+      send(res, 200, { ok: true, result: ready });
+      return;
+    }
+    const poller: Poller = {
+      offset,
+      limit,
+      respond: (updates) => send(res, 200, { ok: true, result: updates }),
+      conflict: () => {
+        this.dropPoller(poller);
+        send(res, 409, {
+          ok: false,
+          error_code: 409,
+          description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+        });
+      },
+      timer: setTimeout(() => this.finishPoll([]), timeout * 1000),
+    };
+    this.poller = poller;
+    req.on('close', () => this.dropPoller(poller));
+    res.on('close', () => this.dropPoller(poller));
+  }
+
+  private dropPoller(poller: Poller): void {
+    clearTimeout(poller.timer);
+    if (this.poller === poller) this.poller = undefined;
+  }
+
+  private finishPoll(updates: Update[]): void {
+    const poller = this.poller;
+    if (!poller) return;
+    this.dropPoller(poller);
+    poller.respond(updates);
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function requireChat(params: Record<string, unknown>): string {
+  if (params.chat_id === undefined || params.chat_id === '') throw new ApiError(400, 'Bad Request: chat_id is empty');
+  return String(params.chat_id);
+}
+
+function asArray(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (typeof value === 'string') return JSON.parse(value) as unknown[];
+  return [];
+}
+
+/** Query parameters plus a JSON, urlencoded or multipart body, as the Bot API accepts. */
+async function readParams(req: IncomingMessage, url: URL): Promise<Record<string, unknown>> {
+  const params: Record<string, unknown> = Object.fromEntries(url.searchParams);
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks);
+  if (body.length === 0) return params;
+  const type = req.headers['content-type'] ?? '';
+  if (type.includes('application/json')) {
+    try {
+      return { ...params, ...(JSON.parse(body.toString('utf8')) as Record<string, unknown>) };
+    } catch {
+      throw new ApiError(400, "Bad Request: can't parse JSON");
+    }
+  }
+  if (type.includes('application/x-www-form-urlencoded') || type.includes('multipart/form-data')) {
+    const form = await new Request('http://fake/', { method: 'POST', headers: { 'content-type': type }, body }).formData();
+    form.forEach((value, key) => {
+      params[key] = typeof value === 'string' ? parseFormValue(value) : value;
+    });
+    return params;
+  }
+  return params;
+}
+
+/** Form fields carry JSON for objects and arrays (`reply_markup`, `commands`). */
+function parseFormValue(value: string): unknown {
+  if (/^[[{]/.test(value)) {
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  }
+  return value;
+}
+
+/* Telegram's HTML parse mode as the Bot API checks it: supported tags, the four named entities
+ * plus numeric ones, and the error texts the real server sends. */
+
+const TAGS = new Set(['b', 'strong', 'i', 'em', 'u', 'ins', 's', 'strike', 'del', 'span', 'tg-spoiler', 'a', 'code', 'pre', 'blockquote', 'tg-emoji']);
+const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"' };
+
+export type HtmlResult = { ok: true; text: string } | { ok: false; description: string };
+
+const byteOffset = (text: string, index: number) => Buffer.byteLength(text.slice(0, index));
+
+/** Parses `html` the way Telegram does; returns the visible text or the real error text. */
+export function parseTelegramHtml(html: string): HtmlResult {
+  const open: string[] = [];
+  let text = '';
+  let i = 0;
+  const fail = (reason: string): HtmlResult => ({ ok: false, description: `Bad Request: can't parse entities: ${reason}` });
+  while (i < html.length) {
+    const ch = html[i];
+    if (ch === '&') {
+      const match = /^&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/.exec(html.slice(i, i + 12));
+      if (match) {
+        const name = match[1];
+        if (name.startsWith('#x')) text += String.fromCodePoint(parseInt(name.slice(2), 16));
+        else if (name.startsWith('#')) text += String.fromCodePoint(Number(name.slice(1)));
+        else if (NAMED[name] !== undefined) text += NAMED[name];
+        else text += match[0]; // unknown named entities stay as they are
+        i += match[0].length;
+        continue;
+      }
+      text += ch;
+      i++;
+      continue;
+    }
+    if (ch === '<') {
+      const end = html.indexOf('>', i);
+      if (end < 0) return fail(`Unclosed start tag at byte offset ${byteOffset(html, i)}`);
+      const inner = html.slice(i + 1, end);
+      if (inner.startsWith('/')) {
+        const name = inner.slice(1).trim().toLowerCase();
+        const expected = open.pop();
+        if (expected === undefined) return fail(`Unexpected end tag at byte offset ${byteOffset(html, i)}`);
+        if (expected !== name) {
+          return fail(`Unmatched end tag at byte offset ${byteOffset(html, i)}, expected "</${expected}>", found "</${name}>"`);
+        }
+      } else {
+        const name = /^[a-zA-Z-]*/.exec(inner)![0].toLowerCase();
+        if (!TAGS.has(name)) return fail(`Unsupported start tag "${name}" at byte offset ${byteOffset(html, i)}`);
+        open.push(name);
+      }
+      i = end + 1;
+      continue;
+    }
+    text += ch;
+    i++;
+  }
+  if (open.length > 0) return fail(`Can't find end tag corresponding to start tag "${open[open.length - 1]}"`);
+  return { ok: true, text };
+}
