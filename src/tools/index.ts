@@ -2,3 +2,12 @@ export type { Tool, ToolContext, ToolError, JsonSchema } from './types.js';
 export { isToolError } from './types.js';
 export { defineTool } from './define-tool.js';
 export { ToolRegistry } from './registry.js';
+export {
+  scriptTools,
+  SCRIPT_TOOL_NAMES,
+  SCRIPT_TOOL_SIGNATURES,
+  checkCommand,
+  type ScriptToolName,
+  type ScriptToolSignature,
+  type CommandVerdict,
+} from './builtin/index.js';

@@ -1,0 +1,159 @@
+import { createInterface } from 'node:readline';
+import { posix } from 'node:path';
+import { execa } from 'execa';
+import type { Environment } from '../../../environments/types.js';
+import { shellQuote } from '../shell-quote.js';
+import { capLine } from '../text.js';
+import { compileNamePattern } from './pattern.js';
+import { MAX_RESULT_LINE_CHARS, MAX_SEARCH_FILE_BYTES, SKIPPED_NAMES, type Hit, type SearchRequest, type SearchSink } from './types.js';
+
+/** Seconds a ripgrep run may take before it is stopped. */
+const RG_TIMEOUT_SECONDS = 120;
+
+const available = new WeakMap<Environment, Promise<boolean>>();
+
+/** Whether `rg` is on the environment's PATH; asked once per environment. */
+export function ripgrepAvailable(env: Environment, signal?: AbortSignal): Promise<boolean> {
+  let known = available.get(env);
+  if (!known) {
+    known = env
+      .execute('command -v rg >/dev/null 2>&1 && echo HAVE_RG', { timeout: 10, signal })
+      .then((result) => result.output.includes('HAVE_RG'))
+      .catch(() => false);
+    available.set(env, known);
+  }
+  return known;
+}
+
+/** The ripgrep arguments for a request: hidden files in, ignore files off, `.git` and `node_modules` out. */
+export function ripgrepArgs(request: SearchRequest): string[] {
+  const args = ['--no-config', '--hidden', '--no-ignore', '--no-messages', '--sort', 'path'];
+  // Later globs win in ripgrep: the user's first, the fixed exclusions last.
+  if (request.fileGlob) args.push('--glob', request.fileGlob);
+  for (const name of SKIPPED_NAMES) args.push('--glob', `!${name}`);
+  if (request.target === 'files') return [...args, '--files', '--', request.root];
+  args.push('--json', '--no-mmap', '--encoding', 'none', `--max-filesize=${MAX_SEARCH_FILE_BYTES}`);
+  if (request.context > 0) args.push('--context', String(request.context));
+  return [...args, '--regexp', request.pattern, '--', request.root];
+}
+
+interface RgText {
+  text?: string;
+  bytes?: string;
+}
+interface RgMessage {
+  type: string;
+  data: {
+    path?: RgText;
+    lines?: RgText;
+    line_number?: number;
+    binary_offset?: number | null;
+  };
+}
+
+const decode = (value: RgText | undefined): string =>
+  value?.text ?? (value?.bytes ? Buffer.from(value.bytes, 'base64').toString('utf8') : '');
+
+/** Feeds ripgrep's output lines to the sink, file by file; binary files are dropped. */
+class RgParser {
+  private lines = new Map<number, string>();
+  private matchLines: number[] = [];
+  private readonly nameRegex: RegExp | undefined;
+
+  constructor(
+    private readonly request: SearchRequest,
+    private readonly sink: SearchSink,
+  ) {
+    if (request.target === 'files') this.nameRegex = compileNamePattern(request.pattern);
+  }
+
+  line(raw: string): void {
+    if (raw === '') return;
+    if (this.request.target === 'files') {
+      const shown = posix.normalize(raw);
+      if (this.nameRegex!.test(posix.basename(shown))) this.sink.file(shown);
+      return;
+    }
+    if (!raw.startsWith('{')) return;
+    const message = JSON.parse(raw) as RgMessage;
+    const { data } = message;
+    if (message.type === 'begin') {
+      this.lines = new Map();
+      this.matchLines = [];
+    } else if (message.type === 'match' || message.type === 'context') {
+      const text = decode(data.lines).replace(/\r?\n$/, '');
+      this.lines.set(data.line_number!, text);
+      if (message.type === 'match') this.matchLines.push(data.line_number!);
+    } else if (message.type === 'end') {
+      if (data.binary_offset === null || data.binary_offset === undefined) {
+        this.sink.matches(posix.normalize(decode(data.path)), this.hits());
+      }
+    }
+  }
+
+  private hits(): Hit[] {
+    const n = this.request.context;
+    const show = (line: number) => ({ line, content: capLine(this.lines.get(line) ?? '', MAX_RESULT_LINE_CHARS) });
+    return this.matchLines.map((line) => {
+      const hit: Hit = show(line);
+      if (n > 0) {
+        hit.before = [];
+        hit.after = [];
+        for (let j = Math.max(1, line - n); j < line; j++) if (this.lines.has(j)) hit.before.push(show(j));
+        for (let j = line + 1; j <= line + n; j++) if (this.lines.has(j)) hit.after.push(show(j));
+      }
+      return hit;
+    });
+  }
+}
+
+/** What went wrong in a ripgrep run, or undefined when it ran (exit 0 or 1). */
+export type RgFailure = { error: string } | undefined;
+
+/**
+ * Runs ripgrep. On a host environment it is spawned directly and its output streamed (no
+ * output cap); elsewhere it runs through `execute`, whose output cap then bounds the answer.
+ */
+export async function searchRipgrep(
+  request: SearchRequest,
+  env: Environment,
+  childEnv: Record<string, string>,
+  sink: SearchSink,
+  signal?: AbortSignal,
+): Promise<RgFailure> {
+  const parser = new RgParser(request, sink);
+  const args = ripgrepArgs(request);
+  if (env.hostCommand) {
+    const host = env.hostCommand(['rg', ...args], { cwd: env.cwd, env: childEnv });
+    const child = execa(host.file, host.args, {
+      cwd: host.cwd,
+      env: host.env,
+      extendEnv: false,
+      buffer: { stdout: false, stderr: true },
+      maxBuffer: { stderr: 64 * 1024 },
+      reject: false,
+      stdin: 'ignore',
+      timeout: RG_TIMEOUT_SECONDS * 1000,
+      ...(signal ? { cancelSignal: signal } : {}),
+    });
+    const reader = createInterface({ input: child.stdout, crlfDelay: Infinity });
+    for await (const line of reader) parser.line(line);
+    const result = await child;
+    if (result.isCanceled) return { error: 'search_files: interrupted' };
+    if (result.timedOut) return { error: `search_files: ripgrep took longer than ${RG_TIMEOUT_SECONDS}s; narrow path or file_glob` };
+    if (result.exitCode !== 0 && result.exitCode !== 1) {
+      return { error: `search_files: ripgrep failed: ${String(result.stderr).trim().slice(0, 500) || `exit code ${result.exitCode}`}` };
+    }
+    return undefined;
+  }
+  const command = ['rg', ...args].map(shellQuote).join(' ');
+  const result = await env.execute(command, { timeout: RG_TIMEOUT_SECONDS, signal });
+  if (result.truncated) {
+    return { error: 'search_files: the results are larger than the environment can return at once; narrow path, file_glob or the pattern' };
+  }
+  if (result.exit_code !== 0 && result.exit_code !== 1) {
+    return { error: `search_files: ripgrep failed: ${result.output.trim().slice(0, 500)}` };
+  }
+  for (const line of result.output.split('\n')) parser.line(line);
+  return undefined;
+}

@@ -1,0 +1,58 @@
+/** The seven tools a script may call, in the order of the issue's table. */
+export const SCRIPT_TOOL_NAMES = [
+  'read_file',
+  'write_file',
+  'search_files',
+  'patch',
+  'terminal',
+  'web_search',
+  'web_extract',
+] as const;
+
+export type ScriptToolName = (typeof SCRIPT_TOOL_NAMES)[number];
+
+/** A tool's Python signature in the generated `hermes_tools.py`: `def name(<params>):` plus a docstring. */
+export interface ScriptToolSignature {
+  /** The parameter list, defaults in Python syntax: `path, offset=1, limit=2000`. */
+  params: string;
+  /** One-paragraph docstring: what it does and what the dict it returns holds. */
+  doc: string;
+}
+
+/**
+ * The one source of truth for the stub's functions. The argument names and defaults match
+ * the tools' zod schemas (a test checks them). Keyed by string so callers can index with any
+ * allowed name; every SCRIPT_TOOL_NAMES entry is present.
+ */
+export const SCRIPT_TOOL_SIGNATURES: Readonly<Record<string, ScriptToolSignature>> = {
+  read_file: {
+    params: 'path, offset=1, limit=2000',
+    doc: 'Read lines offset..offset+limit-1 (1-based) of a text file. Returns {"content", "total_lines", "truncated"}.',
+  },
+  write_file: {
+    params: 'path, content',
+    doc: 'Replace a file\'s content, creating parent folders. Returns {"path", "bytes_written"}.',
+  },
+  search_files: {
+    params: 'pattern, target="content", path=".", file_glob=None, limit=50, offset=0, output_mode="content", context=0',
+    doc:
+      'Regex search in file contents (target="content") or file names (target="files"). Returns {"matches": [{"path", "line", "content"}]} ' +
+      '(or "files", or "counts" for output_mode="count"), "total_count" and "truncated".',
+  },
+  patch: {
+    params: 'path, old_string, new_string, replace_all=False',
+    doc: 'Replace old_string (unique unless replace_all) with new_string in a file. Returns {"success", "replacements", "diff"}.',
+  },
+  terminal: {
+    params: 'command, timeout=None, workdir=None',
+    doc: 'Run a shell command in the foreground. Returns {"output", "exit_code"}.',
+  },
+  web_search: {
+    params: 'query, limit=5',
+    doc: 'Search the web. Returns {"success": True, "data": {"web": [{"title", "url", "description"}]}}.',
+  },
+  web_extract: {
+    params: 'urls, char_limit=None',
+    doc: 'Fetch pages (a list of URLs) as markdown. Returns {"results": [{"url", "title", "content"}]}; a failed URL has "error".',
+  },
+};

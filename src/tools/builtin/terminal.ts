@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { defineTool } from '../define-tool.js';
+import type { Tool } from '../types.js';
+import { checkCommand } from './command-guard.js';
+import { shellQuote } from './shell-quote.js';
+import { capHeadTail } from './text.js';
+
+/*
+ * Not strict on purpose: scripts written for the reference pass `background`, `pty` and
+ * the like; they are dropped silently and the command runs in the foreground.
+ */
+const args = z.object({
+  command: z.string().min(1).describe('Shell command (bash) to run in the foreground'),
+  timeout: z.number().positive().nullable().default(null).describe('Seconds before the command is killed; default terminal.timeout'),
+  workdir: z.string().min(1).nullable().default(null).describe('Folder to run in; default the working folder'),
+});
+
+/** `terminal(command, timeout=None, workdir=None)`: one foreground command in its own process group. */
+export function terminalTool(): Tool {
+  return defineTool({
+    name: 'terminal',
+    description:
+      'Run a shell command in the foreground and return output (stdout and stderr merged, capped: head and tail kept) ' +
+      'and exit_code. A timeout kills the command and everything it started.',
+    args,
+    async run({ command, timeout, workdir }, ctx) {
+      if (command.trim() === '') return { error: 'terminal: command is empty' };
+      const verdict = await checkCommand(command, ctx);
+      if (!verdict.allowed) return { error: verdict.error };
+      // `cd` inside the shell, not a spawn cwd: a missing folder then gets the shell's own clear message.
+      const script = workdir ? `cd -- ${shellQuote(workdir)} || exit 1\n${command}` : command;
+      const result = await ctx.environment.execute(script, {
+        timeout: timeout ?? ctx.config.terminal.timeout,
+        signal: ctx.signal,
+      });
+      const output = capHeadTail(result.output, ctx.config.terminal.max_output_bytes).text;
+      return { output, exit_code: result.exit_code };
+    },
+  });
+}

@@ -1,0 +1,121 @@
+import type { HermesConfig } from '../../../config/schema.js';
+
+/** One web result, in the shape scripts read: `r["title"]`, `r["url"]`, `r["description"]`. */
+export interface WebResult {
+  title: string;
+  url: string;
+  description: string;
+}
+
+/** A search API the gateway can ask. */
+export interface SearchProvider {
+  name: 'searxng' | 'brave' | 'tavily';
+  search(query: string, limit: number, signal: AbortSignal): Promise<WebResult[]>;
+}
+
+type WebConfig = HermesConfig['web'];
+
+/** Thrown when a provider answers with something other than results. */
+export class SearchProviderError extends Error {
+  override readonly name = 'SearchProviderError';
+}
+
+async function json(response: Response, provider: string): Promise<unknown> {
+  const body = await response.text();
+  if (!response.ok) {
+    throw new SearchProviderError(`${provider} answered HTTP ${response.status}: ${body.slice(0, 300)}`);
+  }
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    throw new SearchProviderError(`${provider} did not answer JSON (starts with ${JSON.stringify(body.slice(0, 80))})`);
+  }
+}
+
+const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+const list = (value: unknown): Array<Record<string, unknown>> =>
+  Array.isArray(value) ? value.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null) : [];
+
+/** SearXNG's JSON API: `GET /search?q=…&format=json` → `{results: [{title, url, content}]}`. */
+function searxng(baseUrl: string): SearchProvider {
+  return {
+    name: 'searxng',
+    async search(query, limit, signal) {
+      const url = new URL('search', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+      url.searchParams.set('q', query);
+      url.searchParams.set('format', 'json');
+      const response = await fetch(url, { signal, headers: { Accept: 'application/json' } });
+      const body = (await json(response, 'SearXNG')) as { results?: unknown };
+      return list(body.results)
+        .slice(0, limit)
+        .map((r) => ({ title: str(r.title), url: str(r.url), description: str(r.content) }));
+    },
+  };
+}
+
+/** Brave Search: `GET …/web/search?q=…&count=N` with `X-Subscription-Token` → `{web: {results: [{title, url, description}]}}`. */
+function brave(apiUrl: string, key: string): SearchProvider {
+  return {
+    name: 'brave',
+    async search(query, limit, signal) {
+      const url = new URL(apiUrl);
+      url.searchParams.set('q', query);
+      url.searchParams.set('count', String(Math.min(limit, 20)));
+      const response = await fetch(url, {
+        signal,
+        headers: { Accept: 'application/json', 'X-Subscription-Token': key },
+      });
+      const body = (await json(response, 'Brave Search')) as { web?: { results?: unknown } };
+      return list(body.web?.results)
+        .slice(0, limit)
+        .map((r) => ({ title: str(r.title), url: str(r.url), description: str(r.description) }));
+    },
+  };
+}
+
+/** Tavily: `POST …/search` with a JSON body → `{results: [{title, url, content}]}`. */
+function tavily(apiUrl: string, key: string): SearchProvider {
+  return {
+    name: 'tavily',
+    async search(query, limit, signal) {
+      const response = await fetch(apiUrl, {
+        method: 'POST',
+        signal,
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${key}` },
+        body: JSON.stringify({ query, max_results: Math.min(limit, 20), search_depth: 'basic' }),
+      });
+      const body = (await json(response, 'Tavily')) as { results?: unknown };
+      return list(body.results)
+        .slice(0, limit)
+        .map((r) => ({ title: str(r.title), url: str(r.url), description: str(r.content) }));
+    },
+  };
+}
+
+/** What to set to get a provider, word for word in the error. */
+export const NO_PROVIDER_ERROR =
+  'web_search: no search provider is configured. Set one of: web.searxng_url in config.yaml ' +
+  '(a SearXNG instance with the JSON format enabled), BRAVE_API_KEY (Brave Search API) or ' +
+  'TAVILY_API_KEY (Tavily) in HERMES_HOME/.env or the environment.';
+
+/**
+ * The provider `web.search_provider` names, or with `auto` the first configured of
+ * SearXNG, Brave and Tavily. Returns an error string when the choice is not usable.
+ */
+export function pickProvider(web: WebConfig, env: NodeJS.ProcessEnv = process.env): SearchProvider | { error: string } {
+  const braveKey = env.BRAVE_API_KEY?.trim();
+  const tavilyKey = env.TAVILY_API_KEY?.trim();
+  switch (web.search_provider) {
+    case 'searxng':
+      return web.searxng_url ? searxng(web.searxng_url) : { error: 'web_search: web.search_provider is searxng but web.searxng_url is empty; set it in config.yaml' };
+    case 'brave':
+      return braveKey ? brave(web.brave_api_url, braveKey) : { error: 'web_search: web.search_provider is brave but BRAVE_API_KEY is not set; set it in HERMES_HOME/.env' };
+    case 'tavily':
+      return tavilyKey ? tavily(web.tavily_api_url, tavilyKey) : { error: 'web_search: web.search_provider is tavily but TAVILY_API_KEY is not set; set it in HERMES_HOME/.env' };
+    case 'auto':
+      if (web.searxng_url) return searxng(web.searxng_url);
+      if (braveKey) return brave(web.brave_api_url, braveKey);
+      if (tavilyKey) return tavily(web.tavily_api_url, tavilyKey);
+      return { error: NO_PROVIDER_ERROR };
+  }
+}
