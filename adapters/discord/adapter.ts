@@ -58,6 +58,8 @@ export class DiscordAdapter implements PlatformAdapter {
   readonly maxMessageLength = 2000;
   /** Message edits share a per-channel bucket of about 5 per 5 s. */
   readonly minEditIntervalMs = 1000;
+  /** Discord shows "typing…" for about 10 s per request. */
+  readonly typingIntervalMs = 8000;
 
   private client: Client | undefined;
   private readonly botThreads = new Set<string>();

@@ -73,11 +73,14 @@ export class SlackAdapter implements PlatformAdapter {
   async start(handler: MessageHandler, signal: AbortSignal): Promise<void> {
     const app = this.createApp();
     this.app = app;
-    const auth = await app.client.auth.test().catch((error: unknown) => {
-      throw new SlackAdapterError(`Slack rejected SLACK_BOT_TOKEN (auth.test: ${errorMessage(error)}); check the token.`, {
-        cause: error,
+    const auth = await app
+      .init()
+      .then(() => app.client.auth.test())
+      .catch((error: unknown) => {
+        throw new SlackAdapterError(`Slack rejected SLACK_BOT_TOKEN (auth.test: ${errorMessage(error)}); check the token.`, {
+          cause: error,
+        });
       });
-    });
     this.me = { botUserId: String(auth.user_id), botId: auth.bot_id, teamId: String(auth.team_id) };
     this.listen(app, handler);
     const started: unknown =
@@ -144,12 +147,14 @@ export class SlackAdapter implements PlatformAdapter {
     const { botToken, mode, appToken, signingSecret, apiUrl } = this.options;
     const logger = slackLogger(this.logger);
     const clientOptions: AppOptions['clientOptions'] = apiUrl ? { slackApiUrl: apiUrl } : {};
+    // deferInitialization: otherwise Bolt checks the token in the constructor and a wrong one
+    // becomes an unhandled rejection instead of an error from start().
     if (mode === 'socket') {
       if (!appToken) throw new SlackAdapterError('Slack Socket Mode needs SLACK_APP_TOKEN (xapp-…); set it, or use platforms.slack.mode: http.');
-      return new App({ token: botToken, appToken, socketMode: true, clientOptions, logger });
+      return new App({ token: botToken, appToken, socketMode: true, clientOptions, logger, deferInitialization: true });
     }
     if (!signingSecret) throw new SlackAdapterError('Slack HTTP mode needs SLACK_SIGNING_SECRET; set it, or use platforms.slack.mode: socket.');
-    return new App({ token: botToken, signingSecret, clientOptions, logger, port: this.options.port });
+    return new App({ token: botToken, signingSecret, clientOptions, logger, port: this.options.port, deferInitialization: true });
   }
 
   private listen(app: App, handler: MessageHandler): void {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayIntentBits } from 'discord.js';
-import { DiscordAdapter, DISCORD_COMMANDS } from '../../adapters/discord/index.js';
+import { DiscordAdapter, DiscordAdapterError, DISCORD_COMMANDS } from '../../adapters/discord/index.js';
 import { FakeDiscord, type FakeDiscordUser } from '../fakes/discord-server.js';
 import { recordingHandler, type RecordingHandler } from '../fakes/slack-recorder.js';
 
@@ -130,5 +130,13 @@ describe('Discord adapter against a fake REST API and Gateway', () => {
     await rec.nth(4);
     expect(rec.messages.map((m) => m.text).sort()).toEqual(['/help', '/new', '/status', '/stop']);
     expect(new Set(rec.messages.map((m) => m.threadKey))).toEqual(new Set([`discord:${discord.guildId}:${discord.channelId}`]));
+  });
+
+  it('fails to start with a DiscordAdapterError naming DISCORD_BOT_TOKEN when the token is refused', async () => {
+    const wrong = new DiscordAdapter({ token: 'not.the.token', apiUrl: discord.apiUrl });
+    const failure = await wrong.start(rec.handler, controller.signal).catch((error: unknown) => error);
+    await wrong.stop();
+    expect(failure).toBeInstanceOf(DiscordAdapterError);
+    expect((failure as Error).message).toMatch(/DISCORD_BOT_TOKEN/);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SlackAdapter } from '../../adapters/slack/index.js';
+import { SlackAdapter, SlackAdapterError } from '../../adapters/slack/index.js';
 import { FakeSlack, slackMessage } from '../fakes/slack-server.js';
 import { recordingHandler, type RecordingHandler } from '../fakes/slack-recorder.js';
 
@@ -183,5 +183,13 @@ describe('Slack adapter over HTTP (Bolt receiver, signed events)', () => {
     adapter.onAgentEvent(message.replyTo, { type: 'turn_finished', status: 'completed' });
     const removed = await slack.waitForCall('reactions.remove');
     expect(removed.params).toEqual({ channel: 'C1', timestamp: ts, name: 'hourglass_flowing_sand' });
+  });
+
+  it('fails to start with a SlackAdapterError naming SLACK_BOT_TOKEN when Slack rejects the token', async () => {
+    const wrong = new SlackAdapter({ botToken: 'xoxb-wrong', mode: 'http', signingSecret: 'x', port: 0, host: '127.0.0.1', apiUrl: slack.apiUrl });
+    const failure = await wrong.start(rec.handler, controller.signal).catch((error: unknown) => error);
+    await wrong.stop();
+    expect(failure).toBeInstanceOf(SlackAdapterError);
+    expect((failure as Error).message).toMatch(/SLACK_BOT_TOKEN/);
   });
 });
