@@ -1,0 +1,59 @@
+import { resolve } from 'node:path';
+import { deepMerge, validateConfig, type ConfigOverrides, type LoadedConfig } from '../config/index.js';
+import { createEnvironmentManager } from '../environments/index.js';
+import { createCodeExecutor } from '../execute-code/index.js';
+import { createLogger } from '../shared/logger.js';
+import { ToolRegistry } from '../tools/registry.js';
+import { scriptTools } from '../tools/builtin/index.js';
+import { Agent, type AgentOptions } from './agent.js';
+
+/** What the caller may supply instead of the real pieces; `config` is laid over the loaded configuration. */
+export type CreateAgentOverrides = Partial<Omit<AgentOptions, 'config' | 'paths'>> & { config?: ConfigOverrides };
+
+/**
+ * Wires the real agent: the logger (HERMES_HOME/logs/agent.log), the built-in tools, the
+ * configured terminal backend (plugins included), the execute_code executor on the same
+ * registry, and state.db. `close()` on the agent releases all of them.
+ */
+export async function createAgent(loaded: LoadedConfig, overrides: CreateAgentOverrides = {}): Promise<Agent> {
+  const config = overrides.config
+    ? validateConfig(deepMerge(loaded.config, overrides.config), loaded.paths.config).config
+    : loaded.config;
+  const paths = loaded.paths;
+  const effective: LoadedConfig = { ...loaded, config };
+  const logger = overrides.logger ?? createLogger({ file: paths.logFile, level: config.logging.level });
+  const registry = overrides.registry ?? new ToolRegistry(scriptTools());
+
+  let environmentFor = overrides.environmentFor;
+  let releaseEnvironment = overrides.releaseEnvironment;
+  let backendDescription = overrides.backendDescription;
+  let closeEnvironments: (() => Promise<void>) | undefined;
+  let stripEnvKeys: (() => Iterable<string>) | undefined;
+  if (!environmentFor) {
+    const { manager, registry: providers } = await createEnvironmentManager({ config, paths, logger });
+    environmentFor = manager.environmentFor;
+    releaseEnvironment = (sessionId) => manager.release(sessionId);
+    closeEnvironments = () => manager.closeAll();
+    stripEnvKeys = () => providers.strippedEnvKeys();
+    const provider = manager.provider;
+    const cwd = config.terminal.cwd ? resolve(config.terminal.cwd) : process.cwd();
+    backendDescription ??= `${provider.name} — ${provider.envDescription || provider.description || 'commands run through this backend'} (working folder ${cwd})`;
+  }
+  const executor = overrides.executor ?? createCodeExecutor({ loaded: effective, registry, logger, stripEnvKeys });
+  const onClose = async () => {
+    await overrides.onClose?.();
+    await closeEnvironments?.();
+  };
+  return new Agent({
+    ...overrides,
+    config,
+    paths,
+    logger,
+    registry,
+    executor,
+    environmentFor,
+    releaseEnvironment,
+    backendDescription,
+    onClose,
+  });
+}

@@ -1,0 +1,12 @@
+export type { AgentEvent, AgentRunner, ApprovalRequest, RunTurnOptions, SessionInfo, TurnResult } from './types.js';
+export { Agent, type AgentOptions } from './agent.js';
+export { createAgent, type CreateAgentOverrides } from './create-agent.js';
+export { createModelClient, type ModelClient, type ModelClientOptions, type ModelReply, type ModelRequest, type ToolCallRequest } from './model-client.js';
+export { ModelError, ModelAbortedError, EXAMPLE_MODEL_SETTINGS } from './model-errors.js';
+export { buildSystemPrompt, type SystemPromptOptions } from './prompt.js';
+export { runLoop, toolSchemas, maxIterationsMessage, type LoopOptions, type LoopResult } from './loop.js';
+export { repairHistory } from './history.js';
+export { skippedNotice, interruptedNote, capToolResult } from './tool-results.js';
+export { loadSkills, readSkill, skillTools, type Skill } from './skills.js';
+export { delegateTool, delegateDepth } from './delegate.js';
+export { TOOL_ORDER, enabledToolNames } from './tool-set.js';

@@ -1,0 +1,163 @@
+import type { ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ChatMessage } from '../sessions/index.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolContext } from '../tools/types.js';
+import type { Logger } from '../shared/logger.js';
+import type { AgentEvent, TurnResult } from './types.js';
+import type { ModelClient, ToolCallRequest } from './model-client.js';
+import { ModelAbortedError, ModelError } from './model-errors.js';
+import { runToolCall } from './tool-call.js';
+import { capToolResult, skippedNotice, toolResultText } from './tool-results.js';
+import { abortText } from './abort.js';
+
+export interface LoopOptions {
+  client: ModelClient;
+  /** The system prompt, sent first and never stored. */
+  system: string;
+  /** The conversation so far, ending with the new user message; the loop appends to it. */
+  history: ChatMessage[];
+  registry: ToolRegistry;
+  /** The tools the model is given this turn. */
+  enabled: ReadonlySet<string>;
+  /** The context every tool call gets (its signal is the turn's). */
+  context: ToolContext;
+  maxIterations: number;
+  toolResultMaxChars: number;
+  logger: Logger;
+  onEvent?: (event: AgentEvent) => void;
+  /** Called with every message the turn adds, as soon as it exists (the session store writes it). */
+  onMessage?: (message: ChatMessage) => void;
+}
+
+export interface LoopResult extends TurnResult {
+  /** The abort reason when `status` is `interrupted`. */
+  reason?: string;
+}
+
+/** Tools as the Chat Completions API takes them. */
+export function toolSchemas(registry: ToolRegistry, enabled: ReadonlySet<string>): ChatCompletionTool[] {
+  return registry
+    .list()
+    .filter((tool) => enabled.has(tool.name))
+    .map((tool) => ({
+      type: 'function' as const,
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }));
+}
+
+/** The message a turn ends with when it runs out of model calls. */
+export function maxIterationsMessage(limit: number): string {
+  return (
+    `I stopped after ${limit} model calls in this turn (agent.max_iterations = ${limit}) without reaching a final ` +
+    'answer. The work so far is kept: send "continue" to let me go on, or ask for a smaller step.'
+  );
+}
+
+/**
+ * One turn: model → tool calls → results → model, until the model answers without tool
+ * calls, the iteration limit is reached, the model request fails, or the signal aborts.
+ * Every assistant tool call gets a tool message, also when interrupted, so the history
+ * stays valid for the API.
+ */
+export async function runLoop(options: LoopOptions): Promise<LoopResult> {
+  const { client, history, context, logger } = options;
+  const signal = context.signal;
+  const schemas = toolSchemas(options.registry, options.enabled);
+  const emit = (event: AgentEvent) => {
+    try {
+      options.onEvent?.(event);
+    } catch (error) {
+      logger.warn({ err: error }, 'an agent event handler threw; ignored');
+    }
+  };
+  const add = (message: ChatMessage) => {
+    history.push(message);
+    options.onMessage?.(message);
+  };
+  const interrupted = (): LoopResult => {
+    const reason = abortText(signal);
+    return { status: 'interrupted', text: `Interrupted: ${reason}.`, reason };
+  };
+
+  for (let iteration = 0; iteration < options.maxIterations; iteration++) {
+    if (signal.aborted) return interrupted();
+    let reply;
+    try {
+      reply = await client.complete({
+        messages: [{ role: 'system', content: options.system }, ...history],
+        tools: schemas,
+        signal,
+      });
+    } catch (error) {
+      if (error instanceof ModelAbortedError) return interrupted();
+      if (error instanceof ModelError) return { status: 'error', text: error.message };
+      throw error;
+    }
+    // A call without a name or id cannot be answered; keep the rest.
+    const calls = reply.toolCalls.map((call, index) => ({ ...call, id: call.id || `call_missing_${iteration}_${index}` }));
+    if (calls.length === 0) {
+      const text = reply.content?.trim() ? reply.content : '(The model returned an empty reply.)';
+      add({ role: 'assistant', content: reply.content ?? '' });
+      emit({ type: 'text', text, final: true });
+      return { status: 'completed', text };
+    }
+    add({
+      role: 'assistant',
+      content: reply.content,
+      tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+    });
+    if (reply.content?.trim()) emit({ type: 'text', text: reply.content, final: false });
+    await runCalls(calls, options, emit, add);
+    if (signal.aborted) return interrupted();
+  }
+  const text = maxIterationsMessage(options.maxIterations);
+  add({ role: 'assistant', content: text });
+  emit({ type: 'text', text, final: true });
+  return { status: 'max_iterations', text };
+}
+
+/**
+ * Runs a reply's tool calls in order. Consecutive delegate_task calls run together (the
+ * delegate tool bounds how many subagents run at once). A call the interrupt reaches
+ * before it starts gets the skipped notice.
+ */
+async function runCalls(
+  calls: ToolCallRequest[],
+  options: LoopOptions,
+  emit: (event: AgentEvent) => void,
+  add: (message: ChatMessage) => void,
+): Promise<void> {
+  const signal = options.context.signal;
+  const runOne = async (call: ToolCallRequest): Promise<string> => {
+    if (signal.aborted) return skippedNotice(call.name, abortText(signal));
+    const started = Date.now();
+    emit({ type: 'tool_started', callId: call.id, name: call.name, args: safeArgs(call.arguments) });
+    const ctx: ToolContext = { ...options.context, logger: options.context.logger.child({ tool: call.name }) };
+    let result: unknown;
+    try {
+      result = (await runToolCall(call, options.registry, options.enabled, ctx)).result;
+    } catch (error) {
+      // runToolCall does not throw; this is the last guard so a turn never dies on a tool.
+      result = { error: `${call.name} failed: ${(error as Error).message}` };
+    }
+    emit({ type: 'tool_finished', callId: call.id, name: call.name, result, durationMs: Date.now() - started });
+    return capToolResult(toolResultText(result), options.toolResultMaxChars);
+  };
+  for (let i = 0; i < calls.length; ) {
+    let j = i + 1;
+    if (calls[i].name === 'delegate_task') while (j < calls.length && calls[j].name === 'delegate_task') j++;
+    const group = calls.slice(i, j);
+    const contents = await Promise.all(group.map(runOne));
+    group.forEach((call, k) => add({ role: 'tool', tool_call_id: call.id, content: contents[k] }));
+    i = j;
+  }
+}
+
+/** The arguments for the tool_started event: parsed when they parse, the raw text otherwise. */
+function safeArgs(raw: string): unknown {
+  try {
+    return raw.trim() ? JSON.parse(raw) : {};
+  } catch {
+    return raw;
+  }
+}

@@ -1,0 +1,106 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { harness, type Harness } from './harness.js';
+
+let h: Harness;
+afterEach(async () => h?.cleanup());
+
+describe('model failures reach the user as a reply that says what to fix', () => {
+  it('a 401 says the key was refused and names the variable to set', async () => {
+    h = await harness({ apiKey: 'the-right-key' });
+    const agent = h.agent({ config: { model: { api_key_env: 'HERMES_TEST_NO_SUCH_KEY' } } });
+    const result = await agent.runTurn({ sessionKey: 'test:401', text: 'hello' });
+    expect(result.status).toBe('error');
+    expect(result.text).toContain('refused the key (401');
+    expect(result.text).toContain('Set HERMES_TEST_NO_SUCH_KEY');
+    expect(h.fake.requests).toHaveLength(1);
+    // Local servers work without a key: a placeholder is sent rather than none.
+    expect(h.fake.requests[0].headers.authorization).toMatch(/^Bearer \S+/);
+  });
+
+  it('sends the key from the variable named by model.api_key_env', async () => {
+    h = await harness({ apiKey: 'the-right-key' });
+    h.fake.enqueue({ text: 'hi' });
+    const agent = h.agent({ config: { model: { api_key_env: 'HERMES_TEST_KEY' } }, env: { ...process.env, HERMES_TEST_KEY: 'the-right-key' } });
+    const result = await agent.runTurn({ sessionKey: 'test:key', text: 'hello' });
+    expect(result).toEqual({ status: 'completed', text: 'hi' });
+  });
+
+  it('a 404 for an unknown model names the model and the key to change', async () => {
+    h = await harness({ models: ['real-model'] });
+    const agent = h.agent({ config: { model: { name: 'no-such-model' } } });
+    const result = await agent.runTurn({ sessionKey: 'test:404', text: 'hello' });
+    expect(result.status).toBe('error');
+    expect(result.text).toContain('does not know the model "no-such-model" (404');
+    expect(result.text).toContain('model.name');
+  });
+
+  it('a 400 refusal is explained, not retried', async () => {
+    h = await harness();
+    h.fake.enqueue({ status: 400, message: "This model's maximum context length is 8192 tokens", type: 'invalid_request_error' });
+    const agent = h.agent({ config: { model: { max_retries: 3 } } });
+    const result = await agent.runTurn({ sessionKey: 'test:400', text: 'hello' });
+    expect(result.status).toBe('error');
+    expect(result.text).toContain('refused the request (400: This model');
+    expect(result.text).toContain('/new');
+    expect(h.fake.requests).toHaveLength(1);
+  });
+
+  it('a 429 followed by success is retried and the turn completes', async () => {
+    h = await harness();
+    h.fake.enqueue({ status: 429, message: 'Rate limit reached', headers: { 'retry-after-ms': '20' } }, { text: 'after the wait' });
+    const agent = h.agent({ config: { model: { max_retries: 2 } } });
+    const result = await agent.runTurn({ sessionKey: 'test:429', text: 'hello' });
+    expect(result).toEqual({ status: 'completed', text: 'after the wait' });
+    expect(h.fake.requests).toHaveLength(2);
+    expect(h.fake.requests[1].body.messages).toEqual(h.fake.requests[0].body.messages);
+  });
+
+  it('repeated 500s give up after model.max_retries and say so', async () => {
+    h = await harness({ fallback: { status: 500, message: 'upstream exploded', headers: { 'retry-after-ms': '5' } } });
+    const agent = h.agent({ config: { model: { max_retries: 2 } } });
+    const result = await agent.runTurn({ sessionKey: 'test:500', text: 'hello' });
+    expect(result.status).toBe('error');
+    expect(result.text).toContain('failed with 500 after 3 attempts');
+    expect(result.text).toContain('upstream exploded');
+    expect(h.fake.requests).toHaveLength(3);
+  });
+
+  it('backs off without Retry-After and still answers', async () => {
+    h = await harness();
+    h.fake.enqueue({ status: 503, message: 'overloaded' }, { text: 'ok' });
+    const agent = h.agent({ config: { model: { max_retries: 1 } } });
+    const result = await agent.runTurn({ sessionKey: 'test:503', text: 'hello' });
+    expect(result).toEqual({ status: 'completed', text: 'ok' });
+  });
+
+  it('an unreachable server is reported with the base_url to check', async () => {
+    h = await harness();
+    const agent = h.agent({ config: { model: { base_url: 'http://127.0.0.1:9/v1', max_retries: 1 } } });
+    const result = await agent.runTurn({ sessionKey: 'test:down', text: 'hello' });
+    expect(result.status).toBe('error');
+    expect(result.text).toContain('cannot reach the model API at http://127.0.0.1:9/v1');
+    expect(result.text).toContain('model.base_url');
+  });
+
+  it('an empty model.name answers that no model is configured, with example settings', async () => {
+    h = await harness();
+    const agent = h.agent({ config: { model: { name: '' } } });
+    const result = await agent.runTurn({ sessionKey: 'test:none', text: 'hello' });
+    expect(result.status).toBe('error');
+    expect(result.text).toContain('No model is configured');
+    expect(result.text).toContain('base_url:');
+    expect(h.fake.requests).toHaveLength(0);
+  });
+
+  it('an interrupt during the backoff wait ends the turn at once', async () => {
+    h = await harness({ fallback: { status: 429, message: 'slow down', headers: { 'retry-after': '30' } } });
+    const agent = h.agent({ config: { model: { max_retries: 5 } } });
+    const controller = new AbortController();
+    const turn = agent.runTurn({ sessionKey: 'test:abort-backoff', text: 'hello', signal: controller.signal });
+    await h.fake.waitForRequests(1);
+    controller.abort('user sent a new message');
+    const result = await turn;
+    expect(result.status).toBe('interrupted');
+    expect(h.fake.requests).toHaveLength(1);
+  });
+});
