@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import type { AgentEvent } from '../../src/agent/types.js';
+import type { TurnNotice } from '../../src/gateway/types.js';
+import type { LiveHub } from './live-hub.js';
+import type { TranscriptStore } from './transcript.js';
+import type { NoticeEntry, ToolEntry, WebEntry } from './types.js';
+import { describeArgs, toolOutcome } from './tool-outcome.js';
+
+type FinishStatus = Extract<TurnNotice, { type: 'turn_finished' }>['status'];
+
+interface TurnState {
+  busy: boolean;
+  /** Tool call id → entry id, for the calls still running in this turn. */
+  running: Map<string, string>;
+  /** Assistant text already shown in this turn, so a `send()` of the same answer is not shown twice. */
+  shown: string[];
+}
+
+const FINISH_NOTICES: Record<'interrupted' | 'error' | 'max_iterations', Omit<NoticeEntry, 'id' | 'at' | 'kind'>> = {
+  interrupted: { tone: 'warning', text: 'Turn interrupted — the agent stopped working on this message.' },
+  error: { tone: 'error', text: 'The turn ended with an error.' },
+  max_iterations: { tone: 'warning', text: 'The turn stopped at the step limit (agent.max_iterations).' },
+};
+
+/** An entry id that stays unique across restarts and turns (model call ids repeat). */
+export function entryId(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * Turns what happens in a thread — the user's messages, the agent's events, the gateway's
+ * turn notices and replies — into transcript entries, and publishes each to the page.
+ */
+export class ThreadActivity {
+  private readonly turns = new Map<string, TurnState>();
+
+  constructor(
+    private readonly store: TranscriptStore,
+    private readonly hub: LiveHub,
+  ) {}
+
+  /** True while a turn runs in the thread. */
+  isBusy(threadId: string): boolean {
+    return this.turns.get(threadId)?.busy ?? false;
+  }
+
+  /** Records a message the user sent from the page. */
+  userMessage(threadId: string, text: string, id = entryId('u')): WebEntry {
+    return this.put(threadId, { kind: 'user', id, at: Date.now(), text });
+  }
+
+  /** Records a notice the page shows between messages. */
+  notice(threadId: string, text: string, tone: NoticeEntry['tone']): WebEntry {
+    return this.put(threadId, { kind: 'notice', id: entryId('n'), at: Date.now(), text, tone });
+  }
+
+  /** Renders an AgentEvent or a TurnNotice the gateway passes to `onAgentEvent`. */
+  agentEvent(threadId: string, event: AgentEvent | TurnNotice): void {
+    const turn = this.turn(threadId);
+    switch (event.type) {
+      case 'turn_started':
+        turn.busy = true;
+        turn.shown = [];
+        turn.running.clear();
+        this.hub.publish(threadId, { type: 'busy', busy: true });
+        return;
+      case 'tool_started': {
+        const id = entryId('t');
+        turn.running.set(event.callId, id);
+        this.put(threadId, { kind: 'tool', id, at: Date.now(), name: event.name, status: 'running', ...describeArgs(event.name, event.args) });
+        return;
+      }
+      case 'tool_finished': {
+        const id = turn.running.get(event.callId);
+        turn.running.delete(event.callId);
+        const started = id ? this.store.entry(threadId, id) : undefined;
+        const base: ToolEntry =
+          started?.kind === 'tool'
+            ? started
+            : { kind: 'tool', id: id ?? entryId('t'), at: Date.now(), name: event.name, status: 'running' };
+        this.put(threadId, { ...base, ...toolOutcome(event.result), durationMs: event.durationMs });
+        return;
+      }
+      case 'text':
+        if (!event.text.trim()) return;
+        turn.shown.push(event.text);
+        this.put(threadId, { kind: 'assistant', id: entryId('a'), at: Date.now(), text: event.text, interim: !event.final });
+        return;
+      case 'turn_finished':
+        this.finishRunningTools(threadId, turn, event.status);
+        if (event.status !== 'completed') this.put(threadId, { kind: 'notice', id: entryId('n'), at: Date.now(), ...FINISH_NOTICES[event.status] });
+        turn.busy = false;
+        this.hub.publish(threadId, { type: 'busy', busy: false });
+        return;
+    }
+  }
+
+  /**
+   * Records a reply the gateway sends (`adapter.send`) and returns its entry id. A reply the
+   * agent's text events already showed in this turn (the same answer, or a chunk of it) is
+   * not shown twice; its entry id is returned instead.
+   */
+  reply(threadId: string, text: string): string {
+    const turn = this.turn(threadId);
+    const chunk = text.trim();
+    if (chunk) {
+      const seen = turn.shown.findIndex((shown) => shown.includes(chunk));
+      if (seen >= 0) {
+        const existing = this.store
+          .entries(threadId)
+          .findLast((entry) => entry.kind === 'assistant' && entry.text === turn.shown[seen]);
+        if (existing) return existing.id;
+      }
+    }
+    turn.shown.push(text);
+    return this.put(threadId, { kind: 'assistant', id: entryId('a'), at: Date.now(), text, interim: false }).id;
+  }
+
+  /** Replaces the text of a reply sent earlier (`adapter.edit`). */
+  editReply(threadId: string, entryIdToEdit: string, text: string): void {
+    const entry = this.store.entry(threadId, entryIdToEdit);
+    if (entry?.kind === 'assistant') this.put(threadId, { ...entry, text });
+  }
+
+  private finishRunningTools(threadId: string, turn: TurnState, status: FinishStatus): void {
+    // A turn can end without a tool_finished for a call (aborted mid-call): show how it ended.
+    for (const id of turn.running.values()) {
+      const entry = this.store.entry(threadId, id);
+      if (entry?.kind !== 'tool' || entry.status !== 'running') continue;
+      this.put(threadId, { ...entry, status: status === 'interrupted' ? 'interrupted' : 'error', error: `the turn ended (${status}) before the tool returned` });
+    }
+    turn.running.clear();
+  }
+
+  private turn(threadId: string): TurnState {
+    let turn = this.turns.get(threadId);
+    if (!turn) this.turns.set(threadId, (turn = { busy: false, running: new Map(), shown: [] }));
+    return turn;
+  }
+
+  private put<E extends WebEntry>(threadId: string, entry: E): E {
+    this.store.put(threadId, entry);
+    this.hub.publish(threadId, { type: 'entry', entry });
+    return entry;
+  }
+}

@@ -1,0 +1,135 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import { streamSSE } from 'hono/streaming';
+import { errorMessage } from '../../src/shared/errors.js';
+import type { Asset } from './assets.js';
+import { requireToken, sameOriginOnly } from './access.js';
+import type { ThreadActivity } from './activity.js';
+import type { LiveHub } from './live-hub.js';
+import type { TranscriptStore } from './transcript.js';
+import type { LiveEvent, WebEntry } from './types.js';
+
+/** Longest message the page may send, in characters. */
+export const MAX_INPUT_CHARS = 100_000;
+const KEEPALIVE_MS = 15_000;
+
+/** What the page needs to know before the first message: is a model configured, and where to set one. */
+export interface WebStatus {
+  model: { configured: boolean; name: string; baseUrl: string; apiKeyEnv: string };
+  configFile: string;
+  envFile: string;
+}
+
+export interface WebAppDeps {
+  store: TranscriptStore;
+  hub: LiveHub;
+  activity: ThreadActivity;
+  assets: Map<string, Asset>;
+  /** `platforms.web.token`; empty means no login (loopback only). */
+  token: string;
+  /** Bound to loopback: requests must name a loopback host (no DNS rebinding). */
+  loopbackOnly: boolean;
+  status: () => WebStatus;
+  /** Records the user's message and hands it to the gateway; resolves once it is taken. */
+  submit: (threadId: string, text: string) => Promise<WebEntry>;
+  /** Aborts when the adapter stops: open event streams end. */
+  signal: AbortSignal;
+}
+
+/**
+ * The web chat's HTTP surface: the page and its assets, a small JSON API for threads and
+ * messages, and one server-sent-event stream per open thread.
+ */
+export function createWebApp(deps: WebAppDeps): Hono {
+  const app = new Hono();
+  app.use(
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        baseUri: ["'none'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        // Only DOMPurify's output may become HTML: a missed escape throws instead of running.
+        requireTrustedTypesFor: ["'script'"],
+        trustedTypes: ['dompurify'],
+      },
+      strictTransportSecurity: false,
+    }),
+  );
+  app.use(sameOriginOnly({ loopbackOnly: deps.loopbackOnly }));
+  app.use(requireToken(deps.token));
+  app.use('/api/*', async (c, next) => {
+    await next();
+    c.header('Cache-Control', 'no-store');
+  });
+
+  const serve = (path: string) => {
+    const asset = deps.assets.get(path);
+    return asset ? new Response(asset.body, { headers: { 'Content-Type': asset.type, 'Cache-Control': 'no-cache' } }) : undefined;
+  };
+  app.get('/', () => serve('/index.html')!);
+
+  app.get('/api/status', (c) => c.json(deps.status()));
+  app.get('/api/threads', (c) => c.json({ threads: deps.store.listThreads() }));
+  app.post('/api/threads', (c) => c.json({ id: deps.store.createThread() }, 201));
+
+  app.get('/api/threads/:id', (c) => {
+    const id = c.req.param('id');
+    if (!deps.store.hasThread(id)) return c.json({ error: `no web thread "${id}"` }, 404);
+    return c.json({ id, entries: deps.store.entries(id), busy: deps.activity.isBusy(id) });
+  });
+
+  app.post('/api/threads/:id/messages', bodyLimit({ maxSize: 4 * MAX_INPUT_CHARS + 1024 }), async (c) => {
+    const id = c.req.param('id');
+    if (!deps.store.hasThread(id)) return c.json({ error: `no web thread "${id}"; start one with the New thread button` }, 404);
+    const body = await c.req.json<unknown>().catch(() => undefined);
+    const text = typeof body === 'object' && body !== null ? (body as { text?: unknown }).text : undefined;
+    if (typeof text !== 'string' || !text.trim()) return c.json({ error: 'send {"text": "…"} with a non-empty message' }, 400);
+    if (text.length > MAX_INPUT_CHARS) return c.json({ error: `a message may have at most ${MAX_INPUT_CHARS} characters` }, 413);
+    try {
+      const entry = await deps.submit(id, text);
+      return c.json({ entry }, 202);
+    } catch (error) {
+      const message = `The gateway did not take the message: ${errorMessage(error)}`;
+      deps.activity.notice(id, message, 'error');
+      return c.json({ error: message }, 500);
+    }
+  });
+
+  app.get('/api/threads/:id/events', (c) => {
+    const id = c.req.param('id');
+    if (!deps.store.hasThread(id)) return c.json({ error: `no web thread "${id}"` }, 404);
+    return streamSSE(c, async (stream) => {
+      // Writes are chained so events leave in the order they happened.
+      let chain = Promise.resolve();
+      const send = (event: LiveEvent) => {
+        chain = chain.then(() => stream.writeSSE({ event: event.type, data: JSON.stringify(event) })).catch(() => undefined);
+      };
+      // Snapshot and subscription in one synchronous step: no event falls between them.
+      send({ type: 'snapshot', entries: deps.store.entries(id), busy: deps.activity.isBusy(id) });
+      const unsubscribe = deps.hub.subscribe(id, send);
+      const keepalive = setInterval(() => {
+        chain = chain.then(() => stream.write(': keepalive\n\n')).then(() => undefined).catch(() => undefined);
+      }, KEEPALIVE_MS);
+      try {
+        await new Promise<void>((resolve) => {
+          stream.onAbort(resolve);
+          if (deps.signal.aborted) resolve();
+          deps.signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+      } finally {
+        clearInterval(keepalive);
+        unsubscribe();
+      }
+    });
+  });
+
+  // The remaining page files and vendored libraries, by exact path; nothing else is served.
+  app.get('*', (c) => serve(c.req.path) ?? c.text('Not found\n', 404));
+  return app;
+}

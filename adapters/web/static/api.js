@@ -1,0 +1,28 @@
+/* global fetch */
+// The web chat's JSON API, as the page calls it. Writes are JSON so that the server can
+// refuse cross-site form posts; the token (when one is set) travels in a same-site cookie.
+
+async function request(method, path, body) {
+  const init = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin' };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  const type = response.headers.get('content-type') || '';
+  const data = type.includes('application/json') ? await response.json() : { error: (await response.text()).trim() };
+  if (!response.ok) throw new Error(data.error || `${method} ${path} failed with HTTP ${response.status}`);
+  return data;
+}
+
+/** `{ model: { configured, name, baseUrl, apiKeyEnv }, configFile, envFile }` */
+export const getStatus = () => request('GET', '/api/status');
+/** `[{ id, title, updatedAt }]`, most recent first. */
+export const listThreads = () => request('GET', '/api/threads').then((data) => data.threads);
+/** Starts a thread; resolves to its id. */
+export const createThread = () => request('POST', '/api/threads', {}).then((data) => data.id);
+/** Sends a message to a thread (the gateway takes it; the answer arrives on the event stream). */
+export const sendMessage = (threadId, text) =>
+  request('POST', `/api/threads/${encodeURIComponent(threadId)}/messages`, { text });
+/** The address of a thread's server-sent event stream. */
+export const eventsUrl = (threadId) => `/api/threads/${encodeURIComponent(threadId)}/events`;

@@ -1,0 +1,124 @@
+/* global document */
+// Turns transcript entries into DOM. Text from the user, the model or a script is set as
+// text (textContent); only the model's markdown becomes HTML, and only after DOMPurify.
+// The page runs under Trusted Types, so an unsanitized innerHTML would throw, not run.
+import { Marked } from '/vendor/marked.js';
+import DOMPurify from '/vendor/purify.js';
+
+const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+// Raw HTML in the model's markdown is shown as text: an answer about HTML stays readable.
+const markdown = new Marked({ gfm: true, breaks: true, renderer: { html: ({ text }) => escapeHtml(text) } });
+
+DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.tagName === 'A' && node.hasAttribute('href')) {
+    node.setAttribute('target', '_blank');
+    node.setAttribute('rel', 'noopener noreferrer');
+  }
+});
+
+const PURIFY = {
+  RETURN_TRUSTED_TYPE: true,
+  USE_PROFILES: { html: true },
+  FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe'],
+  FORBID_ATTR: ['style'],
+};
+
+/** Renders markdown into `target`, sanitized. */
+export function renderMarkdown(target, text) {
+  target.innerHTML = DOMPurify.sanitize(markdown.parse(text, { async: false }), PURIFY);
+}
+
+/** A small element builder: h('p', { className: 'x' }, 'text', child). Strings become text nodes. */
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'className' || key === 'textContent' || key === 'open' || key === 'hidden') el[key] = value;
+    else el.setAttribute(key, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(typeof child === 'string' ? document.createTextNode(child) : child);
+  }
+  return el;
+}
+
+const STATUS_LABEL = {
+  running: 'running…',
+  success: 'done',
+  error: 'failed',
+  timeout: 'timed out',
+  interrupted: 'interrupted',
+};
+
+function seconds(ms) {
+  return ms === undefined ? undefined : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+}
+
+function timeOf(entry) {
+  const date = new Date(entry.at);
+  return h('time', { dateTime: date.toISOString(), className: 'when', title: date.toLocaleString() }, date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }));
+}
+
+function renderTool(entry, previous) {
+  // Keep what the reader opened or closed when the call is re-rendered with its outcome.
+  const wasOpen = (name, fallback) => {
+    const details = previous && previous.querySelector(`details.${name}`);
+    return details ? details.open : fallback;
+  };
+  const label = entry.name === 'execute_code' ? 'Script' : 'Arguments';
+  const input = entry.code ?? entry.args;
+  const output = entry.output ?? '';
+  return h(
+    'article',
+    { className: `entry tool status-${entry.status}`, 'data-id': entry.id, 'data-status': entry.status, 'aria-label': `Tool ${entry.name}: ${STATUS_LABEL[entry.status] ?? entry.status}` },
+    h(
+      'div',
+      { className: 'tool-head' },
+      h('span', { className: 'tool-icon', 'aria-hidden': 'true' }, entry.status === 'running' ? '⏳' : '⚙'),
+      h('span', { className: 'tool-name' }, entry.name),
+      h('span', { className: 'badge' }, STATUS_LABEL[entry.status] ?? entry.status),
+      entry.durationMs !== undefined && h('span', { className: 'muted' }, seconds(entry.durationMs)),
+    ),
+    input && h('details', { className: 'tool-input', open: wasOpen('tool-input', false) }, h('summary', {}, label), h('pre', {}, h('code', {}, input))),
+    (output || entry.status !== 'running') &&
+      h(
+        'details',
+        { className: 'tool-output', open: wasOpen('tool-output', true) },
+        h('summary', {}, 'Output'),
+        h('pre', { className: 'output' }, output || (entry.status === 'running' ? '' : '(no output)')),
+      ),
+    entry.error && h('p', { className: 'tool-error' }, entry.error),
+  );
+}
+
+/** The element for one entry; `previous` is the element it replaces, if any. */
+export function renderEntry(entry, previous) {
+  switch (entry.kind) {
+    case 'user':
+      return h(
+        'article',
+        { className: 'entry msg user', 'data-id': entry.id },
+        h('div', { className: 'who' }, h('span', {}, 'You'), timeOf(entry)),
+        h('div', { className: 'body plain' }, entry.text),
+      );
+    case 'assistant': {
+      const body = h('div', { className: 'body markdown' });
+      renderMarkdown(body, entry.text);
+      return h(
+        'article',
+        { className: `entry msg assistant${entry.interim ? ' interim' : ''}`, 'data-id': entry.id },
+        h('div', { className: 'who' }, h('span', {}, 'Hermes'), timeOf(entry)),
+        body,
+      );
+    }
+    case 'tool':
+      return renderTool(entry, previous);
+    case 'notice':
+      return h('p', { className: `entry notice tone-${entry.tone}`, 'data-id': entry.id, role: entry.tone === 'info' ? undefined : 'note' }, entry.text);
+    default:
+      return h('p', { className: 'entry notice', 'data-id': entry.id }, `(${String(entry.kind)})`);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * What the web chat shows: one entry per message, tool call or notice. Entries are kept per
+ * thread in the transcript and streamed to the page; a later entry with the same `id`
+ * replaces the earlier one (a tool call goes from `running` to its outcome).
+ */
+export type WebEntry = UserEntry | AssistantEntry | ToolEntry | NoticeEntry;
+
+interface EntryBase {
+  id: string;
+  /** Milliseconds since the epoch, when the entry first appeared. */
+  at: number;
+}
+
+export interface UserEntry extends EntryBase {
+  kind: 'user';
+  text: string;
+}
+
+export interface AssistantEntry extends EntryBase {
+  kind: 'assistant';
+  /** Markdown; the page renders it and sanitizes the HTML. */
+  text: string;
+  /** True for text the model wrote between tool calls, before its answer. */
+  interim: boolean;
+}
+
+/** `running` until the tool returns; then what execute_code (or any tool) reported. */
+export type ToolStatus = 'running' | 'success' | 'error' | 'timeout' | 'interrupted';
+
+export interface ToolEntry extends EntryBase {
+  kind: 'tool';
+  name: string;
+  status: ToolStatus;
+  /** execute_code's script. */
+  code?: string;
+  /** Other tools' arguments, as JSON text. */
+  args?: string;
+  /** What the script printed, or the tool's result as JSON text. */
+  output?: string;
+  /** Why it failed, timed out or was interrupted. */
+  error?: string;
+  durationMs?: number;
+}
+
+export interface NoticeEntry extends EntryBase {
+  kind: 'notice';
+  text: string;
+  tone: 'info' | 'warning' | 'error';
+}
+
+/** A thread as the thread list shows it. */
+export interface WebThreadSummary {
+  id: string;
+  title: string;
+  /** Milliseconds since the epoch of the last entry (or of creation). */
+  updatedAt: number;
+}
+
+/** What the page hears on a thread's event stream. */
+export type LiveEvent =
+  | { type: 'snapshot'; entries: WebEntry[]; busy: boolean }
+  | { type: 'entry'; entry: WebEntry }
+  | { type: 'busy'; busy: boolean };

@@ -1,0 +1,188 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { getRequestListener } from '@hono/node-server';
+import type { AgentEvent } from '../../src/agent/types.js';
+import type { HermesConfig } from '../../src/config/schema.js';
+import type { HermesPaths } from '../../src/config/paths.js';
+import type { MessageHandler, PlatformAdapter, ReplyTarget, TurnNotice } from '../../src/gateway/types.js';
+import { silentLogger, type Logger } from '../../src/shared/logger.js';
+import { errorMessage } from '../../src/shared/errors.js';
+import { assertSafeBinding, isLoopbackHost, WebChatError } from './access.js';
+import { ThreadActivity } from './activity.js';
+import { createWebApp, type WebStatus } from './app.js';
+import { loadAssets } from './assets.js';
+import { LiveHub } from './live-hub.js';
+import { isThreadId, TranscriptStore } from './transcript.js';
+import type { WebEntry } from './types.js';
+
+export interface WebAdapterOptions {
+  /** The loaded configuration: `platforms.web` and, for the page's set-up help, `model`. */
+  config: Pick<HermesConfig, 'platforms' | 'model'>;
+  /** HERMES_HOME paths: transcripts go under `<home>/web/threads/`. */
+  paths: Pick<HermesPaths, 'home' | 'config' | 'env'>;
+  logger?: Logger;
+  /** Called once the server listens, with the address to print (`openUrl` carries the token). */
+  onListening?: (info: { url: string; openUrl: string }) => void;
+}
+
+/** The user on the other side of the page; the web chat has one (it is local or token-guarded). */
+const WEB_USER = { id: 'web-local', name: 'You' } as const;
+
+/** The thread id inside a `web:<id>` thread key, or undefined for anything else. */
+export function threadIdOf(replyTo: ReplyTarget): string | undefined {
+  const key = replyTo.threadKey;
+  if (typeof key !== 'string' || !key.startsWith('web:')) return undefined;
+  const id = key.slice(4);
+  return isThreadId(id) ? id : undefined;
+}
+
+/**
+ * The local web chat as a platform adapter: an HTTP server (Hono on node:http) serving one
+ * page, whose threads are sessions keyed `web:<id>`. Replies arrive through `send`, live tool
+ * activity and turn notices through `onAgentEvent`; both reach the page over server-sent events.
+ */
+export class WebAdapter implements PlatformAdapter {
+  readonly name = 'web';
+  /** The page shows long answers whole; the gateway need not split them. */
+  readonly maxMessageLength = 100_000;
+  readonly minEditIntervalMs = 250;
+
+  private readonly store: TranscriptStore;
+  private readonly hub = new LiveHub();
+  private readonly activity: ThreadActivity;
+  private readonly logger: Logger;
+  private server: Server | undefined;
+  private handler: MessageHandler | undefined;
+  private stopping: AbortController | undefined;
+  private address: { url: string; openUrl: string } | undefined;
+
+  constructor(private readonly options: WebAdapterOptions) {
+    this.store = new TranscriptStore(join(options.paths.home, 'web', 'threads'));
+    this.activity = new ThreadActivity(this.store, this.hub);
+    this.logger = (options.logger ?? silentLogger()).child({ platform: 'web' });
+  }
+
+  /** The page's address once started (`http://127.0.0.1:8787/`). */
+  get url(): string | undefined {
+    return this.address?.url;
+  }
+
+  /** The address to open in a browser: with `?token=…` when a token is configured. */
+  get openUrl(): string | undefined {
+    return this.address?.openUrl;
+  }
+
+  async start(handler: MessageHandler, signal: AbortSignal): Promise<void> {
+    if (this.server) return;
+    const { host, port, token } = this.options.config.platforms.web;
+    assertSafeBinding(host, token);
+    this.handler = handler;
+    this.stopping = new AbortController();
+    const app = createWebApp({
+      store: this.store,
+      hub: this.hub,
+      activity: this.activity,
+      assets: loadAssets(),
+      token,
+      loopbackOnly: isLoopbackHost(host) && !token,
+      status: () => this.status(),
+      submit: (threadId, text) => this.submit(threadId, text),
+      signal: this.stopping.signal,
+    });
+    const server = createServer(getRequestListener(app.fetch));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          new WebChatError(
+            'WEB_LISTEN_FAILED',
+            `web chat: cannot listen on ${host}:${port} (${error.code ?? errorMessage(error)}); ` +
+              'set platforms.web.port to a free port, or platforms.web.enabled: false to turn the web chat off.',
+            { cause: error },
+          ),
+        ),
+      );
+      server.listen(port, host, () => resolve());
+    });
+    this.server = server;
+    const bound = server.address() as AddressInfo;
+    const shownHost = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
+    const url = `http://${shownHost}:${bound.port}/`;
+    this.address = { url, openUrl: token ? `${url}?token=${encodeURIComponent(token)}` : url };
+    this.logger.info({ url }, 'web chat listening');
+    this.options.onListening?.(this.address);
+    signal.addEventListener('abort', () => void this.stop(), { once: true });
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    // End the open event streams cleanly, then drop whatever connection is left.
+    this.stopping?.abort();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      const idle = setTimeout(() => server.closeIdleConnections(), 50);
+      const force = setTimeout(() => server.closeAllConnections(), 1000);
+      server.once('close', () => (clearTimeout(idle), clearTimeout(force)));
+    });
+    this.logger.info('web chat stopped');
+  }
+
+  async send(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
+    const threadId = this.threadOf(replyTo);
+    return { messageId: this.activity.reply(threadId, text) };
+  }
+
+  async edit(replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
+    this.activity.editReply(this.threadOf(replyTo), messageId, text);
+  }
+
+  onAgentEvent(replyTo: ReplyTarget, event: AgentEvent | TurnNotice): void {
+    const threadId = threadIdOf(replyTo);
+    if (!threadId) return;
+    try {
+      this.activity.agentEvent(threadId, event);
+    } catch (error) {
+      // Rendering must never break a turn: the answer still arrives through send().
+      this.logger.warn({ err: errorMessage(error), event: event.type }, 'web chat could not record an agent event');
+    }
+  }
+
+  private threadOf(replyTo: ReplyTarget): string {
+    const threadId = threadIdOf(replyTo);
+    if (!threadId) throw new WebChatError('WEB_BAD_REPLY_TARGET', `web chat: "${String(replyTo.threadKey)}" is not a web thread key (web:<id>)`);
+    return threadId;
+  }
+
+  private async submit(threadId: string, text: string): Promise<WebEntry> {
+    const handler = this.handler;
+    if (!handler) throw new WebChatError('WEB_NOT_STARTED', 'web chat: not started');
+    const entry = this.activity.userMessage(threadId, text);
+    const threadKey = `web:${threadId}`;
+    await handler({
+      platform: 'web',
+      threadKey,
+      chat: { id: threadId, type: 'dm' },
+      user: { ...WEB_USER },
+      text,
+      messageId: entry.id,
+      replyTo: { threadKey, threadId },
+    });
+    return entry;
+  }
+
+  private status(): WebStatus {
+    const { model } = this.options.config;
+    return {
+      model: { configured: model.name.trim() !== '', name: model.name, baseUrl: model.base_url, apiKeyEnv: model.api_key_env },
+      configFile: this.options.paths.config,
+      envFile: this.options.paths.env,
+    };
+  }
+}
+
+/** Builds the web chat adapter; `start` refuses a non-loopback host without a token. */
+export function createWebAdapter(options: WebAdapterOptions): WebAdapter {
+  return new WebAdapter(options);
+}

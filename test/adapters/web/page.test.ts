@@ -1,0 +1,182 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createWebAdapter, type WebAdapter } from '../../../adapters/web/index.js';
+import { defaultConfig } from '../../../src/config/index.js';
+import { browserSkipReason, openBrowser, screenshot, type BrowserPage, type OpenBrowser } from '../../helpers/browser.js';
+import { fakeDispatch } from './fake-dispatch.js';
+
+/*
+ * The page in headless chromium against the real web server, with a stand-in dispatch that
+ * emits the agent's events. The full stack (real gateway, agent and fake model) is in
+ * full-stack.test.ts.
+ */
+const skip = browserSkipReason();
+if (skip) console.warn(skip);
+
+describe.skipIf(Boolean(skip))('web chat page (browser, stand-in dispatch)', () => {
+  let home: string;
+  let adapter: WebAdapter;
+  let browser: OpenBrowser;
+  let tab: BrowserPage | undefined;
+
+  function startAdapter(modelName = 'fake-model'): Promise<void> {
+    const config = defaultConfig();
+    config.platforms.web.port = 0;
+    config.model.name = modelName;
+    adapter = createWebAdapter({ config, paths: { home, config: join(home, 'config.yaml'), env: join(home, '.env') } });
+    return adapter.start(fakeDispatch(adapter).handler, new AbortController().signal);
+  }
+
+  async function open(viewport?: { width: number; height: number }): Promise<BrowserPage> {
+    tab = await browser.newPage(viewport);
+    await tab.page.goto(adapter.url!);
+    return tab;
+  }
+
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'hermes-web-page-'));
+    browser = await openBrowser();
+  });
+  afterEach(async () => {
+    await tab?.page.close();
+    tab = undefined;
+    await adapter?.stop();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('shows tool activity, then the answer rendered as markdown, for a message sent with Enter', async () => {
+    await startAdapter();
+    const { page, errors } = await open();
+    await page.getByRole('button', { name: 'New thread' }).click();
+    const input = page.getByRole('textbox', { name: 'Message' });
+    await input.fill('count to 42');
+    await input.press('Shift+Enter');
+    await input.pressSequentially('please');
+    expect(await input.inputValue()).toBe('count to 42\nplease');
+    await input.press('Enter');
+
+    const tool = page.locator('.tool[data-status="success"]');
+    await tool.waitFor();
+    expect(await tool.locator('.tool-name').textContent()).toBe('execute_code');
+    expect(await tool.locator('.tool-output pre').textContent()).toContain('hello from python');
+    const answer = page.locator('.msg.assistant');
+    await answer.waitFor();
+    expect(await answer.locator('strong').textContent()).toBe('42');
+    expect(await answer.locator('pre code').textContent()).toContain('print(6 * 7)');
+    // The final text arrived as an event and through send(): shown once.
+    expect(await answer.count()).toBe(1);
+    expect(await input.inputValue()).toBe('');
+    expect(await page.locator('.thread-link[aria-current="page"]').textContent()).toBe('count to 42 please');
+    await screenshot(page, 'web-page-tool-and-answer');
+    expect(errors).toEqual([]);
+  });
+
+  it('shows the interrupted script and turn, then the answer to the message sent while it ran', async () => {
+    await startAdapter();
+    const { page, errors } = await open();
+    await page.getByRole('button', { name: 'New thread' }).click();
+    const input = page.getByRole('textbox', { name: 'Message' });
+    await input.fill('sleep for a while');
+    await input.press('Enter');
+    await page.locator('.tool[data-status="running"]').waitFor();
+    await page.locator('#busy', { hasText: 'Working' }).waitFor();
+    await input.fill('never mind, say hi');
+    await input.press('Enter');
+
+    await page.locator('.tool[data-status="interrupted"]').waitFor();
+    await page.locator('.notice', { hasText: 'interrupted' }).waitFor();
+    await page.locator('.msg.assistant', { hasText: 'never mind, say hi' }).waitFor();
+    const kinds = await page.locator('.entry').evaluateAll((nodes) => nodes.map((node) => node.className.split(' ').slice(1).join(' ')));
+    expect(kinds).toEqual(['msg user', 'tool status-interrupted', 'msg user', 'notice tone-warning', 'tool status-success', 'msg assistant']);
+    await page.locator('#busy:not(.on)').waitFor({ state: 'attached' });
+    await screenshot(page, 'web-page-interrupted');
+    expect(errors).toEqual([]);
+  });
+
+  it('shows a message containing <script> as text, and runs nothing the model prints', async () => {
+    await startAdapter();
+    const { page, errors } = await open();
+    await page.getByRole('button', { name: 'New thread' }).click();
+    const attack = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';
+    await page.getByRole('textbox', { name: 'Message' }).fill(attack);
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    // The stand-in model echoes the message inside inline code in its markdown answer.
+    await page.locator('.msg.assistant').waitFor();
+    expect(await page.locator('.msg.user .body').textContent()).toBe(attack);
+    expect(await page.locator('.msg.assistant code').first().textContent()).toBe(attack);
+    expect(await page.locator('.messages script, .messages img').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await screenshot(page, 'web-page-script-as-text');
+    expect(errors).toEqual([]);
+  });
+
+  it('shows the thread history after a reload and after a server restart', async () => {
+    await startAdapter();
+    const { page, errors } = await open();
+    await page.getByRole('button', { name: 'New thread' }).click();
+    await page.getByRole('textbox', { name: 'Message' }).fill('remember me');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await page.locator('.msg.assistant').waitFor();
+    const threadUrl = page.url();
+    expect(threadUrl).toMatch(/\?thread=[0-9a-f]+$/);
+
+    await page.reload();
+    await page.locator('.messages[data-ready="true"] .msg.assistant').waitFor();
+    expect(await page.locator('.msg.user .body').textContent()).toBe('remember me');
+    expect(await page.locator('.tool[data-status="success"]').count()).toBe(1);
+
+    await adapter.stop();
+    await startAdapter();
+    await page.goto(adapter.url! + new URL(threadUrl).search);
+    // The old page's event stream broke when the server stopped; those console errors are expected.
+    errors.length = 0;
+    await page.locator('.messages[data-ready="true"] .msg.assistant').waitFor();
+    expect(await page.locator('.msg.user .body').textContent()).toBe('remember me');
+    expect(await page.locator('.thread-link', { hasText: 'remember me' }).count()).toBe(1);
+    await screenshot(page, 'web-page-history-after-restart');
+    expect(errors).toEqual([]);
+  });
+
+  it('says when no model is configured and shows the settings for OpenAI, OpenRouter and Ollama', async () => {
+    await startAdapter('');
+    const { page, errors } = await open();
+    const setup = page.getByRole('region', { name: 'No model is configured' });
+    await setup.waitFor();
+    const text = await setup.textContent();
+    expect(text).toContain(join(home, 'config.yaml'));
+    expect(text).toContain('base_url: https://api.openai.com/v1');
+    expect(text).toContain('base_url: https://openrouter.ai/api/v1');
+    expect(text).toContain('base_url: http://127.0.0.1:11434/v1');
+    await screenshot(page, 'web-page-no-model');
+    expect(errors).toEqual([]);
+  });
+
+  it('works on a narrow screen by keyboard: the Threads button opens the list, Escape closes it', async () => {
+    await startAdapter();
+    const { page, errors } = await open({ width: 380, height: 720 });
+    const toggle = page.getByRole('button', { name: 'Threads' });
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    const newThread = page.getByRole('button', { name: 'New thread' });
+    await newThread.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('.thread-link[aria-current="page"]').waitFor({ state: 'attached' });
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    await page.keyboard.type('from the keyboard');
+    await page.keyboard.press('Enter');
+    await page.locator('.msg.assistant').waitFor();
+    await toggle.click();
+    await page.keyboard.press('Escape');
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(380);
+    await screenshot(page, 'web-page-narrow');
+    expect(errors).toEqual([]);
+  });
+});
