@@ -3,6 +3,11 @@ import { Command } from 'commander';
 import { registerConfigCommand } from './commands/config.js';
 import { registerLogsCommand } from './commands/logs.js';
 import { registerExecCommand } from './commands/exec.js';
+import { registerSetupCommand } from './commands/setup.js';
+import { registerStatusCommand } from './commands/status.js';
+import { registerDoctorCommand } from './commands/doctor.js';
+import { registerPluginsCommand } from './commands/plugins.js';
+import { registerGatewayCommand } from './commands/gateway.js';
 
 /*
  * Each command file exports `registerXCommand(program)`. Keep their top-level imports light
@@ -16,6 +21,11 @@ const program = new Command('hermes')
 registerConfigCommand(program);
 registerLogsCommand(program);
 registerExecCommand(program);
+registerSetupCommand(program);
+registerStatusCommand(program);
+registerDoctorCommand(program);
+registerPluginsCommand(program);
+registerGatewayCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`hermes: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { hermesPaths, getConfigValue, setConfigValue, parseCliValue } from '../../config/index.js';
+import { hermesPaths, getConfigValue, setConfigValue, parseCliValue, type HermesConfig } from '../../config/index.js';
 import { homeOption, loadForCli } from '../common.js';
 
 export function registerConfigCommand(program: Command): void {
@@ -29,10 +29,20 @@ export function registerConfigCommand(program: Command): void {
     .argument('<key>', 'a dotted key such as code_execution.timeout')
     .argument('<value>', 'the new value, read as YAML (300, true, "[a, b]")')
     .description('validate and write a value, keeping the file\'s comments and order')
-    .action((key: string, raw: string, _options, command: Command) => {
+    .action(async (key: string, raw: string, _options, command: Command) => {
       const file = hermesPaths(homeOption(command)).config;
       const value = parseCliValue(raw);
-      setConfigValue(file, key, value);
+      setConfigValue(file, key, value, key === 'terminal.backend' ? await backendCheckFor(command) : undefined);
       console.log(`${key} = ${JSON.stringify(value)} (${file})`);
     });
+}
+
+/** terminal.backend must name a registered backend: built-in, or from an enabled plugin. */
+async function backendCheckFor(command: Command): Promise<(config: HermesConfig) => void> {
+  const { config, paths } = loadForCli(command);
+  const { loadProviderRegistry } = await import('../../environments/index.js');
+  const { registry } = await loadProviderRegistry({ config, paths });
+  return (next) => {
+    registry.require(next.terminal.backend);
+  };
 }

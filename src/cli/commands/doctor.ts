@@ -1,0 +1,129 @@
+import { spawnSync } from 'node:child_process';
+import type { Command } from 'commander';
+import { defaultConfig, hermesPaths, loadConfig, type HermesConfig } from '../../config/index.js';
+import { errorMessage } from '../../shared/errors.js';
+import { homeOption } from '../common.js';
+
+/** One line of the report. `fail` counts against the exit code; `warn` and `info` do not. */
+interface Line {
+  status: 'ok' | 'fail' | 'warn' | 'info';
+  name: string;
+  detail?: string;
+  fix?: string;
+}
+
+/** Whether each chat platform has what it needs to start, from the environment (and HERMES_HOME/.env). */
+export function platformTokens(config: HermesConfig, env: NodeJS.ProcessEnv = process.env): Array<{ name: string; enabled: boolean; ready: boolean; detail: string }> {
+  const has = (name: string) => Boolean(env[name]);
+  const slackSecond = config.platforms.slack.mode === 'socket' ? 'SLACK_APP_TOKEN' : 'SLACK_SIGNING_SECRET';
+  const web = config.platforms.web;
+  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(web.host);
+  return [
+    {
+      name: 'slack', enabled: config.platforms.slack.enabled, ready: has('SLACK_BOT_TOKEN') && has(slackSecond),
+      detail: `needs SLACK_BOT_TOKEN and ${slackSecond} (${config.platforms.slack.mode} mode)`,
+    },
+    { name: 'discord', enabled: config.platforms.discord.enabled, ready: has('DISCORD_BOT_TOKEN'), detail: 'needs DISCORD_BOT_TOKEN' },
+    { name: 'telegram', enabled: config.platforms.telegram.enabled, ready: has('TELEGRAM_BOT_TOKEN'), detail: 'needs TELEGRAM_BOT_TOKEN' },
+    {
+      name: 'web', enabled: web.enabled, ready: loopback || web.token !== '',
+      detail: loopback ? `http://${web.host}:${web.port}, no token needed` : `listens on ${web.host}: needs platforms.web.token`,
+    },
+  ];
+}
+
+/** The Python that execute_code starts, and whether it is 3.8 or newer. */
+function pythonLine(python: string): Line {
+  const run = spawnSync(python, ['-c', 'import sys; print(sys.version.split()[0]); sys.exit(0 if sys.version_info >= (3, 8) else 3)'], {
+    encoding: 'utf8', timeout: 10_000,
+  });
+  if (run.error || (run.status !== 0 && run.status !== 3)) {
+    return { status: 'fail', name: 'python for execute_code', detail: `${python} did not run`, fix: 'install Python 3.8 or newer, or point code_execution.python at one' };
+  }
+  const version = run.stdout.trim();
+  return run.status === 0
+    ? { status: 'ok', name: 'python for execute_code', detail: `${python} ${version}` }
+    : { status: 'fail', name: 'python for execute_code', detail: `${python} is ${version}`, fix: 'execute_code needs Python 3.8 or newer: set code_execution.python' };
+}
+
+/** Everything doctor checks, in order. */
+async function diagnose(home: string | undefined): Promise<Line[]> {
+  const lines: Line[] = [];
+  const paths = hermesPaths(home);
+  let config: HermesConfig;
+  try {
+    const loaded = loadConfig({ home });
+    config = loaded.config;
+    lines.push({ status: 'ok', name: 'config', detail: `${paths.config} is valid` });
+    for (const warning of loaded.warnings) lines.push({ status: 'warn', name: 'config', detail: warning, fix: 'remove or rename the key' });
+  } catch (error) {
+    config = defaultConfig();
+    lines.push({ status: 'fail', name: 'config', detail: errorMessage(error), fix: `fix ${paths.config} (hermes config set KEY VALUE validates as it writes); the checks below use the defaults` });
+  }
+  lines.push(pythonLine(config.code_execution.python));
+
+  const { loadProviderRegistry } = await import('../../environments/index.js');
+  const { registry, plugins } = await loadProviderRegistry({ config, paths });
+  for (const plugin of plugins) {
+    if (plugin.state !== 'enabled') continue;
+    lines.push(plugin.errors.length === 0
+      ? { status: 'ok', name: `plugin ${plugin.name}`, detail: `loaded${plugin.backends.length > 0 ? `, backends: ${plugin.backends.join(', ')}` : ''}` }
+      : { status: 'warn', name: `plugin ${plugin.name}`, detail: plugin.errors.join('; '), fix: `fix the plugin in ${plugin.dir}, or hermes plugins disable ${plugin.name}` });
+  }
+
+  const active = registry.get(config.terminal.backend);
+  if (!active) {
+    lines.push({
+      status: 'fail', name: 'terminal backend', detail: `terminal.backend is "${config.terminal.backend}", which no built-in or enabled plugin provides`,
+      fix: `choose one of ${registry.names().join(', ')} (hermes setup), or enable the plugin that provides it`,
+    });
+  } else {
+    const available = await active.isAvailable();
+    lines.push(available
+      ? { status: 'ok', name: 'terminal backend', detail: `${active.displayName} [${active.name}] is available` }
+      : { status: 'fail', name: 'terminal backend', detail: `${active.name} is not available on this host`, fix: 'see its checks below, or choose another backend with hermes setup' });
+  }
+  for (const provider of registry.list()) {
+    const isActive = provider.name === active?.name;
+    for (const check of await provider.doctorChecks()) {
+      const required = isActive && check.required !== false;
+      lines.push({
+        status: check.ok ? 'ok' : required ? 'fail' : isActive ? 'warn' : 'info',
+        name: check.name.startsWith(`${provider.name}:`) ? check.name : `${provider.name}: ${check.name}`,
+        detail: check.detail,
+        fix: check.ok ? undefined : check.fix,
+      });
+    }
+  }
+
+  lines.push(config.model.name
+    ? { status: 'ok', name: 'model', detail: `${config.model.name} at ${config.model.base_url}` }
+    : { status: 'warn', name: 'model', detail: 'model.name is empty', fix: 'hermes config set model.name <model id>' });
+  if (!process.env[config.model.api_key_env]) {
+    lines.push({ status: 'warn', name: 'model', detail: `${config.model.api_key_env} is not set`, fix: `put ${config.model.api_key_env}=… in ${paths.env} (not needed for servers without keys)` });
+  }
+  for (const platform of platformTokens(config)) {
+    if (!platform.enabled) lines.push({ status: 'info', name: `platform ${platform.name}`, detail: 'disabled in config' });
+    else if (platform.name === 'web' && !platform.ready) lines.push({ status: 'fail', name: 'platform web', detail: platform.detail, fix: 'set platforms.web.token, or platforms.web.host: 127.0.0.1' });
+    else lines.push({ status: 'info', name: `platform ${platform.name}`, detail: platform.ready ? `ready (${platform.detail})` : `not started: ${platform.detail} in ${paths.env}` });
+  }
+  return lines;
+}
+
+const LABEL: Record<Line['status'], string> = { ok: '[ ok ]', fail: '[FAIL]', warn: '[warn]', info: '[info]' };
+
+export function registerDoctorCommand(program: Command): void {
+  program
+    .command('doctor')
+    .description('check the config, Python, every terminal backend and the platforms; exit code 1 when something required fails')
+    .action(async (_options, command: Command) => {
+      const lines = await diagnose(homeOption(command));
+      for (const line of lines) {
+        console.log(`${LABEL[line.status]} ${line.name}${line.detail ? `: ${line.detail}` : ''}`);
+        if (line.fix) console.log(`       → ${line.fix}`);
+      }
+      const failed = lines.filter((line) => line.status === 'fail').length;
+      console.log(failed === 0 ? '\nall required checks passed' : `\n${failed} required check(s) failed`);
+      if (failed > 0) process.exitCode = 1;
+    });
+}

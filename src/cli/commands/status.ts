@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import { loadForCli } from '../common.js';
+import { platformTokens } from './doctor.js';
+
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('the active terminal backend, every backend\'s probe, the model settings and which platforms have tokens')
+    .action(async (_options, command: Command) => {
+      const { config, paths } = loadForCli(command);
+      const { loadProviderRegistry } = await import('../../environments/index.js');
+      const { registry, plugins } = await loadProviderRegistry({ config, paths });
+      console.log(`config: ${paths.config}`);
+      const active = registry.get(config.terminal.backend);
+      console.log(`terminal backend: ${active ? `${active.displayName} [${active.name}]` : `${config.terminal.backend} (unknown: known are ${registry.names().join(', ')})`}`);
+      console.log('backends:');
+      for (const provider of registry.list()) {
+        const probe = await provider.probe();
+        const mark = provider.name === active?.name ? '*' : ' ';
+        const source = provider.builtin ? '' : ` (plugin ${provider.source})`;
+        console.log(`  ${mark} ${provider.name.padEnd(14)} ${probe.ok ? 'ok  ' : 'FAIL'} ${probe.detail}${source}`);
+      }
+      for (const plugin of plugins) for (const error of plugin.errors) console.log(`  plugin ${plugin.name}: ${error}`);
+      const key = process.env[config.model.api_key_env];
+      console.log(`model: ${config.model.name || '(none: set model.name)'} at ${config.model.base_url}; ${config.model.api_key_env} ${key ? 'is set' : 'is not set'}`);
+      console.log('platforms:');
+      for (const platform of platformTokens(config)) {
+        console.log(`  ${platform.name.padEnd(9)} ${platform.enabled ? (platform.ready ? 'ready' : 'no token') : 'disabled'} — ${platform.detail}`);
+      }
+    });
+}
