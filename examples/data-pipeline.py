@@ -5,9 +5,8 @@ from hermes_tools import search_files, read_file
 
 matches = search_files("database", path=".", file_glob="*.yaml", limit=20)
 configs = []
-for match in matches.get("matches", []):
-    content = read_file(match["path"])
-    configs.append({"file": match["path"], "preview": content["content"][:200]})
+for path in sorted({m["path"] for m in matches.get("matches", [])}):
+    content = read_file(path)
+    configs.append({"file": path, "preview": content["content"][:200]})
 
-configs.sort(key=lambda c: c["file"])
 print(json.dumps(configs, indent=2))

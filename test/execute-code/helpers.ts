@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCodeExecutor, type CodeExecutorOptions } from '../../src/execute-code/index.js';
@@ -22,11 +22,6 @@ export function perCallExecutor(config: ConfigOverrides = {}, options: Partial<C
     config: { ...config, code_execution: { session_kernels: false, ...config.code_execution } },
   });
   return { executor, ...dirs };
-}
-
-/** Staging folders currently in the system temp folder. */
-export function stagingFolders(): string[] {
-  return readdirSync(tmpdir()).filter((name) => name.startsWith('hermes-exec-'));
 }
 
 /** True when a process with this pid exists (zombies count as gone). */

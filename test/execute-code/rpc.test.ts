@@ -1,5 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { perCallExecutor, stagingFolders } from './helpers.js';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { perCallExecutor } from './helpers.js';
 
 const { executor } = perCallExecutor();
 afterAll(() => executor.close());
@@ -72,11 +75,21 @@ print(os.environ["HERMES_RPC_SOCKET"].startswith("tcp://127.0.0.1:"), read_file(
     expect(result.tool_calls_made).toBe(2);
   });
 
-  it('leaves no staging folder or socket behind', async () => {
-    const before = new Set(stagingFolders());
-    await run('print(1)');
-    await run('raise SystemExit(3)');
-    await executor.execute({ code: 'import time; time.sleep(5)', sessionId: 's', signal: AbortSignal.timeout(300) });
-    expect(stagingFolders().filter((name) => !before.has(name))).toEqual([]);
+  it('leaves no staging folder or socket behind, after success, failure, interrupt and timeout', async () => {
+    // A private temp folder, so other tests' executions do not show up here.
+    const temp = mkdtempSync(join(tmpdir(), 'hermes-staging-check-'));
+    const quick = perCallExecutor({ code_execution: { timeout: 2, kill_grace: 0.5 } });
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
+    try {
+      const seen = await run('import os; print(os.path.dirname(os.environ["HERMES_RPC_SOCKET"]))');
+      expect(seen.output.startsWith(temp)).toBe(true);
+      await run('raise SystemExit(3)');
+      await executor.execute({ code: 'import time; time.sleep(30)', sessionId: 's', signal: AbortSignal.timeout(2000) });
+      expect((await quick.executor.execute({ code: 'import time; time.sleep(30)', sessionId: 's' })).status).toBe('timeout');
+      expect(readdirSync(temp)).toEqual([]);
+    } finally {
+      process.env.TMPDIR = saved;
+    }
   });
 });
