@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { Writable } from 'node:stream';
+import { MIGRATIONS, SessionStore } from '../../src/sessions/index.js';
+import { silentLogger } from '../../src/shared/index.js';
+
+const dirs: string[] = [];
+const stores: SessionStore[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function dbFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hermes-store-'));
+  dirs.push(dir);
+  return join(dir, 'state.db');
+}
+
+function open(file: string, logger = silentLogger()): SessionStore {
+  const store = SessionStore.open(file, { logger });
+  stores.push(store);
+  return store;
+}
+
+describe('SessionStore', () => {
+  it('creates the schema in WAL mode and records the version in user_version', () => {
+    const file = dbFile();
+    open(file);
+    const raw = new Database(file, { readonly: true });
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    raw.close();
+  });
+
+  it('refuses a database from a newer version with a message saying so', () => {
+    const file = dbFile();
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    raw.close();
+    expect(() => open(file)).toThrow(/schema version 2, newer than this hermes-gateway knows/);
+  });
+
+  it('keeps one current session per key and messages in order', () => {
+    const store = open(dbFile());
+    const a = store.currentOrCreate('slack:T:C:1');
+    expect(store.currentOrCreate('slack:T:C:1').id).toBe(a.id);
+    expect(store.currentOrCreate('slack:T:C:2').id).not.toBe(a.id);
+    store.append(a.id, { role: 'user', content: 'one' });
+    store.append(a.id, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'x', arguments: '{}' } }] });
+    store.append(a.id, { role: 'tool', tool_call_id: 'c1', content: 'result' });
+    expect(store.messages(a.id).map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(store.messageCount(a.id)).toBe(3);
+  });
+
+  it('a new session for a key leaves the old one readable', () => {
+    const store = open(dbFile());
+    const old = store.currentOrCreate('web:1');
+    store.append(old.id, { role: 'user', content: 'before /new' });
+    const fresh = store.create('web:1');
+    expect(store.current('web:1')?.id).toBe(fresh.id);
+    expect(store.messages(fresh.id)).toEqual([]);
+    expect(store.messages(old.id)).toEqual([{ role: 'user', content: 'before /new' }]);
+    expect(store.history('web:1').map((s) => s.id)).toEqual([old.id, fresh.id]);
+  });
+
+  it('skips a corrupt row with a log line instead of failing', () => {
+    const file = dbFile();
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
+    const store = open(file, pino({ level: 'warn' }, sink));
+    const session = store.currentOrCreate('k');
+    store.append(session.id, { role: 'user', content: 'good 1' });
+    const raw = new Database(file);
+    raw.prepare('INSERT INTO messages (session_id, created_at, message) VALUES (?, 0, ?)').run(session.id, '{"role": "user", "content": ');
+    raw.prepare('INSERT INTO messages (session_id, created_at, message) VALUES (?, 0, ?)').run(session.id, '{"role": "wizard"}');
+    raw.close();
+    store.append(session.id, { role: 'user', content: 'good 2' });
+    expect(store.messages(session.id)).toEqual([
+      { role: 'user', content: 'good 1' },
+      { role: 'user', content: 'good 2' },
+    ]);
+    expect(lines.join('')).toContain('skipped corrupt message row 2: invalid JSON');
+    expect(lines.join('')).toContain('skipped corrupt message row 3: unknown role');
+  });
+
+  it('two connections on one file see each other\'s writes (busy timeout, WAL)', () => {
+    const file = dbFile();
+    const first = open(file);
+    const second = open(file);
+    const session = first.currentOrCreate('console:me');
+    expect(second.currentOrCreate('console:me').id).toBe(session.id);
+    first.append(session.id, { role: 'user', content: 'from the first' });
+    second.append(session.id, { role: 'assistant', content: 'from the second' });
+    expect(first.messages(session.id).map((m) => m.content)).toEqual(['from the first', 'from the second']);
+  });
+
+  it('remembers the interrupted reason and the skill passthrough names', () => {
+    const store = open(dbFile());
+    const session = store.currentOrCreate('k');
+    store.setInterrupted(session.id, 'user sent a new message');
+    expect(store.addPassthrough(session.id, ['A_KEY'])).toEqual(['A_KEY']);
+    expect(store.addPassthrough(session.id, ['A_KEY', 'B_TOKEN'])).toEqual(['A_KEY', 'B_TOKEN']);
+    const again = store.current('k')!;
+    expect(again.interruptedReason).toBe('user sent a new message');
+    expect(again.passthrough).toEqual(['A_KEY', 'B_TOKEN']);
+  });
+});
