@@ -42,7 +42,6 @@ interface ActiveCell {
 export class KernelProcess {
   /** The kernel's pid, also its process group id (it is spawned detached). */
   readonly pid: number;
-  readonly #child: ChildProcess;
   readonly #control: Socket;
   readonly #lifeline: Socket;
   readonly #stdout = new MarkerSplitter();
@@ -60,7 +59,6 @@ export class KernelProcess {
   #startStderr = '';
 
   private constructor(child: ChildProcess, options: KernelStartOptions) {
-    this.#child = child;
     this.pid = child.pid!;
     this.#graceMs = options.graceMs ?? 5000;
     this.#logger = options.logger ?? silentLogger();

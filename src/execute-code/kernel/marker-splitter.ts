@@ -64,8 +64,12 @@ export class MarkerSplitter {
 
 /** Length of the longest tail of `data` that is a proper prefix of `marker`. */
 function partialMarkerLength(data: Buffer, marker: Buffer): number {
-  for (let length = Math.min(marker.length - 1, data.length); length > 0; length--) {
-    if (data.compare(marker, 0, length, data.length - length) === 0) return length;
+  // Only positions holding the marker's first byte can start a prefix: usually none.
+  let at = data.indexOf(marker[0], Math.max(0, data.length - marker.length + 1));
+  while (at >= 0) {
+    const length = data.length - at;
+    if (data.compare(marker, 0, length, at) === 0) return length;
+    at = data.indexOf(marker[0], at + 1);
   }
   return 0;
 }

@@ -37,15 +37,16 @@ def _main():
 
     try:
         # os.dup() makes non-inheritable copies: subprocesses of cells never hold them.
+        # All four are taken before 3 and 4 are closed, so none of them lands on 3 or 4.
         ctl = os.dup(3)
         life = os.dup(4)
     except OSError:
         sys.stderr.write("kernel_runner.py is started by hermes-gateway with control descriptors 3 and 4\n")
         sys.exit(2)
-    os.close(3)
-    os.close(4)
     out_mark_fd = os.dup(1)
     err_mark_fd = os.dup(2)
+    os.close(3)
+    os.close(4)
     pgid = os.getpgrp()
 
     def die():
