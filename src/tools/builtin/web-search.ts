@@ -28,7 +28,8 @@ export function webSearchTool(): Tool {
       } catch (error) {
         if (ctx.signal.aborted) return { error: `web_search: interrupted${abortReason(ctx.signal) ? ` (${abortReason(ctx.signal)})` : ''}` };
         if (signal.aborted) return { error: `web_search: ${provider.name} did not answer within ${ctx.config.web.timeout}s (web.timeout)` };
-        return { error: `web_search: ${provider.name} failed: ${errorMessage(error)}` };
+        const cause = error instanceof Error && error.cause ? ` (${errorMessage(error.cause)})` : '';
+        return { error: `web_search: ${provider.name} failed: ${errorMessage(error)}${cause}` };
       }
     },
   });

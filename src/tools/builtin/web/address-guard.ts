@@ -29,41 +29,52 @@ export function bareHost(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 
-/** Refuses a URL whose host is an IP literal in a blocked range (DNS is never asked for those). */
-export function checkLiteralHost(url: URL): void {
-  const host = bareHost(url);
-  if (!ipaddr.isValid(host)) return;
-  const range = blockedRange(host);
-  if (range) throw new BlockedAddressError(refusal(url.hostname, host, range));
+function refusal(host: string, address: string, range: string): string {
+  return (
+    `refused to fetch ${host}: ${address} is a ${range} address, not a public one ` +
+    '(set web.allow_private_addresses: true to allow private, loopback and link-local addresses)'
+  );
 }
 
-function refusal(host: string, address: string, range: string): string {
-  return `refused to fetch ${host}: ${address} is a ${range} address (set web.allow_private_addresses: true to allow private, loopback and link-local addresses)`;
+/** Checks addresses: the URL's literal host before connecting, and every DNS answer. */
+export interface AddressPolicy {
+  /** Throws BlockedAddressError when the URL's host is an IP literal in a blocked range (DNS is never asked for those). */
+  checkLiteralHost(url: URL): void;
+  /** A `lookup` for node:http that refuses the connection when any address of the host is blocked. */
+  lookup: LookupFunction;
 }
 
 /**
- * A `lookup` for node:http that resolves as usual and then refuses the connection when any
- * address of the host is in a blocked range, so a DNS name cannot smuggle in 127.0.0.1.
+ * The policy web_extract fetches under. `treatAsPublic` lists addresses to let through even
+ * though their range is blocked; it exists so tests can stand up an "allowed" server on a
+ * loopback address. The gateway passes nothing.
  */
-export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) {
-      callback(error, '', 0);
-      return;
-    }
-    for (const entry of addresses) {
-      const range = blockedRange(entry.address);
-      if (range) {
-        callback(new BlockedAddressError(refusal(hostname, entry.address, range)), '', 0);
-        return;
-      }
-    }
-    if (addresses.length === 0) {
-      callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-    } else if (options.all) {
-      callback(null, addresses);
-    } else {
-      callback(null, addresses[0].address, addresses[0].family);
-    }
-  });
-};
+export function addressPolicy(treatAsPublic: ReadonlySet<string> = new Set()): AddressPolicy {
+  const blocked = (address: string) => (treatAsPublic.has(address) ? undefined : blockedRange(address));
+  return {
+    checkLiteralHost(url) {
+      const host = bareHost(url);
+      if (!ipaddr.isValid(host)) return;
+      const range = blocked(host);
+      if (range) throw new BlockedAddressError(refusal(url.hostname, host, range));
+    },
+    lookup(hostname, options, callback) {
+      dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+        if (error) {
+          callback(error, '', 0);
+          return;
+        }
+        for (const entry of addresses) {
+          const range = blocked(entry.address);
+          if (range) {
+            callback(new BlockedAddressError(refusal(hostname, entry.address, range)), '', 0);
+            return;
+          }
+        }
+        if (addresses.length === 0) callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+        else if (options.all) callback(null, addresses);
+        else callback(null, addresses[0].address, addresses[0].family);
+      });
+    },
+  };
+}

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Readable } from 'node:stream';
-import { checkLiteralHost, guardedLookup } from './address-guard.js';
+import { addressPolicy, type AddressPolicy } from './address-guard.js';
 
 export interface SafeFetchOptions {
   /** Milliseconds for the whole fetch, redirects included. */
@@ -12,6 +12,8 @@ export interface SafeFetchOptions {
   maxRedirects: number;
   allowPrivate: boolean;
   signal?: AbortSignal;
+  /** Addresses checks let through (tests only; see addressPolicy). */
+  treatAsPublic?: ReadonlySet<string>;
 }
 
 export interface FetchedPage {
@@ -37,7 +39,7 @@ interface Hop {
   stream: http.IncomingMessage;
 }
 
-function request(url: URL, options: SafeFetchOptions, signal: AbortSignal): Promise<Hop> {
+function request(url: URL, policy: AddressPolicy | undefined, signal: AbortSignal): Promise<Hop> {
   const lib = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = lib.request(
@@ -50,7 +52,7 @@ function request(url: URL, options: SafeFetchOptions, signal: AbortSignal): Prom
           Accept: 'text/html,application/xhtml+xml,text/plain,application/json;q=0.9,*/*;q=0.5',
           'Accept-Encoding': 'gzip, deflate, br',
         },
-        ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
+        ...(policy ? { lookup: policy.lookup } : {}),
       },
       (res) => resolve({ status: res.statusCode ?? 0, headers: res.headers, stream: res }),
     );
@@ -89,11 +91,11 @@ async function readCapped(hop: Hop, maxBytes: number): Promise<{ body: Buffer; c
 }
 
 /** Checks a URL the fetch may go to: http(s) only, and no blocked IP literal. */
-function admit(url: URL, allowPrivate: boolean): void {
+function admit(url: URL, policy: AddressPolicy | undefined): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new FetchError(`only http and https URLs can be fetched, not ${url.protocol}`);
   }
-  if (!allowPrivate) checkLiteralHost(url);
+  policy?.checkLiteralHost(url);
 }
 
 /**
@@ -110,10 +112,11 @@ export async function safeFetch(target: string, options: SafeFetchOptions): Prom
   }
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  const policy = options.allowPrivate ? undefined : addressPolicy(options.treatAsPublic);
   try {
     for (let redirects = 0; ; redirects++) {
-      admit(url, options.allowPrivate);
-      const hop = await request(url, options, signal);
+      admit(url, policy);
+      const hop = await request(url, policy, signal);
       const location = hop.headers.location;
       if (hop.status >= 300 && hop.status < 400 && location) {
         hop.stream.resume();
