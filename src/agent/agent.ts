@@ -17,6 +17,7 @@ import { interruptedNote } from './tool-results.js';
 import { loadSkills, skillTools } from './skills.js';
 import { delegateDepth, delegateTool, type SubagentRequest, type SubagentResult } from './delegate.js';
 import { Limiter } from './limiter.js';
+import { withSessionVariables } from './session-environment.js';
 import { enabledToolNames, orderTools } from './tool-set.js';
 
 export interface AgentOptions {
@@ -178,7 +179,8 @@ export class Agent implements AgentRunner {
 
     let environment: Environment;
     try {
-      environment = await this.environmentFor(session.id);
+      const shared = await this.environmentFor(session.id);
+      environment = withSessionVariables(shared, () => this.passthrough.get(session.id) ?? [], this.env);
     } catch (error) {
       log.error({ err: error }, 'cannot create the terminal environment');
       return {
@@ -252,7 +254,14 @@ export class Agent implements AgentRunner {
         history: [{ role: 'user', content: goal }],
         registry: this.registry,
         enabled: new Set(names),
-        context: { ...request.parent, sessionId: request.owner, enabledTools: names, passthrough, logger: log },
+        context: {
+          ...request.parent,
+          sessionId: request.owner,
+          enabledTools: names,
+          passthrough,
+          logger: log,
+          environment: withSessionVariables(request.parent.environment, () => passthrough, this.env),
+        },
         maxIterations: this.config.agent.max_iterations,
         toolResultMaxChars: this.config.agent.tool_result_max_chars,
         logger: log,

@@ -58,10 +58,7 @@ export function shellTool(): Tool {
     description: 'Run a shell command',
     args: z.object({ command: z.string() }),
     async run({ command }, ctx) {
-      return ctx.environment.execute(command, {
-        signal: ctx.signal,
-        env: Object.fromEntries([...(ctx.passthrough ?? [])].flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : []))),
-      });
+      return ctx.environment.execute(command, { signal: ctx.signal });
     },
   });
 }
