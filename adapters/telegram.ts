@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { Bot, GrammyError, webhookCallback, type Context } from 'grammy';
 import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import type { Message } from 'grammy/types';
+import type { HermesConfig } from '../src/config/index.js';
 import { COMMANDS, GatewayError } from '../src/gateway/index.js';
 import type { InboundMessage, MessageHandler, PlatformAdapter, ReplyTarget } from '../src/gateway/index.js';
 import { errorMessage } from '../src/shared/errors.js';
@@ -254,4 +256,31 @@ export class TelegramAdapter implements PlatformAdapter {
       ...(options.secret ? { secret_token: options.secret } : {}),
     });
   }
+}
+
+/**
+ * The Telegram adapter when `platforms.telegram.enabled` and TELEGRAM_BOT_TOKEN are set, else
+ * undefined. TELEGRAM_WEBHOOK_URL switches to webhook mode (listening on
+ * TELEGRAM_WEBHOOK_PORT, else PORT, else 8443); without TELEGRAM_WEBHOOK_SECRET a random
+ * secret is set with the webhook at each start, so the header is always checked.
+ */
+export function createTelegramAdapter(options: {
+  config: HermesConfig;
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+}): TelegramAdapter | undefined {
+  const env = options.env ?? process.env;
+  const telegram = options.config.platforms.telegram;
+  const token = env.TELEGRAM_BOT_TOKEN?.trim();
+  if (!telegram.enabled || !token) return undefined;
+  const url = env.TELEGRAM_WEBHOOK_URL?.trim();
+  let webhook: TelegramWebhookOptions | undefined;
+  if (url) {
+    const port = Number(env.TELEGRAM_WEBHOOK_PORT?.trim() || env.PORT?.trim() || 8443);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      throw new GatewayError('TELEGRAM_BAD_PORT', `telegram: TELEGRAM_WEBHOOK_PORT (or PORT) must be a port number, got "${env.TELEGRAM_WEBHOOK_PORT ?? env.PORT}"`);
+    }
+    webhook = { url, port, secret: env.TELEGRAM_WEBHOOK_SECRET?.trim() || randomBytes(24).toString('hex') };
+  }
+  return new TelegramAdapter({ token, apiRoot: telegram.api_root || undefined, webhook, logger: options.logger });
 }

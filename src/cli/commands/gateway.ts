@@ -1,0 +1,94 @@
+import type { Command } from 'commander';
+import type { LoadedConfig } from '../../config/index.js';
+import type { Gateway, StartReport } from '../../gateway/index.js';
+import { loadForCli } from '../common.js';
+
+/** How long shutdown may take before the process exits anyway. */
+const EXIT_DEADLINE_MS = 10_000;
+
+export interface RunningGateway {
+  gateway: Gateway;
+  report: StartReport;
+  /** Stops taking messages, aborts turns, disposes kernels, closes connections. */
+  stop(): Promise<void>;
+}
+
+export interface StartGatewayOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Lines for the operator (stdout in the CLI). */
+  print?: (line: string) => void;
+}
+
+/**
+ * Builds the agent and the adapters of every platform that has its tokens, starts them and
+ * returns the running gateway. It runs with no platform at all (nothing to talk to yet).
+ */
+export async function startGateway(loaded: LoadedConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
+  const env = options.env ?? process.env;
+  const print = options.print ?? (() => {});
+  const [{ createLogger }, { createAgent }, { Gateway }, { ApprovalBroker }, { buildAdapters, knownPlatforms }] = await Promise.all([
+    import('../../shared/logger.js'),
+    import('../../agent/index.js'),
+    import('../../gateway/index.js'),
+    import('../../approvals/index.js'),
+    import('../../../adapters/index.js'),
+  ]);
+  const { config, paths } = loaded;
+  const logger = createLogger({ file: paths.logFile, level: config.logging.level, env });
+  const agent = await createAgent(loaded, { logger });
+  const approvals = new ApprovalBroker({ timeoutMs: config.approvals.timeout * 1000 });
+  const gateway = new Gateway({ agent, config, logger, env, approvals });
+  let adapters;
+  try {
+    adapters = buildAdapters({ config, paths, env, logger, announce: print });
+  } catch (error) {
+    await agent.close();
+    throw error;
+  }
+  for (const adapter of adapters) gateway.register(adapter);
+  const report = await gateway.start();
+  const { model, backend } = agent.describe();
+  print(`hermes gateway: model ${model || '(none configured: set model.name)'}, backend ${backend}, log ${paths.logFile}`);
+  for (const name of report.started) print(`  started ${name}`);
+  for (const failure of report.failed) print(`  could not start ${failure.name}: ${failure.error}`);
+  const idle = knownPlatforms().filter((name) => !report.started.includes(name) && !report.failed.some((f) => f.name === name));
+  if (idle.length > 0) print(`  not started (disabled or no tokens): ${idle.join(', ')}`);
+  if (report.started.length === 0) {
+    print('  no platform is running; set TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN or DISCORD_BOT_TOKEN (see README) and restart');
+  }
+  logger.info({ started: report.started, failed: report.failed }, 'gateway running');
+  return { gateway, report, stop: () => gateway.stop(EXIT_DEADLINE_MS - 1000) };
+}
+
+export function registerGatewayCommand(program: Command): void {
+  program
+    .command('gateway')
+    .description('run the chat gateway: every platform that has its tokens, and the local web chat')
+    .action(async (_options: unknown, command: Command) => {
+      const loaded = loadForCli(command);
+      const running = await startGateway(loaded, { print: (line) => console.log(line) });
+      // Nothing else may hold the event loop open when no platform runs.
+      const keepAlive = setInterval(() => {}, 1 << 30);
+      let stopping = false;
+      const shutdown = (signal: NodeJS.Signals) => {
+        if (stopping) return;
+        stopping = true;
+        console.log(`hermes gateway: ${signal}, shutting down`);
+        setTimeout(() => {
+          console.error('hermes gateway: shutdown took too long; exiting anyway');
+          process.exit(1);
+        }, EXIT_DEADLINE_MS).unref();
+        running
+          .stop()
+          .catch((error: unknown) => console.error(`hermes gateway: shutdown failed: ${error instanceof Error ? error.message : String(error)}`))
+          .finally(() => {
+            clearInterval(keepAlive);
+            console.log('hermes gateway: stopped');
+            // Open keep-alive sockets of the platform clients must not hold the exit up.
+            process.exit(process.exitCode ?? 0);
+          });
+      };
+      process.once('SIGTERM', shutdown);
+      process.once('SIGINT', shutdown);
+    });
+}
