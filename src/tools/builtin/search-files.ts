@@ -15,18 +15,24 @@ import { searchBuiltin } from './search/walk.js';
 /** The reference's older spellings, still accepted. */
 const TARGET_ALIASES: Record<string, string> = { grep: 'content', find: 'files' };
 const MODE_ALIASES: Record<string, string> = { files_only: 'files_with_matches' };
-const alias = (table: Record<string, string>) => (value: unknown) =>
-  typeof value === 'string' && value in table ? table[value] : value;
+
+/** Maps the old spellings before validation, so the schema the model sees lists only the current ones. */
+function withAliases(raw: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...raw };
+  if (typeof out.target === 'string' && out.target in TARGET_ALIASES) out.target = TARGET_ALIASES[out.target];
+  if (typeof out.output_mode === 'string' && out.output_mode in MODE_ALIASES) out.output_mode = MODE_ALIASES[out.output_mode];
+  return out;
+}
 
 const args = z.strictObject({
   pattern: z.string().min(1).describe('Regular expression to find in file contents; with target="files", a glob or regex for file names'),
-  target: z.preprocess(alias(TARGET_ALIASES), z.enum(['content', 'files'])).default('content')
+  target: z.enum(['content', 'files']).default('content')
     .describe('"content" searches inside files, "files" lists files whose name matches'),
   path: z.string().min(1).default('.').describe('Folder (or file) to search; result paths start with it'),
   file_glob: z.string().min(1).nullable().default(null).describe('Only files matching this glob, e.g. "*.py" (a leading ! excludes)'),
   limit: z.number().int().min(1).default(50).describe('Results per page'),
   offset: z.number().int().min(0).default(0).describe('Results to skip, for paging'),
-  output_mode: z.preprocess(alias(MODE_ALIASES), z.enum(['content', 'files_with_matches', 'count'])).default('content')
+  output_mode: z.enum(['content', 'files_with_matches', 'count']).default('content')
     .describe('content: matching lines; files_with_matches: paths only; count: matching lines per file'),
   context: z.number().int().min(0).default(0).describe('Lines of context before and after each match'),
 });
@@ -47,7 +53,7 @@ function onThisHost(ctx: ToolContext): boolean {
  */
 export function searchFilesTool(options: { backend?: SearchBackend } = {}): Tool {
   const backend = options.backend ?? 'auto';
-  return defineTool({
+  const tool = defineTool({
     name: 'search_files',
     description:
       'Search file contents with a regular expression (ripgrep when installed), or find files by name with target="files". ' +
@@ -106,4 +112,5 @@ export function searchFilesTool(options: { backend?: SearchBackend } = {}): Tool
       return collector.result();
     },
   });
+  return { ...tool, handler: (raw, ctx) => tool.handler(raw && typeof raw === 'object' ? withAliases(raw) : raw, ctx) };
 }

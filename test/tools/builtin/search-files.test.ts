@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readFileTool, searchFilesTool } from '../../../src/tools/builtin/index.js';
-import type { ToolContext } from '../../../src/tools/index.js';
+import type { Tool, ToolContext } from '../../../src/tools/index.js';
 import { makeToolContext, shellOnly } from '../../helpers/tool-context.js';
 
 const hasRg = (() => {
@@ -93,10 +93,9 @@ describe.runIf(runRg)('search_files: ripgrep and the built-in search agree', () 
   });
 });
 
-describe.each([
-  ['built-in', () => builtin],
-  ...(runRg ? ([['ripgrep', () => rg]] as const) : []),
-])('search_files (%s)', (_label, tool) => {
+const BACKENDS: Array<[string, () => Tool]> = [['built-in', () => builtin], ...(runRg ? [['ripgrep', () => rg] as [string, () => Tool]] : [])];
+
+describe.each(BACKENDS)('search_files (%s)', (_label, tool) => {
   it('sorts by path (names bytewise, folder by folder) then line, and skips .git, node_modules and binary files', async () => {
     const result = (await tool().handler({ pattern: 'foo', limit: 100 }, ctx())) as {
       matches: Array<{ path: string; line: number; content: string }>;
