@@ -10,4 +10,4 @@ export { KernelProcess } from './kernel-process.js';
 export { KernelPool, type KernelPoolOptions } from './kernel-pool.js';
 export { kernelRunnerPath, kernelArgv } from './runner-path.js';
 export { KernelStartError, KernelBusyError, KernelCellTooLargeError, KernelPoolClosedError } from './errors.js';
-export type { CellOutcome, KernelStartOptions, RunCellOptions, KernelUseInfo, KernelState } from './types.js';
+export type { CellOutcome, KernelExit, KernelStartOptions, RunCellOptions, KernelUseInfo, KernelState } from './types.js';

@@ -45,6 +45,7 @@ export class KernelPool {
   /** Owners whose kernel was lost since their last call (Map for insertion order). */
   readonly #lost = new Map<string, true>();
   readonly #kills = new Set<Promise<void>>();
+  readonly #starts = new Set<Promise<void>>();
   #tick = 0;
   #closed = false;
 
@@ -74,25 +75,11 @@ export class KernelPool {
         stateReset = true;
         await this.#dropKernel(entry, 'the session kernel was reset');
       }
-      let kernel = entry.kernel;
-      const reused = kernel !== undefined;
-      if (!kernel) {
-        entry.starting = true;
-        try {
-          await this.#makeRoom();
-          kernel = await this.#options.start(owner);
-        } finally {
-          entry.starting = false;
-        }
-        entry.kernel = kernel;
-        if (this.#closed) {
-          await this.#dropKernel(entry, 'the kernel pool was closed');
-          throw new KernelPoolClosedError(owner);
-        }
-      } else {
-        await this.#makeRoom();
-      }
-      return await fn(kernel, { reused, stateReset });
+      const reused = entry.kernel !== undefined;
+      if (reused) await this.#makeRoom();
+      else await this.#startKernel(entry);
+      if (!entry.kernel) throw new KernelPoolClosedError(owner);
+      return await fn(entry.kernel, { reused, stateReset });
     } finally {
       if (entry.kernel && !entry.kernel.alive) {
         this.#remember(owner);
@@ -103,6 +90,26 @@ export class KernelPool {
       this.#scheduleReap(entry);
       release();
       this.#forgetIfEmpty(entry);
+    }
+  }
+
+  /** Starts the entry's kernel after making room; closeAll waits for starts in flight. */
+  async #startKernel(entry: Entry): Promise<void> {
+    entry.starting = true;
+    const attach = (async () => {
+      try {
+        await this.#makeRoom();
+        entry.kernel = await this.#options.start(entry.owner);
+      } finally {
+        entry.starting = false;
+      }
+      if (this.#closed) await this.#dropKernel(entry, 'the kernel pool was closed');
+    })();
+    this.#starts.add(attach);
+    try {
+      await attach;
+    } finally {
+      this.#starts.delete(attach);
     }
   }
 
@@ -148,6 +155,7 @@ export class KernelPool {
   /** Kills every kernel (running cells end as `interrupted`); later `withKernel` calls throw. */
   async closeAll(): Promise<void> {
     this.#closed = true;
+    await Promise.allSettled([...this.#starts]);
     await Promise.all([...this.#entries.values()].map((entry) => this.#dropKernel(entry, 'the kernel pool was closed')));
     await Promise.all([...this.#kills]);
   }
@@ -182,7 +190,7 @@ export class KernelPool {
       victims.map((entry) => {
         this.#logger.info({ owner: entry.owner, pid: entry.kernel?.pid }, 'evicting idle session kernel (max_session_kernels)');
         this.#remember(entry.owner);
-        return this.#dropKernel(entry, 'the session kernel was evicted');
+        return this.#dropKernel(entry, 'the session kernel was evicted').then(() => this.#forgetIfEmpty(entry));
       }),
     );
   }

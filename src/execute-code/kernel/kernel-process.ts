@@ -10,7 +10,7 @@ import { KernelBusyError, KernelCellTooLargeError, KernelStartError } from './er
 import { FrameReader, MAX_INBOUND_FRAME, MAX_OUTBOUND_FRAME, encodeFrame, type Frame } from './frames.js';
 import { MarkerSplitter } from './marker-splitter.js';
 import { settleWithin } from './settle-within.js';
-import type { CellOutcome, KernelStartOptions, RunCellOptions } from './types.js';
+import type { CellOutcome, KernelExit, KernelStartOptions, RunCellOptions } from './types.js';
 
 const PROTOCOL_VERSION = '1';
 /** Marker hex (32) plus the kind byte: the frame overhead of a cell. */
@@ -49,6 +49,11 @@ export class KernelProcess {
   readonly #graceMs: number;
   readonly #logger: Logger;
   readonly #exited: Promise<void>;
+  /**
+   * Settles once the kernel process has exited and its group was killed, however it
+   * ended (a cell's outcome, `kill()`, death while idle). Never rejects.
+   */
+  readonly exited: Promise<KernelExit>;
   readonly #drained: Promise<unknown>;
   #alive = false;
   #executionCount = 0;
@@ -77,6 +82,7 @@ export class KernelProcess {
     });
     for (const socket of [control, lifeline]) socket.on('error', (error) => this.#logger.debug({ pid: this.pid, err: error }, 'kernel socket error'));
     this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    this.exited = this.#exited.then(() => this.#stop()).then(() => ({ ...this.#exit! }));
     this.#drained = Promise.all([stdout, stderr, control].map((stream) => new Promise((resolve) => stream.once('close', resolve))));
     child.on('exit', (code, signal) => this.#onExit(code, signal));
     // An idle kernel must not keep Node running; a running cell refs the control socket.
@@ -251,7 +257,7 @@ export class KernelProcess {
     this.#exit = { code, signal };
     this.#alive = false;
     this.#logger.debug({ pid: this.pid, code, signal }, 'kernel exited');
-    if (this.#starting) this.#starting.reject(`it exited (${describeExit(code, signal)})`);
+    if (this.#starting) this.#starting.reject(`it ${describeExit(code, signal)}`);
     // Members the runner left in its group (a `sleep 1000 &`) go with it, right away,
     // while the group id cannot have been reused.
     void this.#stop();
@@ -261,7 +267,7 @@ export class KernelProcess {
       void this.#stop()
         .then(() => settleWithin(this.#drained, DRAIN_MS))
         .then(() => {
-          if (!cell.settled) void this.#endAbnormally(cell, { kind: 'died', detail: `${this.#endDetail()} while running the cell` });
+          if (!cell.settled) void this.#endAbnormally(cell, { kind: 'died', detail: this.#endDetail() });
         });
     }
   }
@@ -270,7 +276,7 @@ export class KernelProcess {
     this.#logger.warn({ pid: this.pid, why }, 'kernel broke the control protocol; killing it');
     if (this.#starting) return this.#starting.reject(`it broke the control protocol: ${why}`);
     const cell = this.#cell;
-    if (cell && !cell.settled) void this.#endAbnormally(cell, { kind: 'died', detail: `The session kernel broke the control protocol (${why})` });
+    if (cell && !cell.settled) void this.#endAbnormally(cell, { kind: 'died', detail: `broke the control protocol (${why})` });
     else void this.#stop();
   }
 
@@ -286,14 +292,14 @@ export class KernelProcess {
     return this.#stopping;
   }
 
+  /** `killed by SIGKILL`, `exited with code 1`, `was stopped`. */
   #endDetail(): string {
-    if (this.#exit) return `The session kernel ${describeExit(this.#exit.code, this.#exit.signal)}`;
-    return 'The session kernel was stopped';
+    return this.#exit ? describeExit(this.#exit.code, this.#exit.signal) : 'was stopped';
   }
 }
 
 function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
-  return signal ? `was killed by ${signal}` : `exited with code ${code}`;
+  return signal ? `killed by ${signal}` : `exited with code ${code}`;
 }
 
 function exitCode(payload: Buffer): number | string | null {

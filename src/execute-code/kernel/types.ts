@@ -12,8 +12,19 @@ export type CellOutcome =
   | { kind: 'timeout' }
   /** `signal` aborted (or `kill()` was called) while the cell ran: its whole process group was killed. */
   | { kind: 'interrupted'; reason?: string }
-  /** The kernel ended while the cell ran without the cell asking for it (killed from outside, crashed, broke the protocol). */
+  /**
+   * The kernel ended while the cell ran without the cell asking for it (killed from
+   * outside, crashed, broke the protocol). `detail` is a short phrase: `killed by SIGKILL`,
+   * `exited with code 1`, `broke the control protocol (…)`, or with ` before the cell
+   * started` when the kernel was already gone.
+   */
   | { kind: 'died'; detail: string };
+
+/** How the kernel process ended. */
+export interface KernelExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
 
 export interface KernelStartOptions {
   /** How long the runner may take to report ready; default 10 000 ms. */

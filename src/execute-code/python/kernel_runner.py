@@ -48,6 +48,7 @@ def _main():
     os.close(3)
     os.close(4)
     pgid = os.getpgrp()
+    kernel_pid = os.getpid()
 
     def die():
         # Node is gone: take the whole group (the cells' subprocesses too) down with us.
@@ -172,6 +173,13 @@ def _main():
             die()  # Node broke the protocol or went away: never run a half-read cell
         marker = b"\x00hermes-cell-end:" + body[1:33] + b"\x00"
         kind, payload = run_cell(body[33:].decode("utf-8", "surrogateescape"))
+        if os.getpid() != kernel_pid:
+            # A process the cell forked fell out of the cell: end it like a script would,
+            # without touching the control channel it shares with the kernel.
+            code = exit_code[0] if kind == b"X" else (0 if kind == b"O" else 1)
+            if kind == b"E":
+                os.write(2, payload)
+            os._exit(code if isinstance(code, int) else (0 if code is None else 1))
         try:
             write_all(out_mark_fd, marker)
             write_all(err_mark_fd, marker)

@@ -208,8 +208,30 @@ describe.runIf(runKernelTests)('KernelProcess', () => {
     expect((error as Error).message).toContain('did not report ready within 300 ms');
   });
 
+  it('passes UTF-8 source and output through unchanged', async () => {
+    const k = await kernel();
+    expect(await cell(k, 'word = "héllo ✓ 日本"\nprint(word, len(word))')).toMatchObject({ outcome: { kind: 'ok' }, stdout: 'héllo ✓ 日本 10\n' });
+  });
+
+  it('ends a process the cell forked when it falls out of the cell, leaving the kernel intact', async () => {
+    const k = await kernel();
+    const run = await cell(k, 'import os\nchild = os.fork()\nif child == 0:\n    print("in child", flush=True)\nelse:\n    os.waitpid(child, 0)\n    print("in parent")');
+    expect(run.outcome).toEqual({ kind: 'ok' });
+    expect(run.stdout).toBe('in child\nin parent\n');
+    expect(await cell(k, 'print("next")')).toMatchObject({ outcome: { kind: 'ok' }, stdout: 'next\n' });
+  });
+
+  it('settles exited once the process is gone, however it ended', async () => {
+    const k = await kernel();
+    await cell(k, 'import sys; sys.exit(5)');
+    expect(await k.exited).toEqual({ code: 5, signal: null });
+    const killed = await kernel();
+    await killed.kill();
+    expect(await killed.exited).toEqual({ code: null, signal: 'SIGTERM' });
+  });
+
   it('fixes the environment at start', async () => {
-    const k = await kernel({}, );
+    const k = await kernel();
     const run = await cell(k, 'import os\nprint(os.environ.get("HERMES_KERNEL_PROBE"))');
     expect(run.stdout).toBe('None\n');
     const withVar = await startKernel({}, { HERMES_KERNEL_PROBE: 'set' });
