@@ -116,12 +116,6 @@ export class ThreadActivity {
     return this.put(threadId, { kind: 'assistant', id: entryId('a'), at: Date.now(), text, interim: false }).id;
   }
 
-  /** Replaces the text of a reply sent earlier (`adapter.edit`). */
-  editReply(threadId: string, entryIdToEdit: string, text: string): void {
-    const entry = this.store.entry(threadId, entryIdToEdit);
-    if (entry?.kind === 'assistant') this.put(threadId, { ...entry, text });
-  }
-
   private finishRunningTools(threadId: string, turn: TurnState, status: FinishStatus): void {
     // A turn can end without a tool_finished for a call (aborted mid-call): show how it ended.
     for (const id of turn.running.values()) {

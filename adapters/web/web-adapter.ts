@@ -46,7 +46,8 @@ export class WebAdapter implements PlatformAdapter {
   readonly name = 'web';
   /** The page shows long answers whole; the gateway need not split them. */
   readonly maxMessageLength = 100_000;
-  readonly minEditIntervalMs = 250;
+  // No `edit`: the gateway's textual tool-progress message needs it, and the page shows
+  // tool activity itself (onAgentEvent), so it would only be shown twice.
 
   private readonly store: TranscriptStore;
   private readonly hub = new LiveHub();
@@ -134,10 +135,6 @@ export class WebAdapter implements PlatformAdapter {
     return { messageId: this.activity.reply(threadId, text) };
   }
 
-  async edit(replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
-    this.activity.editReply(this.threadOf(replyTo), messageId, text);
-  }
-
   onAgentEvent(replyTo: ReplyTarget, event: AgentEvent | TurnNotice): void {
     const threadId = threadIdOf(replyTo);
     if (!threadId) return;
@@ -185,4 +182,23 @@ export class WebAdapter implements PlatformAdapter {
 /** Builds the web chat adapter; `start` refuses a non-loopback host without a token. */
 export function createWebAdapter(options: WebAdapterOptions): WebAdapter {
   return new WebAdapter(options);
+}
+
+/**
+ * The factory `adapters/index.ts` registers: the web chat when `platforms.web.enabled`, with
+ * its address announced to the operator once it listens.
+ */
+export function createWebChat(options: {
+  config: WebAdapterOptions['config'];
+  paths: WebAdapterOptions['paths'];
+  logger?: Logger;
+  announce?: (line: string) => void;
+}): WebAdapter | undefined {
+  if (!options.config.platforms.web.enabled) return undefined;
+  return new WebAdapter({
+    config: options.config,
+    paths: options.paths,
+    logger: options.logger,
+    onListening: ({ openUrl }) => options.announce?.(`  web chat: ${openUrl}  (open it in a browser)`),
+  });
 }

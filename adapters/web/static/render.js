@@ -90,7 +90,8 @@ function renderTool(entry, previous) {
         h('summary', {}, 'Output'),
         h('pre', { className: 'output' }, output || (entry.status === 'running' ? '' : '(no output)')),
       ),
-    entry.error && h('p', { className: 'tool-error' }, entry.error),
+    // The executor often repeats its error at the end of the output; show it once.
+    entry.error && !output.includes(entry.error) && h('p', { className: 'tool-error' }, entry.error),
   );
 }
 
