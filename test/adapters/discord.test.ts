@@ -139,4 +139,35 @@ describe('Discord adapter against a fake REST API and Gateway', () => {
     expect(failure).toBeInstanceOf(DiscordAdapterError);
     expect((failure as Error).message).toMatch(/DISCORD_BOT_TOKEN/);
   });
+
+  it('reconnects when the Gateway asks (op 7), identifies again after the resume is refused, and keeps delivering', async () => {
+    discord.askToReconnect();
+    await new Promise<void>((resolve) => {
+      const check = (): void => (discord.identifies.length === 2 && discord.sessionCount === 1 ? resolve() : void setTimeout(check, 20));
+      check();
+    });
+    discord.userMessage({ author: alice, content: 'still there?', channelId: '940000000000000002', dm: true });
+    expect((await rec.nth(1)).text).toBe('still there?');
+  });
+
+  it('after a restart, continues a thread it opened earlier without a mention (the thread comes with GUILD_CREATE)', async () => {
+    const thread = discord.userMessage({ author: alice, content: 'first', mentionBot: true });
+    await rec.nth(1);
+    await adapter.stop();
+    adapter = new DiscordAdapter({ token: discord.token, apiUrl: discord.apiUrl });
+    await adapter.start(rec.handler, controller.signal);
+    discord.userMessage({ author: alice, content: 'second, after the restart', channelId: thread });
+    const again = await rec.nth(2);
+    expect(again.threadKey).toBe(`discord:${discord.guildId}:${thread}`);
+  });
+
+  it('answers /ask in a DM through the interaction, keyed to the DM channel', async () => {
+    await discord.waitForCall('PUT', /\/commands$/);
+    const dmChannel = '940000000000000003';
+    const { token } = discord.slashCommand({ user: alice, name: 'ask', prompt: 'in private', channelId: dmChannel, dm: true });
+    const message = await rec.nth(1);
+    expect(message).toMatchObject({ threadKey: `discord:dm:${dmChannel}`, chat: { id: dmChannel, type: 'dm' }, text: 'in private' });
+    await adapter.send(message.replyTo, 'private answer');
+    await discord.waitForCall('PATCH', new RegExp(`^/webhooks/${discord.applicationId}/${token}/messages/@original$`));
+  });
 });

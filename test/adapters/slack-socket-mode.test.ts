@@ -60,4 +60,17 @@ describe('Slack adapter in Socket Mode', () => {
     });
     expect(slack.socketCount).toBe(0);
   });
+
+  it('reconnects through apps.connections.open when Slack asks it to, and keeps delivering', async () => {
+    slack.askToReconnect();
+    const ts = slack.nextTs();
+    // Deliver once the old connection is gone and the new one is open.
+    await new Promise<void>((resolve) => {
+      const check = (): void => (slack.connections === 2 && slack.socketCount === 1 ? resolve() : void setTimeout(check, 20));
+      check();
+    });
+    expect(slack.callsTo('apps.connections.open')).toHaveLength(2);
+    await slack.deliverSocket(slack.eventBody(slackMessage({ channel: 'D9', user: 'U1', text: 'after the reconnect', ts })));
+    expect((await rec.nth(1)).text).toBe('after the reconnect');
+  });
 });

@@ -123,6 +123,11 @@ export class FakeDiscord extends EventEmitter {
     return this.sessions.size;
   }
 
+  /** Tells every session to reconnect (op 7), as Discord does before moving a connection. */
+  askToReconnect(): void {
+    for (const socket of this.sessions) socket.send(JSON.stringify({ op: 7, d: null, s: null, t: null }));
+  }
+
   /** Asks every session to heartbeat now (op 1 from the server). */
   requestHeartbeat(): void {
     for (const socket of this.sessions) socket.send(JSON.stringify({ op: 1, d: this.sequence, s: null, t: null }));

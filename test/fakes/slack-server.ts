@@ -44,6 +44,8 @@ export class FakeSlack extends EventEmitter {
   readonly botId: string;
   readonly calls: SlackCall[] = [];
   readonly messages: FakeSlackMessage[] = [];
+  /** Socket Mode connections opened so far. */
+  connections = 0;
   /** Envelope ids the Socket Mode client acknowledged. */
   readonly acks = new Set<string>();
   private readonly server: Server;
@@ -182,6 +184,11 @@ export class FakeSlack extends EventEmitter {
     return envelopeId;
   }
 
+  /** Tells every Socket Mode client to reconnect, as Slack does before recycling a connection. */
+  askToReconnect(): void {
+    for (const socket of this.sockets) socket.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'fake' } }));
+  }
+
   /** Number of open Socket Mode connections. */
   get socketCount(): number {
     return this.sockets.size;
@@ -196,6 +203,7 @@ export class FakeSlack extends EventEmitter {
   }
 
   private onSocket(socket: WebSocket): void {
+    this.connections += 1;
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('message', (data) => {
