@@ -1,4 +1,7 @@
+import { stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { posix } from 'node:path';
+import { LocalEnvironment } from '../../environments/local.js';
 import type { Environment } from '../../environments/types.js';
 import { errorMessage } from '../../shared/errors.js';
 import { shellQuote } from './shell-quote.js';
@@ -17,9 +20,24 @@ export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 /** Raw bytes per round trip on the shell path: base64 of it stays well under a 50 KB output cap. */
 const SHELL_CHUNK_BYTES = 24 * 1024;
 
-/** A path as the environment's commands see it: absolute, relative ones from its cwd. */
+/**
+ * Whether the environment's files are this host's files, read with this process's rights.
+ * Only then may the tools read the file system directly (the built-in search, size checks);
+ * a sandbox or a remote backend must be gone through, so it can hide what it hides.
+ */
+export function isHostLocal(env: Environment): env is LocalEnvironment {
+  return env instanceof LocalEnvironment;
+}
+
+/**
+ * A path as the environment's commands see it: absolute, relative ones from its cwd.
+ * `~` and `~/…` are the user's home on host-based environments (those with `resolvePath`).
+ */
 export function resolveEnvPath(env: Environment, path: string): string {
-  if (env.resolvePath) return env.resolvePath(path);
+  if (env.resolvePath) {
+    if (path === '~' || path.startsWith('~/')) return posix.join(homedir(), path.slice(1));
+    return env.resolvePath(path);
+  }
   return posix.resolve(env.cwd, path);
 }
 
@@ -28,6 +46,12 @@ export async function readEnvFile(env: Environment, path: string, signal?: Abort
   const full = resolveEnvPath(env, path);
   if (env.readFile) {
     try {
+      // Check the size first where we can, so a huge log is refused before it is loaded.
+      if (isHostLocal(env)) {
+        const info = await stat(full);
+        if (info.isDirectory()) return { kind: 'directory', path: full };
+        if (info.size > MAX_FILE_BYTES) return { kind: 'too_large', path: full, size: info.size };
+      }
       const data = await env.readFile(full);
       if (data.length > MAX_FILE_BYTES) return { kind: 'too_large', path: full, size: data.length };
       return { kind: 'file', path: full, data };

@@ -2,10 +2,9 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import type { Tool } from '../types.js';
-import type { ToolContext } from '../types.js';
 import { buildChildEnv } from '../../environments/child-env.js';
 import { errorMessage } from '../../shared/errors.js';
-import { resolveEnvPath } from './env-files.js';
+import { isHostLocal, resolveEnvPath } from './env-files.js';
 import { ResultCollector } from './search/collector.js';
 import { compileNamePattern, compilePattern } from './search/pattern.js';
 import { ripgrepAvailable, searchRipgrep } from './search/ripgrep.js';
@@ -40,11 +39,6 @@ const args = z.strictObject({
 /** Which search runs: ripgrep when the environment has it, else the built-in one (host environments only). */
 export type SearchBackend = 'auto' | 'ripgrep' | 'builtin';
 
-/** Whether the environment's files are this host's files, so the TypeScript search can read them. */
-function onThisHost(ctx: ToolContext): boolean {
-  return typeof ctx.environment.hostCommand === 'function' && typeof ctx.environment.readFile === 'function';
-}
-
 /**
  * `search_files(pattern, target="content", path=".", file_glob=None, limit=50, offset=0,
  * output_mode="content", context=0)`. Results are in path order (names sorted bytewise
@@ -78,7 +72,7 @@ export function searchFilesTool(options: { backend?: SearchBackend } = {}): Tool
         backend === 'ripgrep' || (backend === 'auto' && (await ripgrepAvailable(env, ctx.signal)));
       const collector = new ResultCollector(request);
       const missing = { error: `search_files: path not found: ${rootFull} (relative paths start at ${env.cwd})` };
-      if (onThisHost(ctx)) {
+      if (isHostLocal(env)) {
         try {
           await stat(rootFull);
         } catch {
@@ -87,7 +81,7 @@ export function searchFilesTool(options: { backend?: SearchBackend } = {}): Tool
       }
 
       if (!useRg) {
-        if (!onThisHost(ctx)) {
+        if (!isHostLocal(env)) {
           return { error: 'search_files: ripgrep (rg) is not installed in this environment; install it there (e.g. apt-get install ripgrep) or use terminal with grep' };
         }
         try {
@@ -107,7 +101,7 @@ export function searchFilesTool(options: { backend?: SearchBackend } = {}): Tool
       });
       const failure = await searchRipgrep(request, env, childEnv, collector, ctx.signal);
       if (failure) {
-        return /No such file or directory|os error 2/.test(failure.error) ? missing : failure;
+        return /path not found/.test(failure.error) ? { error: `search_files: path not found or not readable: ${rootFull} (relative paths start at ${env.cwd})` } : failure;
       }
       return collector.result();
     },

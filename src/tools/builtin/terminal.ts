@@ -15,6 +15,13 @@ const args = z.object({
   workdir: z.string().min(1).nullable().default(null).describe('Folder to run in; default the working folder'),
 });
 
+/** A folder for `cd`, quoted, with `~` left for the shell to expand. */
+function shellPath(path: string): string {
+  if (path === '~') return '"$HOME"';
+  if (path.startsWith('~/')) return `"$HOME"/${shellQuote(path.slice(2))}`;
+  return shellQuote(path);
+}
+
 /** `terminal(command, timeout=None, workdir=None)`: one foreground command in its own process group. */
 export function terminalTool(): Tool {
   return defineTool({
@@ -28,7 +35,7 @@ export function terminalTool(): Tool {
       const verdict = await checkCommand(command, ctx);
       if (!verdict.allowed) return { error: verdict.error };
       // `cd` inside the shell, not a spawn cwd: a missing folder then gets the shell's own clear message.
-      const script = workdir ? `cd -- ${shellQuote(workdir)} || exit 1\n${command}` : command;
+      const script = workdir ? `cd -- ${shellPath(workdir)} || exit 1\n${command}` : command;
       const result = await ctx.environment.execute(script, {
         timeout: timeout ?? ctx.config.terminal.timeout,
         signal: ctx.signal,

@@ -7,7 +7,7 @@ import { pickProvider } from './web/search-providers.js';
 
 const args = z.strictObject({
   query: z.string().min(1).describe('What to search the web for'),
-  limit: z.number().int().min(1).max(20).default(5).describe('How many results (at most 20)'),
+  limit: z.number().int().min(1).default(5).describe('How many results (providers give at most 20)'),
 });
 
 /** `web_search(query, limit=5)` → `{"success": true, "data": {"web": [{title, url, description}]}}`. */

@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { patchTool, readFileTool, writeFileTool } from '../../../src/tools/builtin/index.js';
 import type { ToolContext } from '../../../src/tools/index.js';
-import { makeToolContext, shellOnly } from '../../helpers/tool-context.js';
+import { makeToolContext, shellOnly, tempDir } from '../../helpers/tool-context.js';
 
 const read = readFileTool();
 const write = writeFileTool();
@@ -118,5 +118,26 @@ describe('file tool arguments', () => {
     const result = (await read.handler({ path: 'min.js' }, ctx)) as { content: string };
     expect(result.content.length).toBeLessThan(51_000);
     expect(result.content).toMatch(/\[line truncated, 60000 chars\]$/);
+  });
+});
+
+describe('file tools on the local environment', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('expand ~ to the home folder', async () => {
+    const home = tempDir('hermes-home-user-');
+    vi.stubEnv('HOME', home);
+    const ctx = makeToolContext();
+    expect(await write.handler({ path: '~/notes/today.md', content: 'hi' }, ctx)).toEqual({ path: join(home, 'notes/today.md'), bytes_written: 2 });
+    expect(await read.handler({ path: '~/notes/today.md' }, ctx)).toEqual({ content: 'hi', total_lines: 1, truncated: false });
+  });
+
+  it('refuse a file over the size limit without loading it', async () => {
+    const ctx = makeToolContext();
+    const file = join(ctx.environment.cwd, 'huge.log');
+    writeFileSync(file, '');
+    truncateSync(file, 60 * 1024 * 1024);
+    const result = (await read.handler({ path: 'huge.log' }, ctx)) as { error: string };
+    expect(result.error).toMatch(/huge\.log is 62914560 bytes, over the 52428800-byte limit/);
   });
 });

@@ -185,6 +185,14 @@ describe('search_files choices', () => {
     expect(result).toEqual(await builtin.handler({ pattern: 'foo', path: 'a' }, ctx()));
   });
 
+  it.runIf(runRg)('through execute, a missing root is an error that names it', async () => {
+    const remote = makeToolContext({ cwd, wrapEnvironment: shellOnly });
+    const result = (await auto.handler({ pattern: 'foo', path: 'no/such' }, remote)) as { error: string };
+    expect(result.error).toBe(`search_files: path not found or not readable: ${join(cwd, 'no/such')} (relative paths start at ${cwd})`);
+    const regex = (await auto.handler({ pattern: '(unclosed' }, remote)) as { error: string };
+    expect(regex.error).toMatch(/^search_files: ripgrep failed: .*regex parse error/s);
+  });
+
   it('an invalid regex is an error for the built-in search', async () => {
     const result = (await builtin.handler({ pattern: '(unclosed' }, ctx())) as { error: string };
     expect(result.error).toMatch(/^search_files: invalid pattern "\(unclosed"/);

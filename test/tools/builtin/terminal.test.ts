@@ -41,6 +41,11 @@ describe('terminal', () => {
     expect(missing.output).toMatch(/cd: nope: No such file or directory/);
   });
 
+  it('expands ~ in workdir with the shell', async () => {
+    const ctx = makeToolContext({ sourceEnv: { PATH: process.env.PATH, HOME: '/tmp' } });
+    expect(await terminal.handler({ command: 'pwd', workdir: '~' }, ctx)).toEqual({ output: '/tmp\n', exit_code: 0 });
+  });
+
   it('a timeout kills the command and what it started', async () => {
     const ctx = makeToolContext();
     const result = (await terminal.handler({ command: 'sleep 1000 & echo $! > child; sleep 1000', timeout: 0.5 }, ctx)) as {

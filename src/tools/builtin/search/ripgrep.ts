@@ -59,6 +59,8 @@ class RgParser {
   private lines = new Map<number, string>();
   private matchLines: number[] = [];
   private readonly nameRegex: RegExp | undefined;
+  /** True once ripgrep reported any file: an exit code 2 then means partial trouble (an unreadable folder). */
+  sawFiles = false;
 
   constructor(
     private readonly request: SearchRequest,
@@ -70,6 +72,7 @@ class RgParser {
   line(raw: string): void {
     if (raw === '') return;
     if (this.request.target === 'files') {
+      this.sawFiles = true;
       const shown = posix.normalize(raw);
       if (this.nameRegex!.test(posix.basename(shown))) this.sink.file(shown);
       return;
@@ -78,6 +81,7 @@ class RgParser {
     const message = JSON.parse(raw) as RgMessage;
     const { data } = message;
     if (message.type === 'begin') {
+      this.sawFiles = true;
       this.lines = new Map();
       this.matchLines = [];
     } else if (message.type === 'match' || message.type === 'context') {
@@ -111,6 +115,19 @@ class RgParser {
 export type RgFailure = { error: string } | undefined;
 
 /**
+ * Exit 2 is an error: with a message (a bad regex) it is reported; without one, and with no
+ * file seen, the root could not be searched; with files seen, some folder was unreadable and
+ * the results stand, as they would with `--no-messages` on the command line.
+ */
+function judge(exitCode: number | undefined, message: string, parser: RgParser, root: string): RgFailure {
+  if (exitCode === 0 || exitCode === 1) return undefined;
+  const text = message.trim();
+  if (text) return { error: `search_files: ripgrep failed: ${text.slice(0, 500)}` };
+  if (parser.sawFiles) return undefined;
+  return { error: `search_files: path not found or not readable: ${root}` };
+}
+
+/**
  * Runs ripgrep. On a host environment it is spawned directly and its output streamed (no
  * output cap); elsewhere it runs through `execute`, whose output cap then bounds the answer.
  */
@@ -141,19 +158,18 @@ export async function searchRipgrep(
     const result = await child;
     if (result.isCanceled) return { error: 'search_files: interrupted' };
     if (result.timedOut) return { error: `search_files: ripgrep took longer than ${RG_TIMEOUT_SECONDS}s; narrow path or file_glob` };
-    if (result.exitCode !== 0 && result.exitCode !== 1) {
-      return { error: `search_files: ripgrep failed: ${String(result.stderr).trim().slice(0, 500) || `exit code ${result.exitCode}`}` };
-    }
-    return undefined;
+    return judge(result.exitCode, String(result.stderr ?? ''), parser, request.root);
   }
   const command = ['rg', ...args].map(shellQuote).join(' ');
   const result = await env.execute(command, { timeout: RG_TIMEOUT_SECONDS, signal });
   if (result.truncated) {
     return { error: 'search_files: the results are larger than the environment can return at once; narrow path, file_glob or the pattern' };
   }
-  if (result.exit_code !== 0 && result.exit_code !== 1) {
-    return { error: `search_files: ripgrep failed: ${result.output.trim().slice(0, 500)}` };
+  const noise: string[] = [];
+  for (const line of result.output.split('\n')) {
+    // Output and error text share one stream here: what is not ripgrep's JSON (or a path) is its message.
+    if (result.exit_code === 2 && !line.startsWith('{') && request.target === 'content') noise.push(line);
+    else parser.line(line);
   }
-  for (const line of result.output.split('\n')) parser.line(line);
-  return undefined;
+  return judge(result.exit_code, noise.join('\n'), parser, request.root);
 }
