@@ -74,10 +74,13 @@ export class SafeProvider {
     return value === true;
   }
 
+  /** The provider's probe; without one, what isAvailable() says. */
   async probe(): Promise<ProbeResult> {
-    const available = await this.isAvailable();
-    const fallback: ProbeResult = { ok: available, detail: available ? 'available' : 'not available' };
-    const value = await this.call<unknown>('probe', [], fallback, PROBE_LIMIT_MS, { ok: false, detail: 'probe failed' });
+    const value = await this.call<unknown>('probe', [], undefined, PROBE_LIMIT_MS, { ok: false, detail: 'probe failed' });
+    if (value === undefined) {
+      const available = await this.isAvailable();
+      return { ok: available, detail: available ? 'available' : 'not available' };
+    }
     if (isProbe(value)) return value;
     this.logger.debug({ backend: this.name }, `backend ${this.name}: probe() answered something that is not {ok, detail}`);
     return { ok: false, detail: 'probe answered something unreadable' };

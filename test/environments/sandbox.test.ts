@@ -199,3 +199,34 @@ describe.runIf(hasBwrap || process.env.CI === 'true')('sandbox backend (real bub
     }
   });
 });
+
+describe.runIf((hasBwrap && hasPython) || process.env.CI === 'true')('execute_code on the sandbox backend', () => {
+  it('runs the script inside the sandbox and serves its hermes_tools calls over the RPC socket', async () => {
+    const { environment, config, paths } = await sandbox();
+    const { createCodeExecutor } = await import('../../src/execute-code/index.js');
+    const { silentLogger } = await import('../../src/shared/index.js');
+    const executor = createCodeExecutor({ loaded: { config, paths, warnings: [] } });
+    try {
+      const code = [
+        'import os',
+        'from hermes_tools import terminal',
+        'print(os.getcwd())',
+        'print(open("/proc/1/cmdline","rb").read().split(b"\\0")[0].decode())',
+        'try:',
+        '    open("/etc/hermes-script-probe", "w")',
+        'except OSError as e:',
+        '    print("readonly", e.errno)',
+        'print(terminal("hostname")["output"].strip())',
+      ].join('\n');
+      const ctx = {
+        sessionId: 's', signal: new AbortController().signal, environment, logger: silentLogger(), config, paths,
+      };
+      const run = await executor.execute({ code, sessionId: 's', context: ctx });
+      expect(run.status).toBe('success');
+      expect(run.output).toBe(`${environment.cwd}\nbwrap\nreadonly 30\nhermes-sandbox\n`);
+      expect(run.tool_calls_made).toBe(1);
+    } finally {
+      await executor.close();
+    }
+  });
+});
