@@ -17,6 +17,7 @@ import type { ToolContext } from '../tools/types.js';
 import { SCRIPT_TOOL_NAMES, SCRIPT_TOOL_SIGNATURES, scriptTools } from '../tools/builtin/index.js';
 import { CallGate } from './call-gate.js';
 import { executePerCall } from './per-call-execution.js';
+import { SessionKernels } from './kernel-execution.js';
 import { refusedResult, validateCode } from './result.js';
 import { renderStub } from './stub.js';
 import { ensureSpillDir } from './stdout-sink.js';
@@ -52,6 +53,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
   private readonly logger: Logger;
   private readonly defaultEnvironment: Environment;
   private readonly stubs = new Map<string, string>();
+  private readonly kernels?: SessionKernels;
 
   constructor(private readonly options: CodeExecutorOptions = {}) {
     const loaded = options.loaded
@@ -69,6 +71,15 @@ export class DefaultCodeExecutor implements CodeExecutor {
       childEnv: () =>
         buildChildEnv({ passthrough: this.config.terminal.env_passthrough, strip: this.strip(), logger: this.logger, label: 'terminal' }),
     });
+    if (this.config.code_execution.session_kernels) {
+      this.kernels = new SessionKernels({
+        config: this.config,
+        registry: this.registry,
+        logger: this.logger,
+        strip: () => this.strip(),
+        spillDir: this.paths.execCache,
+      });
+    }
   }
 
   async execute(request: ExecuteCodeRequest): Promise<ExecuteCodeResult> {
@@ -77,30 +88,60 @@ export class DefaultCodeExecutor implements CodeExecutor {
     if (invalid) return refusedResult(invalid, startedMs);
     const context = this.contextFor(request);
     const allowed = this.allowedTools(request, context);
+    const stub = this.stubFor(allowed);
+    const passthrough = this.passthrough(request, context);
     await ensureSpillDir(this.paths.execCache);
-    return executePerCall({
+    let note: string | undefined;
+    if (this.kernels) {
+      const cell = await this.kernels.run({
+        owner: request.sessionId,
+        code: request.code as string,
+        reset: request.reset === true,
+        stub,
+        allowed,
+        context,
+        passthrough,
+        startedMs,
+      });
+      if (!('unavailable' in cell)) return cell;
+      note = `session kernel unavailable: ${cell.unavailable}; this call ran as a one-shot script and keeps no state`;
+      this.logger.warn({ session: request.sessionId }, note);
+    }
+    const result = await executePerCall({
       code: request.code as string,
-      stub: this.stubFor(allowed),
+      stub,
       allowed,
       context,
       environment: context.environment,
       gate: new CallGate(this.registry),
       config: this.config,
-      passthrough: this.passthrough(request, context),
+      passthrough,
       strip: this.strip(),
       spillDir: this.paths.execCache,
       logger: this.logger.child({ session: request.sessionId }),
       startedMs,
     });
+    return note ? { ...result, kernel: { mode: 'per-call', note } } : result;
   }
 
-  async resetSession(_sessionId: string): Promise<void> {}
-
-  kernelState(_sessionId: string): 'none' | 'idle' | 'busy' {
-    return 'none';
+  /** Disposes the session's kernel (`/new`, session close); its next call starts fresh. */
+  async resetSession(sessionId: string): Promise<void> {
+    await this.kernels?.pool.dispose(sessionId);
   }
 
-  async close(): Promise<void> {}
+  /** Pins a subagent's kernel while it runs; the returned function unpins and disposes it. */
+  pin(owner: string): () => Promise<void> {
+    return this.kernels ? this.kernels.pool.pin(owner) : async () => {};
+  }
+
+  kernelState(sessionId: string): 'none' | 'idle' | 'busy' {
+    return this.kernels?.pool.state(sessionId) ?? 'none';
+  }
+
+  /** Disposes every kernel and its RPC server and staging folder. */
+  async close(): Promise<void> {
+    await this.kernels?.close();
+  }
 
   /** The context script tool calls run with: the caller's, or a local one for library use. */
   private contextFor(request: ExecuteCodeRequest): ToolContext {

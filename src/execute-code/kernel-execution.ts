@@ -1,0 +1,216 @@
+import { dirname } from 'node:path';
+import type { HermesConfig } from '../config/schema.js';
+import type { Environment } from '../environments/types.js';
+import { interruptedNotice } from '../environments/run-group.js';
+import { OutputCapture } from '../shared/output-capture.js';
+import { errorMessage } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolContext } from '../tools/types.js';
+import { CallGate } from './call-gate.js';
+import { KernelPool, KernelProcess, KernelStartError, kernelArgv, kernelRunnerPath, type CellOutcome } from './kernel/index.js';
+import { RpcServer } from './rpc/server.js';
+import { StagingDir } from './staging.js';
+import { scriptEnv } from './script-env.js';
+import { resolveInterpreter } from './interpreter.js';
+import { StdoutSink } from './stdout-sink.js';
+import { joinOutput, lastErrorLine, secondsSince, stdoutFields } from './result.js';
+import type { ExecuteCodeResult } from './types.js';
+
+/** What a cell needs from its call: where it runs, what it may call, and who asks. */
+export interface CellRequest {
+  owner: string;
+  code: string;
+  reset: boolean;
+  stub: string;
+  allowed: ReadonlySet<string>;
+  context: ToolContext;
+  passthrough: Iterable<string>;
+  startedMs: number;
+}
+
+/** A kernel's private staging folder and RPC server; they live and die with it. */
+interface KernelResources {
+  staging: StagingDir;
+  rpc: RpcServer;
+  gate: CallGate;
+}
+
+const LOST = 'the session kernel was killed and its state was lost. The next execute_code call starts a fresh kernel.';
+
+/**
+ * execute_code on session kernels: one resident Python process per owner (session or
+ * subagent), reached through the same stub, RPC server and call gate as one-shot scripts.
+ * The gate is opened per cell, so the budget resets every cell and a call arriving between
+ * cells is refused with `No active execute_code cell`.
+ */
+export class SessionKernels {
+  readonly pool: KernelPool;
+  private readonly resources = new Map<KernelProcess, KernelResources>();
+  /** The call that is starting an owner's kernel: `start(owner)` needs its environment. */
+  private readonly starting = new Map<string, CellRequest>();
+
+  constructor(
+    private readonly deps: {
+      config: HermesConfig;
+      registry: ToolRegistry;
+      logger: Logger;
+      strip: () => Iterable<string>;
+      spillDir: string;
+    },
+  ) {
+    const settings = deps.config.code_execution;
+    this.pool = new KernelPool({
+      maxKernels: settings.max_session_kernels,
+      idleTimeoutMs: settings.kernel_idle_timeout * 1000,
+      logger: deps.logger,
+      start: (owner) => this.startKernel(owner),
+    });
+  }
+
+  /**
+   * Runs a cell in the owner's kernel. When no kernel can be started it returns
+   * `{ unavailable: why }`, so the caller can run the code one-shot instead.
+   */
+  async run(request: CellRequest): Promise<ExecuteCodeResult | { unavailable: string }> {
+    this.starting.set(request.owner, request);
+    try {
+      return await this.pool.withKernel(request.owner, { reset: request.reset }, async (kernel, info) => {
+        const result = await this.runCell(kernel, request);
+        return {
+          ...result,
+          kernel: { mode: 'session', reused: info.reused, execution_count: kernel.executionCount, state_reset: info.stateReset },
+        };
+      });
+    } catch (error) {
+      if (error instanceof KernelStartError) return { unavailable: errorMessage(error) };
+      throw error;
+    } finally {
+      this.starting.delete(request.owner);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.closeAll();
+    await Promise.all([...this.resources.keys()].map((kernel) => this.release(kernel)));
+  }
+
+  private async startKernel(owner: string): Promise<KernelProcess> {
+    const request = this.starting.get(owner);
+    if (!request) throw new KernelStartError(`no execute_code call is starting a kernel for ${owner}`);
+    const environment: Environment = request.context.environment;
+    if (!environment.hostCommand) throw new KernelStartError('the terminal backend does not run processes on this host');
+    const settings = this.deps.config.code_execution;
+    const staging = await StagingDir.create();
+    const gate = new CallGate(this.deps.registry);
+    const rpc = new RpcServer({ transport: settings.rpc_transport, socketPath: staging.socketPath, handler: gate.handle });
+    try {
+      await staging.write('hermes_tools.py', request.stub);
+      await rpc.listen();
+      const python = await resolveInterpreter(settings.mode, settings.python);
+      const env = scriptEnv({
+        rpcAddress: rpc.address,
+        rpcToken: rpc.token,
+        stagingDir: staging.path,
+        passthrough: request.passthrough,
+        strip: this.deps.strip(),
+        logger: this.deps.logger,
+      });
+      const cwd = settings.mode === 'strict' ? staging.path : environment.cwd;
+      const command = environment.hostCommand(kernelArgv(python), {
+        cwd,
+        env,
+        binds: [staging.path, dirname(kernelRunnerPath())],
+      });
+      const kernel = await KernelProcess.start(command, { graceMs: settings.kill_grace * 1000, logger: this.deps.logger });
+      this.resources.set(kernel, { staging, rpc, gate });
+      void kernel.exited.then(() => this.release(kernel));
+      return kernel;
+    } catch (error) {
+      await rpc.close();
+      await staging.remove();
+      throw error instanceof KernelStartError ? error : new KernelStartError(errorMessage(error), { cause: error });
+    }
+  }
+
+  private async release(kernel: KernelProcess): Promise<void> {
+    const resources = this.resources.get(kernel);
+    if (!resources) return;
+    this.resources.delete(kernel);
+    await resources.rpc.close();
+    await resources.staging.remove();
+  }
+
+  private async runCell(kernel: KernelProcess, request: CellRequest): Promise<ExecuteCodeResult> {
+    const settings = this.deps.config.code_execution;
+    const resources = this.resources.get(kernel)!;
+    const stdout = new StdoutSink(settings.max_stdout_bytes, settings.max_spill_bytes, this.deps.spillDir);
+    const stderr = new OutputCapture(Math.floor(settings.max_stderr_bytes * 0.4), Math.ceil(settings.max_stderr_bytes * 0.6));
+    const close = resources.gate.open({ allowed: request.allowed, maxCalls: settings.max_tool_calls, context: request.context });
+    let calls = 0;
+    let outcome: CellOutcome;
+    try {
+      outcome = await kernel.runCell(request.code, {
+        timeoutMs: settings.timeout * 1000,
+        signal: request.context.signal,
+        onStdout: (chunk) => stdout.push(chunk),
+        onStderr: (chunk) => stderr.push(chunk),
+      });
+    } finally {
+      calls = close();
+    }
+    const spillPath = await stdout.finish();
+    const out = stdout.text();
+    const base = {
+      tool_calls_made: calls,
+      duration_seconds: secondsSince(request.startedMs),
+      ...stdoutFields({ text: out, truncated: stdout.capture.truncated, totalBytes: stdout.capture.total, spillPath }),
+    };
+    return cellResult(outcome, out, stderr.text(), settings.timeout, base);
+  }
+}
+
+/** Turns a cell's outcome into the execute_code result (the caller adds `kernel`). */
+export function cellResult(
+  outcome: CellOutcome,
+  stdout: string,
+  stderr: string,
+  timeout: number,
+  base: Omit<ExecuteCodeResult, 'status' | 'output'>,
+): ExecuteCodeResult {
+  switch (outcome.kind) {
+    case 'ok':
+      return { status: 'success', output: stdout, exit_code: 0, ...base };
+    case 'exception': {
+      const line = lastErrorLine(outcome.traceback) ?? 'the cell raised an exception';
+      return { status: 'error', output: joinOutput(stdout, stderr, outcome.traceback), exit_code: 1, error: line, ...base };
+    }
+    case 'timeout': {
+      const error = `Cell timed out after ${timeout}s; ${LOST}`;
+      return { status: 'timeout', output: joinOutput(stdout, stderr, error), exit_code: null, error, ...base };
+    }
+    case 'interrupted': {
+      const notice = interruptedNotice(outcome.reason);
+      return {
+        status: 'interrupted',
+        output: joinOutput(stdout, notice),
+        exit_code: null,
+        error: `${notice} The session kernel was killed and its state was lost. The next execute_code call starts a fresh kernel.`,
+        ...base,
+      };
+    }
+    case 'exit': {
+      const code = outcome.code;
+      const clean = code === null || code === 0;
+      const note = `[sys.exit(${code === null ? '' : JSON.stringify(code)}) ended the session kernel; its state was lost. The next execute_code call starts a fresh kernel.]`;
+      const exitCode = typeof code === 'number' ? code : clean ? 0 : 1;
+      return clean
+        ? { status: 'success', output: joinOutput(stdout, stderr, note), exit_code: exitCode, ...base }
+        : { status: 'error', output: joinOutput(stdout, stderr, note), exit_code: exitCode, error: note.slice(1, -1), ...base };
+    }
+    case 'died': {
+      const error = `The session kernel died while running the cell (${outcome.detail}); its state was lost. The next execute_code call starts a fresh kernel.`;
+      return { status: 'error', output: joinOutput(stdout, stderr, error), exit_code: null, error, ...base };
+    }
+  }
+}
