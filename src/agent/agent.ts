@@ -115,7 +115,7 @@ export class Agent implements AgentRunner {
   }
 
   describe(): { model: string; backend: string } {
-    return { model: this.config.model.name || '(no model configured)', backend: this.config.terminal.backend };
+    return { model: this.config.model.name, backend: this.config.terminal.backend };
   }
 
   sessionInfo(sessionKey: string): SessionInfo | undefined {

@@ -8,6 +8,7 @@ import { registerStatusCommand } from './commands/status.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import { registerPluginsCommand } from './commands/plugins.js';
 import { registerGatewayCommand } from './commands/gateway.js';
+import { registerChatCommand } from './commands/chat.js';
 
 /*
  * Each command file exports `registerXCommand(program)`. Keep their top-level imports light
@@ -26,6 +27,7 @@ registerStatusCommand(program);
 registerDoctorCommand(program);
 registerPluginsCommand(program);
 registerGatewayCommand(program);
+registerChatCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`hermes: ${error instanceof Error ? error.message : String(error)}`);

@@ -14,7 +14,7 @@ export interface Harness {
   paths: HermesPaths;
   fake: FakeOpenAI;
   config(overrides?: ConfigOverrides): HermesConfig;
-  agent(options?: Partial<AgentOptions> & { config?: ConfigOverrides }): Agent;
+  agent(options?: Partial<Omit<AgentOptions, 'config'>> & { config?: ConfigOverrides }): Agent;
   cleanup(): Promise<void>;
 }
 

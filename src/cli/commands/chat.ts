@@ -1,0 +1,143 @@
+import type { Command } from 'commander';
+import { createInterface } from 'node:readline';
+import { userInfo } from 'node:os';
+import type { AgentEvent, AgentRunner, TurnResult } from '../../agent/index.js';
+import { loadForCli } from '../common.js';
+
+interface ChatOptions {
+  user?: string;
+}
+
+const INTERRUPT_REASON = 'interrupted by user';
+
+export function registerChatCommand(program: Command): void {
+  program
+    .command('chat')
+    .description('talk to the agent in this terminal (or pipe lines in: each is one turn)')
+    .option('--user <name>', 'who is talking; the session is console:<user>')
+    .action(async (options: ChatOptions, command: Command) => {
+      const loaded = loadForCli(command);
+      const [{ createAgent }, { createLogger }] = await Promise.all([import('../../agent/index.js'), import('../../shared/logger.js')]);
+      const logger = createLogger({ file: loaded.paths.logFile, level: loaded.config.logging.level });
+      const agent = await createAgent(loaded, { logger });
+      const user = options.user || safeUserName();
+      try {
+        await chatLoop(agent, {
+          sessionKey: `console:${user}`,
+          user,
+          interactive: Boolean(process.stdin.isTTY),
+          toolProgress: loaded.config.display.tool_progress,
+        });
+      } finally {
+        await agent.close();
+        logger.flush();
+      }
+    });
+}
+
+function safeUserName(): string {
+  try {
+    return userInfo().username || 'user';
+  } catch {
+    return process.env.USER || 'user';
+  }
+}
+
+function preview(value: unknown, max = 80): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** One line per tool start and finish, on stderr, so stdout carries only the answers. */
+function renderEvent(event: AgentEvent, toolProgress: 'off' | 'new' | 'all'): void {
+  if (event.type === 'text') {
+    if (!event.final) process.stdout.write(`${event.text.trim()}\n`);
+    return;
+  }
+  if (toolProgress === 'off') return;
+  if (event.type === 'tool_started') {
+    process.stderr.write(`  ⚙ ${event.name} ${preview(event.args)}\n`);
+  } else if (toolProgress === 'all' || isError(event.result)) {
+    const seconds = (event.durationMs / 1000).toFixed(1);
+    const error = isError(event.result) ? `: ${preview((event.result as { error: string }).error, 120)}` : '';
+    process.stderr.write(`  ${error ? '✗' : '✓'} ${event.name} (${seconds}s)${error}\n`);
+  }
+}
+
+function isError(result: unknown): boolean {
+  return typeof result === 'object' && result !== null && typeof (result as { error?: unknown }).error === 'string';
+}
+
+/**
+ * The console chat: lines become turns one at a time. Ctrl-C during a turn interrupts it;
+ * at the prompt (or a second time while stopping) it exits. End of input exits after the
+ * last turn, so `printf 'question\n' | hermes chat` answers and exits.
+ */
+export async function chatLoop(
+  agent: AgentRunner,
+  options: { sessionKey: string; user: string; interactive: boolean; toolProgress: 'off' | 'new' | 'all' },
+): Promise<void> {
+  const rl = createInterface({
+    input: process.stdin,
+    output: options.interactive ? process.stdout : undefined,
+    terminal: options.interactive,
+  });
+  let running: AbortController | undefined;
+  let closing = false;
+  const onInterrupt = () => {
+    if (running && !running.signal.aborted) {
+      process.stderr.write(`\n(${INTERRUPT_REASON}; stopping the turn…)\n`);
+      running.abort(INTERRUPT_REASON);
+    } else if (running) {
+      process.exit(130); // a second Ctrl-C while the turn winds down
+    } else {
+      closing = true;
+      rl.close();
+    }
+  };
+  rl.on('SIGINT', onInterrupt);
+  process.on('SIGINT', onInterrupt);
+
+  if (options.interactive) {
+    const { model, backend } = agent.describe();
+    process.stdout.write(
+      `hermes chat — model ${model || '(none: set model.name)'}, backend ${backend}. ` +
+        '/new starts over, /exit quits, Ctrl-C interrupts a turn.\n',
+    );
+    rl.setPrompt('you> ');
+    rl.prompt();
+  }
+  let last: TurnResult | undefined;
+  try {
+    for await (const raw of rl) {
+      if (closing) break;
+      const line = raw.trim();
+      if (line === '/exit' || line === '/quit') break;
+      if (line === '/new') {
+        await agent.newSession(options.sessionKey);
+        process.stdout.write('Started a new session.\n');
+      } else if (line) {
+        running = new AbortController();
+        last = await agent.runTurn({
+          sessionKey: options.sessionKey,
+          text: line,
+          signal: running.signal,
+          user: { id: options.user, name: options.user },
+          onEvent: (event) => renderEvent(event, options.toolProgress),
+        });
+        running = undefined;
+        if (last.status === 'interrupted') process.stderr.write(`(turn interrupted: ${INTERRUPT_REASON})\n`);
+        else process.stdout.write(`${last.text}\n`);
+      }
+      if (options.interactive) {
+        process.stdout.write('\n');
+        rl.prompt();
+      }
+    }
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    rl.close();
+  }
+  if (last?.status === 'error') process.exitCode = 1;
+}
