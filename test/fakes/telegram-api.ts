@@ -89,6 +89,9 @@ export class FakeTelegramApi {
   private poller: Poller | undefined;
   private server: Server | undefined;
   private listeners = new Set<() => void>();
+  private subscribers = new Set<(call: TelegramCall) => void>();
+  /** Set false to stop recording calls (long benchmarks). */
+  recordCalls = true;
 
   constructor(options: FakeTelegramOptions = {}) {
     this.token = options.token ?? '123456:TEST-token';
@@ -178,6 +181,12 @@ export class FakeTelegramApi {
     );
   }
 
+  /** Calls `listener` after every call the bot makes (benchmarks); returns the unsubscribe. */
+  subscribe(listener: (call: TelegramCall) => void): () => void {
+    this.subscribers.add(listener);
+    return () => this.subscribers.delete(listener);
+  }
+
   /** Calls of one method. */
   callsOf(method: string): TelegramCall[] {
     return this.calls.filter((call) => call.method === method);
@@ -221,9 +230,11 @@ export class FakeTelegramApi {
       if (match[1] !== this.token) throw new ApiError(401, 'Unauthorized');
       const params = await readParams(req, url);
       const method = match[2];
-      this.calls.push({ method, params, at: Date.now() });
+      const call = { method, params, at: Date.now() };
+      if (this.recordCalls) this.calls.push(call);
       if (method === 'getUpdates') return this.getUpdates(params, req, res);
       send(res, 200, { ok: true, result: this.call(method, params) });
+      for (const subscriber of this.subscribers) subscriber(call);
     } catch (error) {
       const apiError = error instanceof ApiError ? error : new ApiError(400, `Bad Request: ${(error as Error).message}`);
       send(res, apiError.code, { ok: false, error_code: apiError.code, description: apiError.description });

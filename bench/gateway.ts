@@ -1,0 +1,189 @@
+/*
+ * The gateway on Telegram: 200 chats × 5 messages through the fake Bot API, each chat a user
+ * who sends the next message once the previous one is answered. Three rows:
+ *   - baseline: a bare grammY runner bot that answers "ok" (transport floor, no gateway);
+ *   - the gateway with an agent that answers at once (the gateway core's own cost);
+ *   - the gateway with the real agent, SQLite sessions and the fake model answering at once.
+ * Then the interrupt latency: a chat runs a sleeping execute_code script, a second message
+ * arrives, and the time until the script's process group is dead is measured.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { run as runBot, sequentialize } from '@grammyjs/runner';
+import { Bot, type Context } from 'grammy';
+import { TelegramAdapter } from '../adapters/telegram.js';
+import type { AgentRunner } from '../src/agent/types.js';
+import { startGateway } from '../src/cli/commands/gateway.js';
+import { loadConfig, defaultConfig } from '../src/config/index.js';
+import { groupAlive } from '../src/environments/index.js';
+import { Gateway } from '../src/gateway/index.js';
+import { startFakeOpenAI } from '../test/fakes/openai-server.js';
+import { e2eModel, waitForPgid } from '../test/fakes/slack-e2e-model.js';
+import { FakeTelegramApi, type TelegramCall } from '../test/fakes/telegram-api.js';
+import { fmt, percentile } from './stats.js';
+
+const CHATS = 200;
+const MESSAGES_PER_CHAT = 5;
+const INTERRUPTS = 20;
+const KEY_VAR = 'HERMES_BENCH_MODEL_KEY';
+
+interface LoadFigures {
+  seconds: number;
+  perSecond: number;
+  latencies: number[];
+}
+
+/** Drives CHATS users against `api` until every message has its answer. */
+async function drive(api: FakeTelegramApi): Promise<LoadFigures> {
+  api.recordCalls = false;
+  const latencies: number[] = [];
+  const sentAt = new Map<string, number>();
+  const left = new Map<string, number>();
+  let done!: () => void;
+  const finished = new Promise<void>((resolve) => (done = resolve));
+  let open = CHATS;
+  const inject = (chatId: number) => {
+    sentAt.set(String(chatId), performance.now());
+    api.injectMessage({ chatId, userId: chatId, text: `question ${MESSAGES_PER_CHAT - (left.get(String(chatId)) ?? 0) + 1}` });
+  };
+  const unsubscribe = api.subscribe((call: TelegramCall) => {
+    if (call.method !== 'sendMessage') return;
+    const chat = String(call.params.chat_id);
+    const started = sentAt.get(chat);
+    if (started === undefined || String(call.params.text).startsWith('⚙️')) return;
+    latencies.push(performance.now() - started);
+    sentAt.delete(chat);
+    const remaining = (left.get(chat) ?? 0) - 1;
+    left.set(chat, remaining);
+    if (remaining > 0) inject(Number(chat));
+    else if (--open === 0) done();
+  });
+  const start = performance.now();
+  for (let i = 0; i < CHATS; i++) {
+    const chatId = 10_000 + i;
+    left.set(String(chatId), MESSAGES_PER_CHAT);
+    inject(chatId);
+  }
+  await finished;
+  const seconds = (performance.now() - start) / 1000;
+  unsubscribe();
+  return { seconds, perSecond: latencies.length / seconds, latencies };
+}
+
+async function baseline(): Promise<LoadFigures> {
+  const api = await new FakeTelegramApi().start();
+  const bot = new Bot(api.token, { client: { apiRoot: api.apiRoot } });
+  bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));
+  bot.on('message:text', async (ctx) => {
+    await ctx.api.sendChatAction(ctx.chat.id, 'typing');
+    await ctx.reply('ok');
+  });
+  const handle = runBot(bot, { runner: { fetch: { timeout: 30 }, silent: true } });
+  try {
+    return await drive(api);
+  } finally {
+    await handle.stop();
+    await api.close();
+  }
+}
+
+async function gatewayWithInstantAgent(): Promise<LoadFigures> {
+  const api = await new FakeTelegramApi().start();
+  const agent: AgentRunner = {
+    runTurn: async () => ({ text: 'ok', status: 'completed' }),
+    newSession: async () => {},
+    sessionInfo: () => undefined,
+    describe: () => ({ model: 'instant', backend: 'none' }),
+    close: async () => {},
+  };
+  const gateway = new Gateway({ agent, config: defaultConfig(), env: { GATEWAY_ALLOW_ALL_USERS: 'true' } });
+  gateway.register(new TelegramAdapter({ token: api.token, apiRoot: api.apiRoot }));
+  await gateway.start();
+  try {
+    return await drive(api);
+  } finally {
+    await gateway.stop();
+    await api.close();
+  }
+}
+
+async function withRealAgent<T>(fallbackFor: (home: string) => Parameters<typeof startFakeOpenAI>[0], body: (api: FakeTelegramApi, home: string) => Promise<T>): Promise<T> {
+  const home = mkdtempSync(join(tmpdir(), 'hermes-bench-gateway-'));
+  const api = await new FakeTelegramApi().start();
+  const model = await startFakeOpenAI(fallbackFor(home));
+  const env: NodeJS.ProcessEnv = { ...process.env, [KEY_VAR]: 'sk-bench', TELEGRAM_BOT_TOKEN: api.token, GATEWAY_ALLOW_ALL_USERS: 'true' };
+  delete env.TELEGRAM_WEBHOOK_URL;
+  const loaded = loadConfig({
+    home,
+    loadEnv: false,
+    env,
+    overrides: {
+      model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR },
+      platforms: { telegram: { api_root: api.apiRoot }, slack: { enabled: false }, discord: { enabled: false }, web: { enabled: false } },
+    },
+  });
+  const running = await startGateway(loaded, { env });
+  try {
+    return await body(api, home);
+  } finally {
+    await running.stop();
+    await model.close();
+    await api.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** Second message injected → the running script's process group is dead, in ms. */
+async function interruptLatencies(): Promise<number[]> {
+  return withRealAgent(
+    (home) => ({ fallback: e2eModel(home) }),
+    async (api, home) => {
+      const out: number[] = [];
+      for (let i = 0; i < INTERRUPTS; i++) {
+        const chatId = 50_000 + i;
+        const name = `I${i}`;
+        api.injectMessage({ chatId, userId: chatId, text: `sleep please [SLOW:${name}]` });
+        const pgid = await waitForPgid(home, name);
+        const start = performance.now();
+        api.injectMessage({ chatId, userId: chatId, text: 'never mind' });
+        while (groupAlive(pgid)) await sleep(1);
+        out.push(performance.now() - start);
+        // Let the answer to the second message arrive before the next round.
+        await api.waitFor(() => api.sentTo(chatId).some((sent) => sent.text.includes('never mind')), 'the answer');
+      }
+      return out;
+    },
+  );
+}
+
+function row(name: string, figures: LoadFigures, base?: LoadFigures): string {
+  const p50 = percentile(figures.latencies, 50);
+  const p99 = percentile(figures.latencies, 99);
+  const ratio = base ? `  (${fmt(figures.perSecond / base.perSecond)}× baseline msg/s, p50 ${fmt(p50 / percentile(base.latencies, 50))}× baseline)` : '';
+  return `${name.padEnd(44)} ${fmt(figures.perSecond, 0).padStart(6)} msg/s   p50 ${fmt(p50, 1).padStart(7)} ms   p99 ${fmt(p99, 1).padStart(7)} ms${ratio}`;
+}
+
+/** Prints the figures; asserts nothing. */
+export async function run(): Promise<void> {
+  console.log(`${CHATS} chats × ${MESSAGES_PER_CHAT} messages, fake Telegram Bot API on 127.0.0.1, update → sendMessage latency`);
+  console.log(`gateway.max_concurrent_turns = ${defaultConfig().gateway.max_concurrent_turns}`);
+  const base = await baseline();
+  console.log(row('baseline: bare grammY runner bot', base));
+  const instant = await gatewayWithInstantAgent();
+  console.log(row('gateway + agent that answers at once', instant, base));
+  const real = await withRealAgent(() => ({ fallback: { text: 'ok' } }), (api) => drive(api));
+  console.log(row('gateway + real agent (SQLite) + fake model', real, base));
+
+  if (spawnSync('python3', ['--version']).status !== 0) {
+    console.log('interrupt latency: skipped (python3 is not installed)');
+    return;
+  }
+  const interrupts = await interruptLatencies();
+  console.log(
+    `interrupt latency (${INTERRUPTS} runs, second message injected → script's process group dead): ` +
+      `p50 ${fmt(percentile(interrupts, 50), 1)} ms, p99 ${fmt(percentile(interrupts, 99), 1)} ms, max ${fmt(Math.max(...interrupts), 1)} ms`,
+  );
+}
