@@ -3,8 +3,17 @@
  * calls. `KernelProcess` is one kernel; `KernelPool` keys them by owner, runs one cell at
  * a time per owner, drops kernels that ended, reaps idle ones and enforces the cap.
  *
- * The kernel's environment, cwd and interpreter are fixed when it starts: a variable
- * passed through later reaches cells only after the kernel is reset (or lost and restarted).
+ * What a cell sees: a fresh `__main__` module (`__name__ == "__main__"`, nothing of the
+ * runner), `sys.argv == ['']`, `''` (the cwd) first on `sys.path`, stdin at /dev/null,
+ * unbuffered stdout/stderr (like `python -u`, so `print` and `os.system` output keep
+ * their order), and no inherited control descriptors. Cells compile as `<cell>`; the
+ * latest cell's source is in `linecache`, so a traceback through a function defined in an
+ * earlier cell shows that line number with no (or the wrong) source text.
+ *
+ * Output belongs to the cell that is running when it is written; what a thread or
+ * background process writes between cells is dropped. The kernel's environment, cwd and
+ * interpreter are fixed when it starts: a variable passed through later reaches cells only
+ * after the kernel is reset (or lost and restarted).
  */
 export { KernelProcess } from './kernel-process.js';
 export { KernelPool, type KernelPoolOptions } from './kernel-pool.js';

@@ -127,11 +127,11 @@ export class KernelProcess {
   /**
    * Runs one cell. Resolves once every byte the cell wrote to fds 1 and 2 was delivered;
    * callbacks are not called after that. Never rejects for what the cell does.
-   * @throws KernelBusyError when a cell is already running; KernelCellTooLargeError.
+   * @throws (rejects) KernelBusyError when a cell is already running; KernelCellTooLargeError.
    */
-  runCell(code: string, options: RunCellOptions): Promise<CellOutcome> {
+  async runCell(code: string, options: RunCellOptions): Promise<CellOutcome> {
     if (this.#cell) throw new KernelBusyError(this.pid);
-    if (!this.#alive) return Promise.resolve({ kind: 'died', detail: `${this.#endDetail()} before the cell started` });
+    if (!this.#alive) return { kind: 'died', detail: `${this.#endDetail()} before the cell started` };
     const source = Buffer.from(code, 'utf8');
     if (source.length + CELL_OVERHEAD > MAX_OUTBOUND_FRAME) throw new KernelCellTooLargeError(source.length, MAX_OUTBOUND_FRAME - CELL_OVERHEAD);
     return new Promise((resolve) => {

@@ -1,8 +1,11 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KernelProcess, KernelStartError, type KernelProcess as Kernel } from '../../../src/execute-code/kernel/index.js';
-import { cell, kernelCommand, processAlive, runKernelTests, startKernel, waitGone } from './helpers.js';
+import { KernelProcess, KernelStartError } from '../../../src/execute-code/kernel/index.js';
+import { cell, eventually, kernelCommand, processAlive, runKernelTests, startKernel, waitGone } from './helpers.js';
 
-const kernels: Kernel[] = [];
+const kernels: KernelProcess[] = [];
 async function kernel(options: Parameters<typeof startKernel>[0] = {}) {
   const started = await startKernel(options);
   kernels.push(started);
@@ -55,9 +58,11 @@ describe.runIf(runKernelTests)('KernelProcess', () => {
 
   it('gives output a background job writes after its cell ended to no cell', async () => {
     const k = await kernel();
-    const first = await cell(k, 'import os\nos.system("(sleep 0.3; echo late) &")\nprint("now")');
+    const flag = join(mkdtempSync(join(tmpdir(), 'hermes-kernel-')), 'written');
+    const first = await cell(k, `import os\nos.system("(sleep 0.3; echo late; touch ${flag}) &")\nprint("now")`);
     expect(first.stdout).toBe('now\n');
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await eventually(() => existsSync(flag))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // let Node read the pipe
     const second = await cell(k, 'print("next")');
     expect(second.stdout).toBe('next\n');
   });
@@ -109,7 +114,7 @@ describe.runIf(runKernelTests)('KernelProcess', () => {
   it('kills the whole process group on timeout, a sleep started by the cell included', async () => {
     const k = await kernel();
     await cell(k, 'kept = 1');
-    const run = await cell(k, SLEEPER, { timeoutMs: 500 });
+    const run = await cell(k, SLEEPER, { timeoutMs: 2000 });
     expect(run.outcome).toEqual({ kind: 'timeout' });
     const sleeper = Number(run.stdout.trim());
     expect(sleeper).toBeGreaterThan(0);
@@ -139,7 +144,7 @@ describe.runIf(runKernelTests)('KernelProcess', () => {
 
   it('sends SIGKILL after the grace when a cell traps SIGTERM', async () => {
     const k = await kernel({ graceMs: 300 });
-    const run = await cell(k, 'import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint("trapped", flush=True)\ntime.sleep(1000)', { timeoutMs: 300 });
+    const run = await cell(k, 'import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint("trapped", flush=True)\ntime.sleep(1000)', { timeoutMs: 2000 });
     expect(run).toMatchObject({ outcome: { kind: 'timeout' }, stdout: 'trapped\n' });
     expect(await waitGone(k.pid)).toBe(true);
   });
