@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import type { Tool } from '../types.js';
-import { describeReadProblem, readEnvFile } from './env-files.js';
+import { describeReadProblem, isHostLocal, readEnvFile } from './env-files.js';
+import { similarFiles } from './similar-files.js';
 import { capLine, looksBinary, splitLines } from './text.js';
 
 /** Longest line returned whole; longer ones (minified files) are cut with a note. */
@@ -23,7 +24,11 @@ export function readFileTool(): Tool {
     args,
     async run({ path, offset, limit }, ctx) {
       const read = await readEnvFile(ctx.environment, path, ctx.signal);
-      if (read.kind !== 'file') return { error: describeReadProblem('read_file', read, ctx.environment.cwd) };
+      if (read.kind !== 'file') {
+        const error = describeReadProblem('read_file', read, ctx.environment.cwd);
+        const similar = read.kind === 'missing' && isHostLocal(ctx.environment) ? await similarFiles(read.path, path) : [];
+        return similar.length > 0 ? { error: `${error}. Similar: ${similar.join(', ')}`, similar_files: similar } : { error };
+      }
       if (looksBinary(read.data)) {
         return { error: `read_file: ${read.path} is a binary file (${read.data.length} bytes); it cannot be shown as text` };
       }

@@ -71,6 +71,7 @@ export function searchFilesTool(options: { backend?: SearchBackend } = {}): Tool
       const useRg =
         backend === 'ripgrep' || (backend === 'auto' && (await ripgrepAvailable(env, ctx.signal)));
       const collector = new ResultCollector(request);
+      ctx.logger.debug({ tool: 'search_files', backend: useRg ? 'ripgrep' : 'builtin', root: rootFull }, 'search_files backend');
       const missing = { error: `search_files: path not found: ${rootFull} (relative paths start at ${env.cwd})` };
       if (isHostLocal(env)) {
         try {

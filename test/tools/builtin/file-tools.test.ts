@@ -132,6 +132,15 @@ describe('file tools on the local environment', () => {
     expect(await read.handler({ path: '~/notes/today.md' }, ctx)).toEqual({ content: 'hi', total_lines: 1, truncated: false });
   });
 
+  it('read_file suggests similar names for a missing file', async () => {
+    const ctx = makeToolContext();
+    mkdirSync(join(ctx.environment.cwd, 'src'));
+    for (const name of ['Config.yaml', 'config.yml', 'other.txt']) writeFileSync(join(ctx.environment.cwd, 'src', name), 'x');
+    const result = (await read.handler({ path: 'src/config.yaml' }, ctx)) as { error: string; similar_files: string[] };
+    expect(result.similar_files).toEqual(['src/Config.yaml', 'src/config.yml']);
+    expect(result.error).toMatch(/file not found: .*src\/config\.yaml .*Similar: src\/Config\.yaml, src\/config\.yml$/);
+  });
+
   it('refuse a file over the size limit without loading it', async () => {
     const ctx = makeToolContext();
     const file = join(ctx.environment.cwd, 'huge.log');

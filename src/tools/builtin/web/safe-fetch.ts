@@ -47,6 +47,8 @@ function request(url: URL, policy: AddressPolicy | undefined, signal: AbortSigna
       {
         method: 'GET',
         signal,
+        // No pooled sockets: a kept-alive connection would skip the address check of `lookup`.
+        agent: false,
         headers: {
           'User-Agent': USER_AGENT,
           Accept: 'text/html,application/xhtml+xml,text/plain,application/json;q=0.9,*/*;q=0.5',
