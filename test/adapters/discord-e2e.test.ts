@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/cli/commands/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { FakeDiscord, type DiscordCall, type FakeDiscordUser } from '../fakes/discord-server.js';
@@ -37,6 +37,12 @@ const waitForPost = (channelId: string, text: string) =>
 const waitForAnswer = (token: string, text: string) =>
   discord.waitForCall('PATCH', new RegExp(`^/webhooks/\\d+/${token}/messages/@original$`), (call) => String(call.body?.content).includes(text));
 
+// startGateway imports the agent and every adapter lazily; loading them the first time takes
+// seconds on a busy machine, so it happens once here rather than inside a hook's timeout.
+beforeAll(async () => {
+  await Promise.all([import('../../src/agent/index.js'), import('../../adapters/index.js'), import('../../src/gateway/index.js'), import('../../src/approvals/index.js')]);
+}, 120_000);
+
 describe.runIf(hasPython || process.env.CI === 'true')('Discord end to end: the Gateway, the agent and real execute_code', () => {
   beforeEach(async () => {
     discord = await new FakeDiscord().listen();
@@ -59,7 +65,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('Discord end to end: the 
     made.loaded.config.model.base_url = model.url;
     running = await startGateway(made.loaded, { env });
     expect(running.report.started).toEqual(['discord']);
-  });
+  }, 60_000);
 
   it('a new message in a bot thread kills the running script and is answered in that thread, while another thread runs on', async () => {
     const threadA = discord.userMessage({ author: alice, content: 'start the slow job [SLOW:A]', mentionBot: true });

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/cli/commands/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { FakeSlack, slackMessage, type SlackCall } from '../fakes/slack-server.js';
@@ -58,6 +58,12 @@ async function startAll(mode: 'socket' | 'http'): Promise<void> {
   expect(running.report.started).toEqual(['slack']);
 }
 
+// startGateway imports the agent and every adapter lazily; loading them the first time takes
+// seconds on a busy machine, so it happens once here rather than inside a hook's timeout.
+beforeAll(async () => {
+  await Promise.all([import('../../src/agent/index.js'), import('../../adapters/index.js'), import('../../src/gateway/index.js'), import('../../src/approvals/index.js')]);
+}, 120_000);
+
 afterEach(async () => {
   await running?.stop();
   await model?.close();
@@ -74,7 +80,7 @@ const postIn = (threadTs: string, includes: string) => (call: SlackCall) =>
   call.params.thread_ts === threadTs && String(call.params.text).includes(includes);
 
 describe.runIf(hasPython || process.env.CI === 'true')('Slack end to end: Socket Mode, the gateway, the agent and real execute_code', () => {
-  beforeEach(() => startAll('socket'));
+  beforeEach(() => startAll('socket'), 60_000);
 
   it('a new message in a thread kills the running script and is answered in the same thread, while another thread runs on', async () => {
     const threadA = slack.nextTs();
@@ -150,7 +156,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('Slack end to end: Socket
 });
 
 describe.runIf(hasPython || process.env.CI === 'true')('Slack end to end over HTTP: signed events to Bolt\'s receiver', () => {
-  beforeEach(() => startAll('http'));
+  beforeEach(() => startAll('http'), 60_000);
 
   it('a redelivered event (X-Slack-Retry-Num, same event_id) reaches the model once', async () => {
     const url = `http://127.0.0.1:${httpPort}/slack/events`;
