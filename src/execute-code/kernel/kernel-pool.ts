@@ -13,6 +13,13 @@ export interface KernelPoolOptions {
   start(owner: string): Promise<KernelProcess>;
 }
 
+export interface WithKernelOptions {
+  /** Kill the owner's kernel first and run in a fresh one. */
+  reset?: boolean;
+  /** Starts the kernel if this call needs one; defaults to the pool's `start`. */
+  start?(owner: string): Promise<KernelProcess>;
+}
+
 /** Owners whose lost kernels are remembered for `stateReset`; the oldest are forgotten first. */
 const MAX_REMEMBERED_LOSSES = 10_000;
 
@@ -59,9 +66,11 @@ export class KernelPool {
    * calls have finished. `reset` kills the existing kernel first. When a kernel is
    * acquired, idle unpinned kernels of other owners beyond `maxKernels` are evicted, least
    * recently used first; busy ones never are, so the cap can be exceeded while they run.
+   * `options.start`, when given, starts the kernel instead of the pool's `start` (so a call
+   * can start it with its own environment without racing other calls of the same owner).
    * @throws what `start` throws, what `fn` throws, KernelPoolClosedError after `closeAll()`.
    */
-  async withKernel<T>(owner: string, options: { reset?: boolean }, fn: (kernel: KernelProcess, info: KernelUseInfo) => Promise<T>): Promise<T> {
+  async withKernel<T>(owner: string, options: WithKernelOptions, fn: (kernel: KernelProcess, info: KernelUseInfo) => Promise<T>): Promise<T> {
     if (this.#closed) throw new KernelPoolClosedError(owner);
     const entry = this.#entry(owner);
     entry.users++;
@@ -77,7 +86,7 @@ export class KernelPool {
       }
       const reused = entry.kernel !== undefined;
       if (reused) await this.#makeRoom();
-      else await this.#startKernel(entry);
+      else await this.#startKernel(entry, options.start ?? this.#options.start);
       if (!entry.kernel) throw new KernelPoolClosedError(owner);
       return await fn(entry.kernel, { reused, stateReset });
     } finally {
@@ -94,12 +103,12 @@ export class KernelPool {
   }
 
   /** Starts the entry's kernel after making room; closeAll waits for starts in flight. */
-  async #startKernel(entry: Entry): Promise<void> {
+  async #startKernel(entry: Entry, start: (owner: string) => Promise<KernelProcess>): Promise<void> {
     entry.starting = true;
     const attach = (async () => {
       try {
         await this.#makeRoom();
-        entry.kernel = await this.#options.start(entry.owner);
+        entry.kernel = await start(entry.owner);
       } finally {
         entry.starting = false;
       }

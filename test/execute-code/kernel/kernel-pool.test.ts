@@ -213,6 +213,20 @@ describe.runIf(runKernelTests)('KernelPool', () => {
     expect((await run(p, 's', 'print(1)')).stdout).toBe('1\n');
   });
 
+  it('starts a kernel with the call own start function when one is given', async () => {
+    const p = pool({ start: () => Promise.reject(new KernelStartError('the pool default must not be used')) });
+    const started = await p.withKernel('s', { start: () => startKernel({}, { CALL_ENV: 'from the call' }) }, async (kernel) =>
+      cell(kernel, 'import os\nprint(os.environ["CALL_ENV"])'),
+    );
+    expect(started.stdout).toBe('from the call\n');
+    // A live kernel is reused: the second call's start is not called.
+    const reused = await p.withKernel('s', { start: () => Promise.reject(new Error('not needed')) }, async (kernel, info) => ({
+      info,
+      run: await cell(kernel, 'print(1)'),
+    }));
+    expect(reused.info.reused).toBe(true);
+  });
+
   it('closeAll kills every kernel and refuses later calls', async () => {
     const p = pool();
     const pids = await Promise.all(['a', 'b'].map(async (owner) => (await run(p, owner, 'x = 1')).pid));
