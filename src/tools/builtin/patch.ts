@@ -59,7 +59,8 @@ export function patchTool(): Tool {
       } catch (error) {
         return { error: `patch: cannot write ${read.path}: ${errorMessage(error)}` };
       }
-      let diff = unifiedDiff(before, after, posix.relative(ctx.environment.cwd, read.path) || read.path);
+      const relative = posix.relative(ctx.environment.cwd, read.path);
+      let diff = unifiedDiff(before, after, relative && !relative.startsWith('..') ? relative : read.path.replace(/^\//, ''));
       if (diff.length > MAX_DIFF_CHARS) diff = `${diff.slice(0, MAX_DIFF_CHARS)}\n... [diff truncated, ${diff.length} chars]\n`;
       return { success: true, replacements: replaceAll ? found : 1, diff };
     },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import type { Tool } from '../types.js';
 import type { ToolContext } from '../types.js';
+import { abortReason, interruptedNotice } from '../../environments/run-group.js';
 import { errorMessage } from '../../shared/errors.js';
 import { decodeBody, htmlToMarkdown } from './web/readable.js';
 import { safeFetch } from './web/safe-fetch.js';
@@ -45,6 +46,7 @@ async function extractOne(url: string, charLimit: number, ctx: ToolContext): Pro
     const note = page.cut ? `\n\n[page cut at ${web.max_bytes} bytes (web.max_bytes)]` : '';
     return { url, title, content: cutTo(content + note, charLimit) };
   } catch (error) {
+    if (ctx.signal.aborted) return { url, title: '', error: `web_extract: ${url}: ${interruptedNotice(abortReason(ctx.signal))}` };
     return { url, title: '', error: `web_extract: ${url}: ${errorMessage(error)}` };
   }
 }

@@ -165,3 +165,14 @@ describe('web_extract address checks (web.allow_private_addresses: false)', () =
     expect(blockedRange('::')).toBe('unspecified');
   });
 });
+
+describe('web_extract interrupts', () => {
+  it('an aborted turn ends the fetch with the reason', async () => {
+    const controller = new AbortController();
+    const ctx = makeToolContext({ signal: controller.signal, config: { web: { allow_private_addresses: true } } });
+    const running = extract.handler({ urls: [`${site.origin}/slow`] }, ctx);
+    setTimeout(() => controller.abort('user sent a new message'), 300);
+    const result = (await running) as { results: Page[] };
+    expect(result.results[0].error).toBe(`web_extract: ${site.origin}/slow: [execution interrupted — user sent a new message]`);
+  });
+});
