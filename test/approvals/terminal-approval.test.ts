@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApprovalBroker } from '../../src/approvals/index.js';
 import { terminalTool } from '../../src/tools/builtin/index.js';
-import { EnvironmentManager, LocalEnvironment, ProviderRegistry, buildChildEnv } from '../../src/environments/index.js';
+import { EnvironmentManager, LocalEnvironment, ProviderRegistry, buildChildEnv, findExecutable } from '../../src/environments/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
 import { makeToolContext, tempDir } from '../helpers/tool-context.js';
 
@@ -133,4 +133,34 @@ describe('terminal approvals', () => {
     expect(asked).toBe(true);
     expect(existsSync(join(cwd, 'victim'))).toBe(true);
   });
+});
+
+describe('approvals for scripts calling hermes_tools.terminal', () => {
+  it.runIf(process.env.CI === 'true' || findExecutable('python3') !== undefined)(
+    'blocks the floor, waits for approval of a risky command, and runs it after /approve',
+    async () => {
+      const { createCodeExecutor } = await import('../../src/execute-code/index.js');
+      const broker = new ApprovalBroker({ timeoutMs: 60_000 });
+      const { ctx, victim } = setup({ broker });
+      ctx.requestApproval = (request) => broker.request('thread-1', request, ctx.signal);
+      const executor = createCodeExecutor({ loaded: { config: ctx.config, paths: ctx.paths, warnings: [] } });
+      try {
+        const name = ctx.environment.cwd.split('/').pop();
+        const code = [
+          'from hermes_tools import terminal',
+          'print(terminal("rm -rf /")["error"][:26])',
+          `print(terminal("rm -rf ../${name}/victim && echo removed")["output"].strip())`,
+        ].join('\n');
+        const running = executor.execute({ code, sessionId: 'thread-1', context: ctx });
+        await waitForPending(broker, 'thread-1');
+        expect(existsSync(victim)).toBe(true);
+        broker.resolve('thread-1', true);
+        const result = await running;
+        expect(result.output).toBe('terminal: blocked: recursi\nremoved\n');
+        expect(existsSync(victim)).toBe(false);
+      } finally {
+        await executor.close();
+      }
+    },
+  );
 });

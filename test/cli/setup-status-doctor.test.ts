@@ -136,3 +136,35 @@ describe('hermes doctor', () => {
     expect(run.stdout).toMatch(hasBwrap ? /^\[ ok \] sandbox: bubblewrap: \/.*bwrap$/m : /^\[info\] sandbox: bubblewrap: bwrap not found on PATH\n {7}→ install bubblewrap/m);
   });
 });
+
+describe('hermes setup: the interactive picker', () => {
+  it('lists every backend with its description and takes a number or a name, asking again on a wrong answer', async () => {
+    const { PassThrough } = await import('node:stream');
+    const { pickBackend } = await import('../../src/cli/commands/setup.js');
+    const { ProviderRegistry, LocalProvider } = await import('../../src/environments/index.js');
+    const { configSchema } = await import('../../src/config/index.js');
+    const registry = new ProviderRegistry();
+    registry.register(new LocalProvider({ config: configSchema.parse({}) }));
+    registry.register({ name: 'acmebox', displayName: 'AcmeBox', description: 'cloud sandbox', isAvailable: () => false, createEnvironment: () => { throw new Error('unused'); } }, 'acme');
+    const pick = async (answers: string) => {
+      const input = new PassThrough();
+      const output = new PassThrough();
+      let shown = '';
+      output.on('data', (chunk: Buffer) => (shown += chunk.toString()));
+      const chosen = pickBackend(registry.list(), 'local', { input, output });
+      for (const line of answers.split('\n')) {
+        await new Promise((resolve) => setImmediate(resolve));
+        input.write(`${line}\n`);
+      }
+      return { chosen: await chosen, shown };
+    };
+    const byNumber = await pick('7\n2');
+    expect(byNumber.chosen).toBe('acmebox');
+    expect(byNumber.shown).toContain('1. Local [local] (current)');
+    expect(byNumber.shown).toContain('2. AcmeBox [acmebox] — not available here');
+    expect(byNumber.shown).toContain('     cloud sandbox');
+    expect(byNumber.shown).toContain('"7" is not one of them');
+    expect((await pick('ACMEBOX')).chosen).toBe('acmebox');
+    expect((await pick('')).chosen).toBe('local');
+  });
+});

@@ -4,17 +4,22 @@ import { errorMessage } from '../../shared/errors.js';
 import { loadForCli } from '../common.js';
 import type { ProviderRegistry, SafeProvider } from '../../environments/index.js';
 
-/** Asks on the terminal which backend to use; Enter keeps the current one. */
-async function pickBackend(providers: SafeProvider[], current: string): Promise<string> {
+/** Asks on a terminal which backend to use; Enter keeps the current one. */
+export async function pickBackend(
+  providers: SafeProvider[],
+  current: string,
+  io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream } = { input: process.stdin, output: process.stdout },
+): Promise<string> {
   const { createInterface } = await import('node:readline/promises');
-  console.log('Terminal backends:');
+  const say = (line: string) => io.output.write(`${line}\n`);
+  say('Terminal backends:');
   for (const [index, provider] of providers.entries()) {
     const available = await provider.isAvailable();
     const mark = provider.name === current ? ' (current)' : '';
-    console.log(`  ${index + 1}. ${provider.displayName} [${provider.name}]${mark}${available ? '' : ' — not available here'}`);
-    if (provider.description) console.log(`     ${provider.description}`);
+    say(`  ${index + 1}. ${provider.displayName} [${provider.name}]${mark}${available ? '' : ' — not available here'}`);
+    if (provider.description) say(`     ${provider.description}`);
   }
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const rl = createInterface({ input: io.input, output: io.output });
   try {
     for (;;) {
       const answer = (await rl.question(`Backend (number or name, Enter for ${current}): `)).trim();
@@ -22,7 +27,7 @@ async function pickBackend(providers: SafeProvider[], current: string): Promise<
       const byNumber = /^\d+$/.test(answer) ? providers[Number(answer) - 1] : undefined;
       const chosen = byNumber ?? providers.find((provider) => provider.name === answer.toLowerCase());
       if (chosen) return chosen.name;
-      console.log(`"${answer}" is not one of them; type a number from 1 to ${providers.length} or a name.`);
+      say(`"${answer}" is not one of them; type a number from 1 to ${providers.length} or a name.`);
     }
   } finally {
     rl.close();
