@@ -102,7 +102,8 @@ export class DiscordAdapter implements PlatformAdapter {
     }
     await this.registerCommands(client);
     this.logger.info({ user: client.user?.id }, 'discord connected');
-    signal.addEventListener('abort', () => void this.stop(), { once: true });
+    if (signal.aborted) await this.stop();
+    else signal.addEventListener('abort', () => void this.stop(), { once: true });
   }
 
   async stop(): Promise<void> {

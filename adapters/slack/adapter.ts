@@ -89,7 +89,8 @@ export class SlackAdapter implements PlatformAdapter {
         : await app.start();
     if (this.options.mode === 'http') this.server = started as Server;
     this.logger.info({ mode: this.options.mode, botUserId: this.me.botUserId }, 'slack connected');
-    signal.addEventListener('abort', () => void this.stop(), { once: true });
+    if (signal.aborted) await this.stop();
+    else signal.addEventListener('abort', () => void this.stop(), { once: true });
   }
 
   async stop(): Promise<void> {

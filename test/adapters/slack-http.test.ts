@@ -192,4 +192,10 @@ describe('Slack adapter over HTTP (Bolt receiver, signed events)', () => {
     expect(failure).toBeInstanceOf(SlackAdapterError);
     expect((failure as Error).message).toMatch(/SLACK_BOT_TOKEN/);
   });
+
+  it('answers Slack\'s url_verification challenge so the request URL can be saved', async () => {
+    const response = await slack.deliverHttp(eventsUrl(), { type: 'url_verification', token: 'x', challenge: 'challenge-123' });
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('challenge-123');
+  });
 });
