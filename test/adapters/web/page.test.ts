@@ -21,9 +21,10 @@ describe.skipIf(Boolean(skip))('web chat page (browser, stand-in dispatch)', () 
   let browser: OpenBrowser;
   let tab: BrowserPage | undefined;
 
-  function startAdapter(modelName = 'fake-model'): Promise<void> {
+  function startAdapter(modelName = 'fake-model', token = ''): Promise<void> {
     const config = defaultConfig();
     config.platforms.web.port = 0;
+    config.platforms.web.token = token;
     config.model.name = modelName;
     adapter = createWebAdapter({ config, paths: { home, config: join(home, 'config.yaml'), env: join(home, '.env') } });
     return adapter.start(fakeDispatch(adapter).handler, new AbortController().signal);
@@ -154,6 +155,22 @@ describe.skipIf(Boolean(skip))('web chat page (browser, stand-in dispatch)', () 
     expect(text).toContain('base_url: http://127.0.0.1:11434/v1');
     await screenshot(page, 'web-page-no-model');
     expect(errors).toEqual([]);
+  });
+
+  it('with a token, the address printed with ?token= opens the page, and the chat works through the cookie', async () => {
+    await startAdapter('fake-model', 'tok-123');
+    tab = await browser.newPage();
+    const { page, errors } = tab;
+    const denied = await page.goto(adapter.url!);
+    expect(denied?.status()).toBe(401);
+    await page.goto(adapter.openUrl!);
+    expect(page.url()).not.toContain('tok-123');
+    await page.getByRole('button', { name: 'New thread' }).click();
+    await page.getByRole('textbox', { name: 'Message' }).fill('behind a token');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await page.locator('.msg.assistant').waitFor();
+    await screenshot(page, 'web-page-token');
+    expect(errors.filter((error) => !error.includes('401'))).toEqual([]);
   });
 
   it('works on a narrow screen by keyboard: the Threads button opens the list, Escape closes it', async () => {

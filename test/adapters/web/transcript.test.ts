@@ -1,0 +1,63 @@
+import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isThreadId, TranscriptStore } from '../../../adapters/web/transcript.js';
+
+describe('TranscriptStore: what each web thread showed, kept on disk', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hermes-web-transcript-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads a thread back in a new store (a restart), with later writes of an entry replacing earlier ones', () => {
+    const store = new TranscriptStore(dir);
+    const id = store.createThread();
+    store.put(id, { kind: 'user', id: 'u1', at: 1, text: 'hello' });
+    store.put(id, { kind: 'tool', id: 't1', at: 2, name: 'execute_code', status: 'running' });
+    store.put(id, { kind: 'tool', id: 't1', at: 2, name: 'execute_code', status: 'success', output: 'hi\n' });
+    store.put(id, { kind: 'assistant', id: 'a1', at: 3, text: 'done', interim: false });
+
+    const again = new TranscriptStore(dir);
+    expect(again.hasThread(id)).toBe(true);
+    expect(again.entries(id)).toEqual([
+      { kind: 'user', id: 'u1', at: 1, text: 'hello' },
+      { kind: 'tool', id: 't1', at: 2, name: 'execute_code', status: 'success', output: 'hi\n' },
+      { kind: 'assistant', id: 'a1', at: 3, text: 'done', interim: false },
+    ]);
+  });
+
+  it('skips a line torn by a crash and keeps the rest of the thread', () => {
+    const store = new TranscriptStore(dir);
+    const id = store.createThread();
+    store.put(id, { kind: 'user', id: 'u1', at: 1, text: 'kept' });
+    appendFileSync(join(dir, `${id}.jsonl`), '{"kind":"assistant","id":"a1","te');
+    expect(new TranscriptStore(dir).entries(id)).toEqual([{ kind: 'user', id: 'u1', at: 1, text: 'kept' }]);
+  });
+
+  it('lists threads most recent first, titled by their first message', async () => {
+    const store = new TranscriptStore(dir);
+    const first = store.createThread();
+    store.put(first, { kind: 'user', id: 'u1', at: 1, text: 'first   thread\nwith lines' });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const empty = store.createThread();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = store.createThread();
+    store.put(second, { kind: 'user', id: 'u2', at: 2, text: 'y'.repeat(100) });
+
+    const listed = new TranscriptStore(dir).listThreads();
+    expect(listed.map((thread) => thread.id)).toEqual([second, empty, first]);
+    expect(listed.map((thread) => thread.title)).toEqual(['y'.repeat(59) + '…', 'New thread', 'first thread with lines']);
+  });
+
+  it('refuses thread ids that are not plain names, so no path leaves the folder', () => {
+    const store = new TranscriptStore(dir);
+    for (const bad of ['../x', 'a/b', '', '.hidden', 'A'.repeat(3), 'x'.repeat(65)]) {
+      expect(isThreadId(bad)).toBe(false);
+      expect(store.hasThread(bad)).toBe(false);
+      expect(() => store.put(bad, { kind: 'user', id: 'u', at: 1, text: 'x' })).toThrow(/refusing thread id/);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
