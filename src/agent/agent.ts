@@ -129,6 +129,11 @@ export class Agent implements AgentRunner {
     };
   }
 
+  /** The kernel state of any owner id (a session, or a subagent's `<session>::child::<n>`). */
+  kernelState(owner: string): 'none' | 'idle' | 'busy' {
+    return this.executor?.kernelState?.(owner) ?? 'none';
+  }
+
   async newSession(sessionKey: string): Promise<void> {
     await this.inLane(sessionKey, async () => {
       const old = this.store.current(sessionKey);
