@@ -182,7 +182,7 @@ describe.runIf(hasBwrap || process.env.CI === 'true')('sandbox backend (real bub
         's = socket.socket(socket.AF_UNIX)',
         `s.connect(${JSON.stringify(socketPath)})`,
         's.sendall(b"ping")',
-        'print(s.recv(100).decode(), os.getcwd(), open("/proc/1/cmdline","rb").read().split(b"\\0")[0].decode())',
+        'print(s.recv(100).decode(), os.getcwd(), os.path.basename(open("/proc/1/cmdline","rb").read().split(b"\\0")[0].decode()))',
       ].join('\n');
       const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/' };
       const command = environment.hostCommand!(['python3', '-c', script], { env, binds: [socketDir] });
@@ -211,7 +211,7 @@ describe.runIf((hasBwrap && hasPython) || process.env.CI === 'true')('execute_co
         'import os',
         'from hermes_tools import terminal',
         'print(os.getcwd())',
-        'print(open("/proc/1/cmdline","rb").read().split(b"\\0")[0].decode())',
+        'print(os.path.basename(open("/proc/1/cmdline","rb").read().split(b"\\0")[0].decode()))',
         'try:',
         '    open("/etc/hermes-script-probe", "w")',
         'except OSError as e:',

@@ -87,6 +87,8 @@ export class SandboxProvider implements TerminalEnvironmentProvider {
     mkdirSync(workspace, { recursive: true });
     const childEnv = typeof options.childEnv === 'function' ? (options.childEnv as () => Record<string, string>) : () => ({});
     return new SandboxEnvironment({
+      // Absolute, so a child PATH without /usr/bin cannot lose it.
+      bwrap: findExecutable('bwrap') ?? 'bwrap',
       workspace,
       tmp: mkdtempSync(join(tmpdir(), 'hermes-sandbox-tmp-')),
       network: config.terminal.sandbox.network,
