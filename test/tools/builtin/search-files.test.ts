@@ -189,6 +189,23 @@ describe('search_files choices', () => {
     expect(result).toEqual(await builtin.handler({ pattern: 'foo', path: 'a' }, ctx()));
   });
 
+  it.runIf(runRg)('through execute, results larger than the output cap come back whole', async () => {
+    const big = join(cwd, 'big');
+    mkdirSync(big, { recursive: true });
+    for (let f = 0; f < 20; f++) {
+      writeFileSync(join(big, `f${String(f).padStart(2, '0')}.txt`), Array.from({ length: 100 }, (_, i) => `needle ${f}-${i} ${'p'.repeat(40)}`).join('\n'));
+    }
+    const remote = makeToolContext({ cwd, wrapEnvironment: shellOnly });
+    for (const query of [
+      { pattern: 'needle', path: 'big', limit: 5, offset: 1990 },
+      { pattern: 'needle', path: 'big', output_mode: 'count', limit: 100 },
+    ]) {
+      const result = (await auto.handler(query, remote)) as { total_count: number };
+      expect(result).toEqual(await builtin.handler(query, ctx()));
+    }
+    expect(((await auto.handler({ pattern: 'needle', path: 'big' }, remote)) as { total_count: number }).total_count).toBe(2000);
+  });
+
   it.runIf(runRg)('through execute, a missing root is an error that names it', async () => {
     const remote = makeToolContext({ cwd, wrapEnvironment: shellOnly });
     const result = (await auto.handler({ pattern: 'foo', path: 'no/such' }, remote)) as { error: string };

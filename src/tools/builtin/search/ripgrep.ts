@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import { posix } from 'node:path';
 import { execa } from 'execa';
 import type { Environment } from '../../../environments/types.js';
+import { readEnvFile } from '../env-files.js';
 import { shellQuote } from '../shell-quote.js';
 import { capLine } from '../text.js';
 import { compileNamePattern } from './pattern.js';
@@ -129,7 +130,8 @@ function judge(exitCode: number | undefined, message: string, parser: RgParser, 
 
 /**
  * Runs ripgrep. On a host environment it is spawned directly and its output streamed (no
- * output cap); elsewhere it runs through `execute`, whose output cap then bounds the answer.
+ * output cap); elsewhere it runs through `execute`, and through a temporary file in the
+ * environment when the output is more than `execute` returns at once.
  */
 export async function searchRipgrep(
   request: SearchRequest,
@@ -162,9 +164,7 @@ export async function searchRipgrep(
   }
   const command = ['rg', ...args].map(shellQuote).join(' ');
   const result = await env.execute(command, { timeout: RG_TIMEOUT_SECONDS, signal });
-  if (result.truncated) {
-    return { error: 'search_files: the results are larger than the environment can return at once; narrow path, file_glob or the pattern' };
-  }
+  if (result.truncated) return viaTempFile(command, request, env, parser, signal);
   const noise: string[] = [];
   for (const line of result.output.split('\n')) {
     // Output and error text share one stream here: what is not ripgrep's JSON (or a path) is its message.
@@ -172,4 +172,29 @@ export async function searchRipgrep(
     else parser.line(line);
   }
   return judge(result.exit_code, noise.join('\n'), parser, request.root);
+}
+
+/**
+ * For results bigger than `execute` returns at once: ripgrep writes to a temporary file in
+ * the environment, which is then read in chunks like any file and removed.
+ */
+async function viaTempFile(command: string, request: SearchRequest, env: Environment, parser: RgParser, signal?: AbortSignal): Promise<RgFailure> {
+  const run = await env.execute(`out=$(mktemp) || exit 3; ${command} > "$out" 2> "$out.err"; echo "HERMES_RG $? $out"`, {
+    timeout: RG_TIMEOUT_SECONDS,
+    signal,
+  });
+  const marker = /HERMES_RG (\d+) (\S+)/.exec(run.output);
+  if (!marker) return { error: `search_files: could not run ripgrep: ${run.output.trim().slice(0, 300)}` };
+  const [, code, file] = marker;
+  try {
+    const out = await readEnvFile(env, file, signal);
+    const err = await readEnvFile(env, `${file}.err`, signal);
+    if (out.kind !== 'file') {
+      return { error: `search_files: the results are too large to return (${out.kind === 'too_large' ? `${out.size} bytes` : out.kind}); narrow path, file_glob or the pattern` };
+    }
+    for (const line of out.data.toString('utf8').split('\n')) parser.line(line);
+    return judge(Number(code), err.kind === 'file' ? err.data.toString('utf8') : '', parser, request.root);
+  } finally {
+    await env.execute(`rm -f -- ${shellQuote(file)} ${shellQuote(`${file}.err`)}`, { timeout: 10 }).catch(() => undefined);
+  }
 }
