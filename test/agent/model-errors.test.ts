@@ -82,6 +82,16 @@ describe('model failures reach the user as a reply that says what to fix', () =>
     expect(result.text).toContain('model.base_url');
   });
 
+  it('a server slower than model.timeout is reported with the setting to raise', async () => {
+    h = await harness({ fallback: { hang: true } });
+    const agent = h.agent({ config: { model: { timeout: 0.3, max_retries: 1 } } });
+    const result = await agent.runTurn({ sessionKey: 'test:slow', text: 'hello' });
+    expect(result.status).toBe('error');
+    expect(result.text).toContain('did not answer within 0.3s after 2 attempts');
+    expect(result.text).toContain('model.timeout');
+    expect(h.fake.requests).toHaveLength(2);
+  });
+
   it('an empty model.name answers that no model is configured, with example settings', async () => {
     h = await harness();
     const agent = h.agent({ config: { model: { name: '' } } });
