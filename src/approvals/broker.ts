@@ -26,7 +26,6 @@ export class ApprovalBroker {
   request(sessionKey: string, request: ApprovalRequest, signal?: AbortSignal): Promise<boolean> {
     if (signal?.aborted) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
       const entry: Pending = {
         request,
         finish: (approved) => {
@@ -37,7 +36,7 @@ export class ApprovalBroker {
         },
       };
       const onAbort = () => entry.finish(false);
-      timer = setTimeout(() => entry.finish(false), this.options.timeoutMs);
+      const timer = setTimeout(() => entry.finish(false), this.options.timeoutMs);
       timer.unref?.();
       signal?.addEventListener('abort', onAbort, { once: true });
       const queue = this.queues.get(sessionKey) ?? [];
