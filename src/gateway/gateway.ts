@@ -163,13 +163,18 @@ export class Gateway {
   private lane(threadKey: string): ThreadLane {
     let lane = this.lanes.get(threadKey);
     if (!lane) {
-      lane = new ThreadLane(threadKey, {
+      const created: ThreadLane = new ThreadLane(threadKey, {
         semaphore: this.semaphore,
         mode: this.options.config.gateway.busy_input_mode,
         logger: this.logger,
         runTurn: (messages, signal) => this.runTurn(messages, signal),
         reset: () => this.options.agent.newSession(threadKey),
+        // A thread that went quiet costs nothing; its lane is made again on its next message.
+        onIdle: () => {
+          if (created.idle && this.lanes.get(threadKey) === created) this.lanes.delete(threadKey);
+        },
       });
+      lane = created;
       this.lanes.set(threadKey, lane);
     }
     return lane;

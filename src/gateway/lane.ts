@@ -14,6 +14,8 @@ export interface LaneDeps {
   runTurn(messages: InboundMessage[], signal: AbortSignal): Promise<void>;
   /** Starts a new session for the thread (`/new`), after its turn has settled. */
   reset(): Promise<void>;
+  /** Called whenever the lane has become idle (the gateway forgets idle lanes). */
+  onIdle?(): void;
   logger: Logger;
 }
 
@@ -163,6 +165,7 @@ export class ThreadLane {
       this.draining = false;
       if (this.closed) this.pending.splice(0);
       for (const resolve of this.idleWaiters.splice(0)) resolve();
+      if (this.idle) this.deps.onIdle?.();
     }
   }
 

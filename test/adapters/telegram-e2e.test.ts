@@ -21,7 +21,7 @@ let home: string;
 
 async function startAll(options: { refuseHtml?: boolean } = {}): Promise<void> {
   api = await new FakeTelegramApi({ refuseHtml: options.refuseHtml }).start();
-  const env = { ...process.env, TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: `${ADA},${BOB}` };
+  const env: NodeJS.ProcessEnv = { ...process.env, TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: `${ADA},${BOB}` };
   delete env.TELEGRAM_WEBHOOK_URL;
   delete env.GATEWAY_ALLOW_ALL_USERS;
   const made = e2eConfig(
