@@ -80,6 +80,11 @@ export class TelegramAdapter implements PlatformAdapter {
     });
   }
 
+  /** The webhook settings, when the adapter runs in webhook mode. */
+  get webhookOptions(): TelegramWebhookOptions | undefined {
+    return this.options.webhook;
+  }
+
   /** The webhook server's address once listening (tests use port 0). */
   get webhookPort(): number | undefined {
     const address = this.server?.address();

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { TelegramAdapter } from '../../adapters/telegram.js';
+import { TelegramAdapter, createTelegramAdapter } from '../../adapters/telegram.js';
 import { Gateway } from '../../src/gateway/index.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
 import { FakeAgent, answerAtOnce, testConfig, untilAborted } from '../gateway/helpers.js';
@@ -140,6 +140,50 @@ describe('Telegram adapter (fake Bot API, long polling)', () => {
     api.injectMessage({ chatId: ADA, userId: ADA, text: '/new' });
     await api.waitFor(() => api.sentTo(ADA).some((sent) => sent.text.startsWith('Started a new session')));
     expect(agent.newSessions).toEqual([`telegram:${ADA}`]);
+  });
+});
+
+describe('Telegram adapter: progress, start failures and set-up', () => {
+  it('shows tool progress in one message edited in place', async () => {
+    let finish: (() => void) | undefined;
+    const agent = new FakeAgent(async (options) => {
+      options.onEvent?.({ type: 'tool_started', callId: '1', name: 'execute_code', args: { code: 'print(1)' } });
+      await new Promise<void>((resolve) => (finish = resolve));
+      options.onEvent?.({ type: 'tool_started', callId: '2', name: 'terminal', args: { command: 'ls -la' } });
+      return { text: 'done', status: 'completed' };
+    });
+    const { api } = await setup({ agent });
+    api.injectMessage({ chatId: ADA, userId: ADA, text: 'work' });
+    await api.waitFor(() => api.sentTo(ADA).length === 1, 'the progress message');
+    finish!();
+    await api.waitFor(() => api.sentTo(ADA).some((sent) => sent.text === 'done'), 'the answer');
+    const [progress, answer] = api.sentTo(ADA);
+    expect(answer.text).toBe('done');
+    expect(progress.edits).toBe(1);
+    expect(progress.text).toBe('⚙️ execute_code: print(1)\n⚙️ terminal: ls -la');
+  });
+
+  it('fails to start with a clear error when the token is refused', async () => {
+    const api = await new FakeTelegramApi().start();
+    cleanup.push(() => api.close());
+    const adapter = new TelegramAdapter({ token: '999:wrong', apiRoot: api.apiRoot });
+    await expect(adapter.start(async () => {}, new AbortController().signal)).rejects.toThrow(/getMe failed.*Unauthorized.*TELEGRAM_BOT_TOKEN/);
+  });
+
+  it('is built only when enabled and given a token; TELEGRAM_WEBHOOK_URL selects webhook mode with a secret', () => {
+    const config = testConfig({ platforms: { telegram: { api_root: 'http://127.0.0.1:1' } } });
+    expect(createTelegramAdapter({ config, env: {} })).toBeUndefined();
+    expect(createTelegramAdapter({ config: testConfig({ platforms: { telegram: { enabled: false } } }), env: { TELEGRAM_BOT_TOKEN: '1:a' } })).toBeUndefined();
+    const polling = createTelegramAdapter({ config, env: { TELEGRAM_BOT_TOKEN: '1:a' } });
+    expect(polling?.webhookOptions).toBeUndefined();
+    const hooked = createTelegramAdapter({ config, env: { TELEGRAM_BOT_TOKEN: '1:a', TELEGRAM_WEBHOOK_URL: 'https://bot.example/tg', PORT: '5000' } });
+    expect(hooked?.webhookOptions).toMatchObject({ url: 'https://bot.example/tg', port: 5000 });
+    expect(hooked?.webhookOptions?.secret).toMatch(/^[0-9a-f]{48}$/);
+    const given = createTelegramAdapter({
+      config,
+      env: { TELEGRAM_BOT_TOKEN: '1:a', TELEGRAM_WEBHOOK_URL: 'https://bot.example/tg', TELEGRAM_WEBHOOK_PORT: '7000', TELEGRAM_WEBHOOK_SECRET: 'abc' },
+    });
+    expect(given?.webhookOptions).toMatchObject({ port: 7000, secret: 'abc' });
   });
 });
 
