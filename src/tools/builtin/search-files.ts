@@ -18,8 +18,8 @@ const MODE_ALIASES: Record<string, string> = { files_only: 'files_with_matches' 
 /** Maps the old spellings before validation, so the schema the model sees lists only the current ones. */
 function withAliases(raw: Record<string, unknown>): Record<string, unknown> {
   const out = { ...raw };
-  if (typeof out.target === 'string' && out.target in TARGET_ALIASES) out.target = TARGET_ALIASES[out.target];
-  if (typeof out.output_mode === 'string' && out.output_mode in MODE_ALIASES) out.output_mode = MODE_ALIASES[out.output_mode];
+  if (typeof out.target === 'string' && Object.hasOwn(TARGET_ALIASES, out.target)) out.target = TARGET_ALIASES[out.target];
+  if (typeof out.output_mode === 'string' && Object.hasOwn(MODE_ALIASES, out.output_mode)) out.output_mode = MODE_ALIASES[out.output_mode];
   return out;
 }
 
@@ -68,6 +68,8 @@ export function searchFilesTool(options: { backend?: SearchBackend } = {}): Tool
       };
       const env = ctx.environment;
       const rootFull = resolveEnvPath(env, request.root);
+      // ripgrep gets no shell to expand `~`: search the expanded path, and show results under it.
+      if (request.root === '~' || request.root.startsWith('~/')) request.root = rootFull;
       const useRg =
         backend === 'ripgrep' || (backend === 'auto' && (await ripgrepAvailable(env, ctx.signal)));
       const collector = new ResultCollector(request);

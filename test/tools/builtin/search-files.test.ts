@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { readFileTool, searchFilesTool } from '../../../src/tools/builtin/index.js';
 import type { Tool, ToolContext } from '../../../src/tools/index.js';
 import { makeToolContext, shellOnly } from '../../helpers/tool-context.js';
@@ -170,6 +170,18 @@ describe.each(BACKENDS)('search_files (%s)', (_label, tool) => {
     expect(found.matches.map((m) => m.path)).toEqual(['src/util.py', 'src/util.py']);
     const read = (await readFileTool().handler({ path: found.matches[0].path }, ctx())) as { content: string };
     expect(read.content).toBe('old_api_call(1)\nold_api_call(2)');
+  });
+
+  it('expands ~ in the search root, showing absolute paths', async () => {
+    const home = dirname(cwd);
+    const previous = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const result = (await tool().handler({ pattern: 'foo', path: `~/${basename(cwd)}/a` }, ctx())) as { matches: Array<{ path: string }> };
+      expect(result.matches[0].path).toBe(join(cwd, 'a/b.txt'));
+    } finally {
+      process.env.HOME = previous;
+    }
   });
 
   it('a missing path is an error that says where it looked', async () => {
