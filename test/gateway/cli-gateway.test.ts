@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { groupAlive } from '../../src/environments/index.js';
+import { SessionStore } from '../../src/sessions/index.js';
+import { silentLogger } from '../../src/shared/logger.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { e2eModel, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
@@ -93,5 +95,14 @@ describe.runIf(runnable)('hermes gateway (process)', () => {
     expect(await run.exited).toBe(0);
     expect(groupAlive(pgid)).toBe(false);
     expect(run.output()).toContain('SIGTERM, shutting down');
+    // The turn was aborted with the shutdown reason, and that is what the session kept.
+    const store = SessionStore.open(join(home, 'state.db'), { logger: silentLogger() });
+    try {
+      const session = store.current('telegram:1001');
+      const tools = store.messages(session!.id).filter((message) => message.role === 'tool');
+      expect(tools.map((message) => String(message.content))).toEqual([expect.stringContaining('[execution interrupted — gateway shutting down]')]);
+    } finally {
+      store.close();
+    }
   }, 45_000);
 });
