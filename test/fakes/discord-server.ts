@@ -2,6 +2,8 @@ import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+export type { FakeDiscordUser } from './discord-payloads.js';
+import { guildCreatePayload, memberObject, userObject, type FakeDiscordUser } from './discord-payloads.js';
 
 /** One REST request the fake received. */
 export interface DiscordCall {
@@ -21,12 +23,6 @@ export interface FakeDiscordMessage {
   /** `channel` for channel messages, `interaction` for the deferred answer and follow-ups. */
   via: 'channel' | 'interaction';
   interactionToken?: string;
-}
-
-export interface FakeDiscordUser {
-  id: string;
-  username: string;
-  bot?: boolean;
 }
 
 const GUILD_TEXT = 0;
@@ -261,36 +257,7 @@ export class FakeDiscord extends EventEmitter {
       shard: [0, 1],
       application: { id: this.applicationId, flags: 0 },
     });
-    this.sendTo(socket, 'GUILD_CREATE', {
-      id: this.guildId,
-      name: 'Fake guild',
-      icon: null,
-      owner_id: '911111111111111111',
-      afk_timeout: 300,
-      verification_level: 0,
-      default_message_notifications: 0,
-      explicit_content_filter: 0,
-      features: [],
-      mfa_level: 0,
-      premium_tier: 0,
-      preferred_locale: 'en-US',
-      nsfw_level: 0,
-      roles: [{ id: this.guildId, name: '@everyone', permissions: '0', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
-      emojis: [],
-      stickers: [],
-      joined_at: new Date().toISOString(),
-      large: false,
-      unavailable: false,
-      member_count: 2,
-      members: [],
-      voice_states: [],
-      presences: [],
-      channels: [this.channelObject()],
-      threads: [...this.threads.values()],
-      stage_instances: [],
-      guild_scheduled_events: [],
-      soundboard_sounds: [],
-    });
+    this.sendTo(socket, 'GUILD_CREATE', guildCreatePayload(this.guildId, [this.channelObject()], [...this.threads.values()]));
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -416,12 +383,4 @@ export class FakeDiscord extends EventEmitter {
       type: 0,
     };
   }
-}
-
-function userObject(user: FakeDiscordUser): Record<string, unknown> {
-  return { id: user.id, username: user.username, discriminator: '0', global_name: user.username, avatar: null, bot: user.bot ?? false };
-}
-
-function memberObject(): Record<string, unknown> {
-  return { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 };
 }
