@@ -61,8 +61,18 @@ def rss(pid):
                 return int(line.split()[1]) / 1024
 
 def run(kc, code):
-    reply = kc.execute_interactive(code, output_hook=lambda msg: None, timeout=30)
+    # The lean client loop (what execute_interactive does, minus its hooks): send, take the
+    # reply, drain iopub until the kernel is idle for this request (all output is in).
+    msg_id = kc.execute(code)
+    while True:
+        reply = kc.get_shell_msg(timeout=30)
+        if reply["parent_header"].get("msg_id") == msg_id:
+            break
     assert reply["content"]["status"] == "ok", reply["content"]
+    while True:
+        msg = kc.get_iopub_msg(timeout=30)
+        if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            return
 
 cold = []
 for _ in range(int(sys.argv[2])):
