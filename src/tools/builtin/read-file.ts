@@ -7,6 +7,8 @@ import { capLine, looksBinary, splitLines } from './text.js';
 
 /** Longest line returned whole; longer ones (minified files) are cut with a note. */
 export const MAX_LINE_CHARS = 50_000;
+/** Characters one call returns at most, whatever `limit` says: results must fit an RPC frame. */
+export const MAX_CONTENT_CHARS = 4_000_000;
 
 const args = z.strictObject({
   path: z.string().min(1).describe('File to read: absolute, or relative to the working folder'),
@@ -34,8 +36,15 @@ export function readFileTool(): Tool {
       }
       const lines = splitLines(read.data.toString('utf8'));
       const start = offset - 1;
-      const selected = lines.slice(start, start + limit).map((line) => capLine(line, MAX_LINE_CHARS));
-      const truncated = start + limit < lines.length;
+      const selected: string[] = [];
+      let size = 0;
+      for (const line of lines.slice(start, start + limit)) {
+        const shown = capLine(line, MAX_LINE_CHARS);
+        if (selected.length > 0 && size + shown.length + 1 > MAX_CONTENT_CHARS) break;
+        selected.push(shown);
+        size += shown.length + 1;
+      }
+      const truncated = start + selected.length < lines.length;
       return {
         content: selected.join('\n'),
         total_lines: lines.length,

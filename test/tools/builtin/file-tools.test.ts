@@ -141,6 +141,16 @@ describe('file tools on the local environment', () => {
     expect(result.error).toMatch(/file not found: .*src\/config\.yaml .*Similar: src\/Config\.yaml, src\/config\.yml$/);
   });
 
+  it('read_file stops at about 4 MB of content and says where to continue', async () => {
+    const ctx = makeToolContext();
+    const line = 'w'.repeat(9_999);
+    writeFileSync(join(ctx.environment.cwd, 'wide.txt'), `${line}\n`.repeat(1000));
+    const result = (await read.handler({ path: 'wide.txt' }, ctx)) as { content: string; truncated: boolean; hint: string };
+    expect(result.content.split('\n')).toHaveLength(400);
+    expect(result.truncated).toBe(true);
+    expect(result.hint).toMatch(/use offset=401 to continue/);
+  });
+
   it('refuse a file over the size limit without loading it', async () => {
     const ctx = makeToolContext();
     const file = join(ctx.environment.cwd, 'huge.log');
