@@ -96,6 +96,12 @@ export class TranscriptStore {
       const entry = parseEntry(line);
       if (entry) apply(state, entry);
     }
+    // Written by an earlier run: a call still "running" there never returned (the gateway stopped).
+    state.entries = state.entries.map((entry) =>
+      entry.kind === 'tool' && entry.status === 'running'
+        ? { ...entry, status: 'interrupted', error: 'the gateway stopped before this call returned' }
+        : entry,
+    );
     this.threads.set(id, state);
     return state;
   }

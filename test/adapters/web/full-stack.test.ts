@@ -21,7 +21,8 @@ if (skip) console.warn(skip);
 const KEY_VAR = 'HERMES_WEB_E2E_KEY';
 process.env[KEY_VAR] = 'sk-fake';
 
-describe.skipIf(Boolean(skip))('web chat end to end: hermes gateway, the agent, execute_code and the fake model in chromium', () => {
+// Generous bounds: each test starts the whole gateway and a browser tab on a shared 2-core machine.
+describe.skipIf(Boolean(skip))('web chat end to end: hermes gateway, the agent, execute_code and the fake model in chromium', { timeout: 120_000 }, () => {
   let model: FakeOpenAI;
   let browser: OpenBrowser;
   let home: string;
@@ -30,7 +31,7 @@ describe.skipIf(Boolean(skip))('web chat end to end: hermes gateway, the agent, 
   let printed: string[] = [];
 
   /** Starts the gateway the way `npm start` does and returns the address it printed. */
-  async function startHermes(modelName = 'fake-model'): Promise<string> {
+  async function startHermes(modelName = 'fake-model', scriptTimeout = 120): Promise<string> {
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const name of ['SLACK_BOT_TOKEN', 'DISCORD_BOT_TOKEN', 'TELEGRAM_BOT_TOKEN']) delete env[name];
     const loaded = loadConfig({
@@ -39,7 +40,7 @@ describe.skipIf(Boolean(skip))('web chat end to end: hermes gateway, the agent, 
       env,
       overrides: {
         model: { base_url: model.url, name: modelName, api_key_env: KEY_VAR },
-        code_execution: { timeout: 3, kill_grace: 1 },
+        code_execution: { timeout: scriptTimeout, kill_grace: 1 },
         platforms: { web: { port: 0 } },
       },
     });
@@ -128,7 +129,7 @@ describe.skipIf(Boolean(skip))('web chat end to end: hermes gateway, the agent, 
 
   it('shows a script that runs past code_execution.timeout as timed out', async () => {
     home = mkdtempSync(join(tmpdir(), 'hermes-web-e2e-'));
-    const { page, errors } = await openPage(await startHermes());
+    const { page, errors } = await openPage(await startHermes('fake-model', 3));
     await page.getByRole('button', { name: 'New thread' }).click();
     await send(page, 'oversleep [TIMEOUT]');
     const tool = page.locator('.tool[data-status="timeout"]');

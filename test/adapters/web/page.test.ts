@@ -15,7 +15,7 @@ import { fakeDispatch } from './fake-dispatch.js';
 const skip = browserSkipReason();
 if (skip) console.warn(skip);
 
-describe.skipIf(Boolean(skip))('web chat page (browser, stand-in dispatch)', () => {
+describe.skipIf(Boolean(skip))('web chat page (browser, stand-in dispatch)', { timeout: 60_000 }, () => {
   let home: string;
   let adapter: WebAdapter;
   let browser: OpenBrowser;

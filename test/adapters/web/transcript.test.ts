@@ -28,6 +28,14 @@ describe('TranscriptStore: what each web thread showed, kept on disk', () => {
     ]);
   });
 
+  it('shows a call left running by an earlier run as interrupted (the gateway stopped mid-call)', () => {
+    const store = new TranscriptStore(dir);
+    const id = store.createThread();
+    store.put(id, { kind: 'tool', id: 't1', at: 1, name: 'execute_code', status: 'running' });
+    expect(store.entries(id)[0]).toMatchObject({ status: 'running' });
+    expect(new TranscriptStore(dir).entries(id)[0]).toMatchObject({ status: 'interrupted', error: expect.stringContaining('gateway stopped') });
+  });
+
   it('skips a line torn by a crash and keeps the rest of the thread', () => {
     const store = new TranscriptStore(dir);
     const id = store.createThread();
