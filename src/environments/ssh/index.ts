@@ -1,0 +1,6 @@
+/** The `ssh` backend: commands on a build box through the system OpenSSH client. */
+export { SshProvider } from './ssh-provider.js';
+export { SshEnvironment, SshError, type SshEnvironmentOptions } from './ssh-environment.js';
+export { sshOptions, sshCommand, controlPath, destination, remoteCommandLine, type SshTarget } from './ssh-args.js';
+export { RemoteShellEnvironment, type RemoteShellOptions, type ClientCommand, type ClientRun } from './remote-shell.js';
+export { BOOTSTRAP, remoteScript, killScript, remoteEnv, shellQuote, bootstrapInput, pgidFile } from './remote-command.js';

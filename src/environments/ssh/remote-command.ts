@@ -1,0 +1,98 @@
+/**
+ * The shell text that runs a command on a remote backend (SSH, Docker) as the leader of its
+ * own process group, with a scrubbed environment, in a working folder. Only the fixed
+ * BOOTSTRAP ever appears on a command line; everything else (the command, the working
+ * folder, the variables) reaches the remote shell on stdin, so no value of the caller's is
+ * visible in `ps` on either host.
+ */
+
+/**
+ * The remote command line: reads a byte count, then that many bytes of script, and runs it.
+ * What follows on stdin is the command's own stdin. `head -c` reads no further than asked.
+ */
+export const BOOTSTRAP = 'IFS= read -r n || exit 125; s=$(head -c "$n"); eval "$s"';
+
+/** Where a command's process group id is recorded on the remote side. */
+export const pgidFile = (id: string): string => `/tmp/.hermes-pg-${id}`;
+
+/** Variables of the remote login the command keeps; everything else comes from the gateway. */
+const REMOTE_KEPT = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL'];
+
+/**
+ * Names of this host that mean nothing on another one: the remote side keeps its own.
+ * The rest of the scrubbed set (LANG, TZ, passthrough names) is sent.
+ */
+const HOST_SPECIFIC = /^(PATH|HOME|USER|LOGNAME|SHELL|TMPDIR|TMP|TEMP|PYTHONPATH|VIRTUAL_ENV|CONDA.*|XDG_.*)$/;
+
+/** A POSIX-shell single-quoted word. */
+export function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The scrubbed variables worth sending to another host. */
+export function remoteEnv(scrubbed: Record<string, string>, extra: Record<string, string> = {}): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(scrubbed)) if (!HOST_SPECIFIC.test(name)) out[name] = value;
+  return { ...out, ...extra };
+}
+
+export interface RemoteScriptOptions {
+  /** Random id naming the pgid file, so the gateway can kill this command's group later. */
+  id: string;
+  command: string;
+  cwd: string;
+  env: Record<string, string>;
+  /** Where the error message says the folder is missing (`ssh backend (user@host)`). */
+  where: string;
+}
+
+/**
+ * The script the bootstrap evaluates: `cd`, then `setsid` under `env -i` with the remote's
+ * PATH/HOME/USER/LOGNAME/SHELL plus the sent variables, in the background so its pid (which
+ * is its process group id: a background job of a non-interactive shell is not a group
+ * leader, so setsid does not fork) can be recorded; then wait, kill stragglers, clean up.
+ */
+export function remoteScript(options: RemoteScriptOptions): string {
+  const file = pgidFile(options.id);
+  const kept = REMOTE_KEPT.map((name) => `${name}="$${name}"`).join(' ');
+  const sent = Object.entries(options.env)
+    .filter(([name]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    .map(([name, value]) => `${name}=${shellQuote(value)}`)
+    .join(' ');
+  const missing = shellQuote(`hermes: the working folder ${options.cwd} does not exist on the ${options.where}`);
+  return [
+    `cd -- ${shellQuote(options.cwd)} 2>/dev/null || { echo ${missing} >&2; exit 126; }`,
+    `env -i ${kept} ${sent} setsid bash --noprofile --norc -c ${shellQuote(options.command)} <&0 2>&1 &`,
+    'p=$!',
+    `echo "$p" > ${file}`,
+    'wait "$p"; rc=$?',
+    // Members the command left behind (`cmd &`) would keep the output open: they go too.
+    'kill -KILL -- -"$p" 2>/dev/null',
+    `rm -f ${file}`,
+    'exit $rc',
+    '',
+  ].join('\n');
+}
+
+/** stdin for the bootstrap: the script's byte count, the script, then the command's stdin. */
+export function bootstrapInput(script: string, stdin?: string): Buffer {
+  const body = Buffer.from(script, 'utf8');
+  return Buffer.concat([Buffer.from(`${body.length}\n`), body, Buffer.from(stdin ?? '', 'utf8')]);
+}
+
+/**
+ * A remote command that terminates the group recorded under `id`: SIGTERM, up to `graceMs`
+ * for it to go, then SIGKILL. It waits briefly for the pgid file when the command is still
+ * starting.
+ */
+export function killScript(id: string, graceMs: number): string {
+  const file = pgidFile(id);
+  const rounds = Math.max(1, Math.ceil(graceMs / 50));
+  return [
+    `i=0; while [ ! -s ${file} ] && [ $i -lt 40 ]; do sleep 0.025; i=$((i+1)); done`,
+    `g=$(cat ${file} 2>/dev/null) || exit 0; [ -n "$g" ] || exit 0`,
+    'kill -TERM -- -"$g" 2>/dev/null || exit 0',
+    `i=0; while kill -0 -- -"$g" 2>/dev/null && [ $i -lt ${rounds} ]; do sleep 0.05; i=$((i+1)); done`,
+    'kill -KILL -- -"$g" 2>/dev/null; exit 0',
+  ].join('; ');
+}

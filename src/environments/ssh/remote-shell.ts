@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
+import { execa } from 'execa';
+import type { Environment, ExecuteOptions, ExecuteResult } from '../types.js';
+import { interruptedNotice, abortReason } from '../run-group.js';
+import { withoutStripped } from '../local.js';
+import { OutputCapture } from '../../shared/output-capture.js';
+import type { Logger } from '../../shared/logger.js';
+import { BOOTSTRAP, bootstrapInput, killScript, remoteEnv, remoteScript, shellQuote } from './remote-command.js';
+
+/** How a local client process (ssh, docker) runs an argv on the backend. */
+export interface ClientCommand {
+  file: string;
+  args: string[];
+}
+
+export interface RemoteShellOptions {
+  /** The working folder on the backend. */
+  cwd: string;
+  /** Seconds; default timeout of `execute`. */
+  timeout: number;
+  /** The scrubbed variables of this host; the remote-worthy ones are sent (see remoteEnv). */
+  childEnv: () => Record<string, string>;
+  maxOutputBytes: number;
+  /** Milliseconds between SIGTERM and SIGKILL of a remote group. */
+  graceMs: number;
+  logger?: Logger;
+}
+
+/** What a raw run of the client returned. */
+export interface ClientRun {
+  output: string;
+  exitCode: number;
+  /** The client's stderr (ssh's own errors), kept apart for diagnosis. */
+  stderr: string;
+}
+
+/**
+ * An Environment whose commands run on another machine or in a container through a local
+ * client program (`ssh`, `docker exec`). Every command is started by the fixed BOOTSTRAP
+ * with its script on stdin, leads its own remote process group, and on a timeout or an
+ * interrupt that remote group is terminated through a second client command; the local
+ * client ends when the remote side closes the channel.
+ */
+export abstract class RemoteShellEnvironment implements Environment {
+  abstract readonly cwd: string;
+  /** Argvs this environment built for its client, newest last (tests check what command lines carry). */
+  readonly commandLines: string[][] = [];
+
+  constructor(protected readonly remote: RemoteShellOptions) {}
+
+  /** The local argv that runs `argv` on the backend with stdin attached. */
+  protected abstract clientCommand(argv: string[]): ClientCommand;
+
+  /** Names the backend in messages: `ssh backend (root@127.0.0.1:2222)`. */
+  abstract describe(): string;
+
+  resolvePath(path: string): string {
+    return posix.isAbsolute(path) ? path : posix.resolve(this.cwd, path);
+  }
+
+  async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
+    const timeout = options.timeout ?? this.remote.timeout;
+    const id = randomBytes(8).toString('hex');
+    const script = remoteScript({
+      id,
+      command,
+      cwd: options.cwd ? this.resolvePath(options.cwd) : this.cwd,
+      env: remoteEnv(this.remote.childEnv(), withoutStripped(options.env)),
+      where: this.describe(),
+    });
+    const run = await this.runBootstrap(id, bootstrapInput(script, options.stdin), timeout, options.signal);
+    let output = run.output;
+    let exitCode = run.exitCode;
+    if (run.timedOut) {
+      output += `${output && !output.endsWith('\n') ? '\n' : ''}[Command timed out after ${timeout}s and was killed]`;
+      exitCode = 124;
+    } else if (run.interrupted) {
+      output += `${output && !output.endsWith('\n') ? '\n' : ''}${interruptedNotice(run.reason)}`;
+      exitCode = 130;
+    }
+    return {
+      output,
+      exit_code: exitCode,
+      ...(run.timedOut ? { timed_out: true } : {}),
+      ...(run.interrupted ? { interrupted: true } : {}),
+      ...(run.truncated ? { truncated: true } : {}),
+    };
+  }
+
+  /** Runs a short control command (no timeout handling beyond `timeoutMs`); stdout and stderr apart. */
+  async control(script: string, timeoutMs = 30_000, stdin?: string): Promise<ClientRun> {
+    const client = this.clientCommand(['bash', '--noprofile', '--norc', '-c', script]);
+    this.commandLines.push([client.file, ...client.args]);
+    const result = await execa(client.file, client.args, {
+      reject: false,
+      timeout: timeoutMs,
+      ...(stdin !== undefined ? { input: stdin } : { stdin: 'ignore' as const }),
+      stripFinalNewline: false,
+    });
+    return { output: String(result.stdout ?? ''), stderr: String(result.stderr ?? ''), exitCode: result.exitCode ?? 255 };
+  }
+
+  abstract cleanup(): Promise<void>;
+
+  /** Runs the bootstrap with `input`; kills the remote group on timeout or abort. */
+  private async runBootstrap(
+    id: string,
+    input: Buffer,
+    timeout: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ output: string; exitCode: number; timedOut: boolean; interrupted: boolean; reason?: string; truncated: boolean }> {
+    const cap = this.remote.maxOutputBytes;
+    const capture = new OutputCapture(Math.floor(cap * 0.4), Math.ceil(cap * 0.6));
+    const client = this.clientCommand(['bash', '--noprofile', '--norc', '-c', BOOTSTRAP]);
+    this.commandLines.push([client.file, ...client.args]);
+    const child = execa(client.file, client.args, {
+      input,
+      all: true,
+      buffer: false,
+      reject: false,
+      stripFinalNewline: false,
+    });
+    child.all?.on('data', (chunk: Buffer) => capture.push(chunk));
+    let timedOut = false;
+    let interrupted = false;
+    let reason: string | undefined;
+    let stopping: Promise<void> | undefined;
+    const stop = () => {
+      stopping ??= this.killRemote(id).finally(() => {
+        // The channel closes once the remote group is gone; a dead link would keep the client.
+        setTimeout(() => child.kill('SIGKILL'), 2000).unref();
+      });
+    };
+    const timer = timeout > 0 ? setTimeout(() => ((timedOut = true), stop()), timeout * 1000) : undefined;
+    const onAbort = () => {
+      if (timedOut) return;
+      interrupted = true;
+      reason = abortReason(signal);
+      stop();
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    const result = await child;
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+    await stopping;
+    return {
+      output: capture.text((omitted, total) => `\n... [OUTPUT TRUNCATED - ${omitted} bytes omitted out of ${total} total] ...\n`),
+      exitCode: result.exitCode ?? 255,
+      timedOut,
+      interrupted,
+      reason,
+      truncated: capture.truncated,
+    };
+  }
+
+  /** Terminates the remote group of command `id` (SIGTERM, grace, SIGKILL). */
+  protected async killRemote(id: string): Promise<void> {
+    const run = await this.control(killScript(id, this.remote.graceMs), this.remote.graceMs + 15_000);
+    if (run.exitCode !== 0) {
+      this.remote.logger?.warn({ id, stderr: run.stderr.trim() }, `could not kill the remote command on the ${this.describe()}`);
+    }
+  }
+}
+
+export { shellQuote };

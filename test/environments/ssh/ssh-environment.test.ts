@@ -1,0 +1,115 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SshEnvironment } from '../../../src/environments/ssh/index.js';
+import { startSshd, sshdUnavailable, type TestSshd } from '../../helpers/sshd.js';
+import { connectTo } from './helpers.js';
+
+const missing = process.env.CI === 'true' ? undefined : sshdUnavailable();
+if (missing) console.warn(`ssh environment tests cannot run here: ${missing}`);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+async function waitGone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (!alive(pid)) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+describe.runIf(!missing)('SshEnvironment against a real sshd', () => {
+  let sshd: TestSshd;
+  let env: SshEnvironment;
+  let work: string;
+
+  beforeAll(async () => {
+    sshd = await startSshd();
+    work = mkdtempSync(join(tmpdir(), 'hermes-ssh-work-'));
+    env = await connectTo(sshd, { cwd: work, childEnv: { LANG: 'C.UTF-8', PASSED: 'yes', PATH: '/gateway/only', HOME: '/gateway/home' } });
+  });
+
+  afterAll(async () => {
+    await env?.cleanup();
+    await sshd?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('runs a command in the remote working folder and returns its output and exit code', async () => {
+    const result = await env.execute('pwd; echo out; echo err >&2; exit 3');
+    expect(result.exit_code).toBe(3);
+    expect(result.output).toBe(`${work}\nout\nerr\n`);
+  });
+
+  it('passes stdin and the scrubbed variables, but keeps the remote PATH and HOME', async () => {
+    const result = await env.execute('cat; echo "$PASSED $HOME"; command -v bash', { stdin: 'from stdin\n', env: { EXTRA: '1' } });
+    expect(result.output).toBe('from stdin\nyes /root\n/usr/bin/bash\n'.replace('/usr/bin/bash', result.output.trim().split('\n').at(-1)!));
+    expect(result.output).not.toContain('/gateway/home');
+    expect(result.exit_code).toBe(0);
+  });
+
+  it('runs relative cwd options inside the working folder and says when a folder is missing', async () => {
+    await env.execute('mkdir -p sub');
+    expect((await env.execute('pwd', { cwd: 'sub' })).output.trim()).toBe(join(work, 'sub'));
+    const missingFolder = await env.execute('pwd', { cwd: '/no/such/folder' });
+    expect(missingFolder.exit_code).toBe(126);
+    expect(missingFolder.output).toContain('/no/such/folder does not exist on the ssh backend');
+  });
+
+  it('kills the remote process group on timeout, including background children', async () => {
+    const pidFile = join(work, 'timeout.pids');
+    const result = await env.execute(`sleep 300 & echo $! > ${pidFile}; echo $$ >> ${pidFile}; wait`, { timeout: 1 });
+    expect(result.timed_out).toBe(true);
+    expect(result.exit_code).toBe(124);
+    expect(result.output).toContain('[Command timed out after 1s and was killed]');
+    const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) expect(await waitGone(pid)).toBe(true);
+  });
+
+  it('kills the remote process group on interrupt and reports the reason', async () => {
+    const pidFile = join(work, 'interrupt.pid');
+    const controller = new AbortController();
+    const running = env.execute(`sleep 300 & echo $! > ${pidFile}; wait`, { signal: controller.signal });
+    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await sleep(50);
+    controller.abort('user sent a new message');
+    const result = await running;
+    expect(result.interrupted).toBe(true);
+    expect(result.exit_code).toBe(130);
+    expect(result.output).toContain('[execution interrupted — user sent a new message]');
+    expect(await waitGone(Number(readFileSync(pidFile, 'utf8')))).toBe(true);
+  });
+
+  it('never puts the command, its variables or its stdin on a command line', async () => {
+    const before = env.commandLines.length;
+    await env.execute('echo secret-command-text', { env: { SOME_VALUE: 'secret-variable-value' }, stdin: 'secret-stdin' });
+    const lines = env.commandLines.slice(before).flat().join(' ');
+    expect(lines).not.toContain('secret-command-text');
+    expect(lines).not.toContain('secret-variable-value');
+    expect(lines).not.toContain('secret-stdin');
+    expect(lines).toContain('BatchMode=yes');
+    expect(lines).toContain('StrictHostKeyChecking=accept-new');
+    expect(lines).toContain('ControlMaster=auto');
+  });
+
+  it('cleanup closes the shared connection and removes its socket', async () => {
+    const other = await connectTo(sshd);
+    expect(existsSync(other.controlPath)).toBe(true);
+    expect(other.cwd).toBe('/root');
+    await other.cleanup();
+    expect(existsSync(other.controlPath)).toBe(false);
+  });
+
+  it('fails to connect with an error that names the backend', async () => {
+    await expect(connectTo({ ...sshd, port: 1 })).rejects.toThrow(/cannot use the ssh backend \(root@127\.0\.0\.1:1\)/);
+  });
+});

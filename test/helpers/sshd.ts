@@ -1,0 +1,121 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const SSHD = ['/usr/sbin/sshd', '/usr/local/sbin/sshd'].find((path) => existsSync(path));
+
+/** Why a real sshd cannot run here, or undefined when it can (root, sshd and ssh-keygen present). */
+export function sshdUnavailable(): string | undefined {
+  if (!SSHD) return 'sshd is not installed (apt-get install openssh-server)';
+  if (process.getuid?.() !== 0) return 'sshd must run as root for these tests';
+  if (spawnSync('ssh-keygen', ['-?'], { stdio: 'ignore' }).error) return 'ssh-keygen is not installed';
+  if (spawnSync('ssh', ['-V'], { stdio: 'ignore' }).error) return 'the ssh client is not installed';
+  return undefined;
+}
+
+export interface TestSshd {
+  host: string;
+  port: number;
+  user: string;
+  /** The user's private key. */
+  key: string;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`sshd exited with code ${child.exitCode}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await sleep(50);
+  }
+  throw new Error(`sshd did not listen on ${port} within ${timeoutMs} ms`);
+}
+
+/**
+ * Starts a real sshd on 127.0.0.1 on a free port, with a generated host key and user key in
+ * a temp folder; root logs in with the key only. `stop()` kills it and removes the folder.
+ */
+export async function startSshd(): Promise<TestSshd> {
+  const why = sshdUnavailable();
+  if (why) throw new Error(why);
+  const dir = mkdtempSync(join(tmpdir(), 'hermes-sshd-'));
+  chmodSync(dir, 0o700);
+  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  const hostKey = join(dir, 'host_ed25519');
+  const key = join(dir, 'user_ed25519');
+  for (const path of [hostKey, key]) {
+    const made = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path], { encoding: 'utf8' });
+    if (made.status !== 0) throw new Error(`ssh-keygen failed: ${made.stderr}`);
+  }
+  const authorized = join(dir, 'authorized_keys');
+  // SHLVL=1 makes the login bash skip ~/.bashrc (bash sources it for ssh commands only at
+  // level 1): this machine's root .bashrc costs ~0.7 s per command and is not under test.
+  writeFileSync(authorized, `environment="SHLVL=1" ${readFileSync(`${key}.pub`, 'utf8')}`);
+  const port = await freePort();
+  const config = join(dir, 'sshd_config');
+  writeFileSync(
+    config,
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${hostKey}`,
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      'UsePAM no',
+      'PermitRootLogin prohibit-password',
+      'PubkeyAuthentication yes',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      `AuthorizedKeysFile ${authorized}`,
+      'StrictModes no',
+      'PermitUserEnvironment SHLVL',
+      'MaxSessions 50',
+      'MaxStartups 50:30:100',
+      'AllowStreamLocalForwarding yes',
+      'StreamLocalBindUnlink yes',
+      'Subsystem sftp internal-sftp',
+      '',
+    ].join('\n'),
+  );
+  const child = spawn(SSHD!, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  try {
+    await waitForPort(port, child, 10_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`${(error as Error).message}; sshd said: ${stderr}`);
+  }
+  return {
+    host: '127.0.0.1',
+    port,
+    user: 'root',
+    key,
+    dir,
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
