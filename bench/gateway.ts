@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { run as runBot, sequentialize } from '@grammyjs/runner';
 import { Bot, type Context } from 'grammy';
 import { TelegramAdapter } from '../adapters/telegram.js';
@@ -36,9 +37,72 @@ interface LoadFigures {
   latencies: number[];
 }
 
-/** Drives CHATS users against `api` until every message has its answer. */
-async function drive(api: FakeTelegramApi): Promise<LoadFigures> {
+/** Milliseconds on a clock both threads share. */
+const now = () => performance.timeOrigin + performance.now();
+
+/**
+ * The fake Bot API in a worker thread, as the real one sits on another machine: its CPU does
+ * not count against the gateway's event loop.
+ */
+class FakeTelegramThread {
+  private readonly worker: Worker;
+  private readonly listeners = new Set<(chatId: string, text: string, at: number) => void>();
+  apiRoot = '';
+  token = '';
+
+  private constructor() {
+    this.worker = new Worker(new URL(import.meta.url), { workerData: { role: FAKE_ROLE } });
+    this.worker.on('message', (message: WorkerEvent) => {
+      if (message.type === 'sent') for (const listener of this.listeners) listener(message.chatId, message.text, message.at);
+    });
+  }
+
+  static async start(): Promise<FakeTelegramThread> {
+    const fake = new FakeTelegramThread();
+    const ready = await new Promise<WorkerEvent & { type: 'ready' }>((resolve, reject) => {
+      fake.worker.once('error', reject);
+      fake.worker.on('message', (message: WorkerEvent) => message.type === 'ready' && resolve(message));
+    });
+    fake.apiRoot = ready.apiRoot;
+    fake.token = ready.token;
+    return fake;
+  }
+
+  inject(chatId: number, text: string): void {
+    this.worker.postMessage({ type: 'inject', chatId, text });
+  }
+
+  onSent(listener: (chatId: string, text: string, at: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    await this.worker.terminate();
+  }
+}
+
+const FAKE_ROLE = 'hermes-bench-fake-telegram';
+type WorkerEvent = { type: 'ready'; apiRoot: string; token: string } | { type: 'sent'; chatId: string; text: string; at: number };
+
+/** The worker side: serves the fake Bot API and reports every sendMessage with its time. */
+async function serveFakeTelegram(): Promise<void> {
+  const api = await new FakeTelegramApi().start();
   api.recordCalls = false;
+  api.subscribe((call: TelegramCall) => {
+    if (call.method !== 'sendMessage') return;
+    parentPort!.postMessage({ type: 'sent', chatId: String(call.params.chat_id), text: String(call.params.text), at: now() });
+  });
+  parentPort!.on('message', (message: { type: 'inject'; chatId: number; text: string }) => {
+    api.injectMessage({ chatId: message.chatId, userId: message.chatId, text: message.text });
+  });
+  parentPort!.postMessage({ type: 'ready', apiRoot: api.apiRoot, token: api.token });
+}
+
+if (!isMainThread && (workerData as { role?: string } | undefined)?.role === FAKE_ROLE) void serveFakeTelegram();
+
+/** Drives CHATS users until every message has its answer; latency is update injected → sendMessage. */
+async function drive(fake: FakeTelegramThread): Promise<LoadFigures> {
   const latencies: number[] = [];
   const sentAt = new Map<string, number>();
   const left = new Map<string, number>();
@@ -46,35 +110,33 @@ async function drive(api: FakeTelegramApi): Promise<LoadFigures> {
   const finished = new Promise<void>((resolve) => (done = resolve));
   let open = CHATS;
   const inject = (chatId: number) => {
-    sentAt.set(String(chatId), performance.now());
-    api.injectMessage({ chatId, userId: chatId, text: `question ${MESSAGES_PER_CHAT - (left.get(String(chatId)) ?? 0) + 1}` });
+    sentAt.set(String(chatId), now());
+    fake.inject(chatId, `question ${MESSAGES_PER_CHAT - (left.get(String(chatId)) ?? 0) + 1}`);
   };
-  const unsubscribe = api.subscribe((call: TelegramCall) => {
-    if (call.method !== 'sendMessage') return;
-    const chat = String(call.params.chat_id);
+  const unsubscribe = fake.onSent((chat, text, at) => {
     const started = sentAt.get(chat);
-    if (started === undefined || String(call.params.text).startsWith('⚙️')) return;
-    latencies.push(performance.now() - started);
+    if (started === undefined || text.startsWith('⚙️')) return;
+    latencies.push(at - started);
     sentAt.delete(chat);
     const remaining = (left.get(chat) ?? 0) - 1;
     left.set(chat, remaining);
     if (remaining > 0) inject(Number(chat));
     else if (--open === 0) done();
   });
-  const start = performance.now();
+  const start = now();
   for (let i = 0; i < CHATS; i++) {
     const chatId = 10_000 + i;
     left.set(String(chatId), MESSAGES_PER_CHAT);
     inject(chatId);
   }
   await finished;
-  const seconds = (performance.now() - start) / 1000;
+  const seconds = (now() - start) / 1000;
   unsubscribe();
   return { seconds, perSecond: latencies.length / seconds, latencies };
 }
 
 async function baseline(): Promise<LoadFigures> {
-  const api = await new FakeTelegramApi().start();
+  const api = await FakeTelegramThread.start();
   const bot = new Bot(api.token, { client: { apiRoot: api.apiRoot } });
   bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));
   bot.on('message:text', async (ctx) => {
@@ -91,7 +153,7 @@ async function baseline(): Promise<LoadFigures> {
 }
 
 async function gatewayWithInstantAgent(): Promise<LoadFigures> {
-  const api = await new FakeTelegramApi().start();
+  const api = await FakeTelegramThread.start();
   const agent: AgentRunner = {
     runTurn: async () => ({ text: 'ok', status: 'completed' }),
     newSession: async () => {},
@@ -110,9 +172,19 @@ async function gatewayWithInstantAgent(): Promise<LoadFigures> {
   }
 }
 
-async function withRealAgent<T>(fallbackFor: (home: string) => Parameters<typeof startFakeOpenAI>[0], body: (api: FakeTelegramApi, home: string) => Promise<T>): Promise<T> {
+interface FakeBotApi {
+  apiRoot: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+async function withRealAgent<F extends FakeBotApi, T>(
+  startFake: () => Promise<F>,
+  fallbackFor: (home: string) => Parameters<typeof startFakeOpenAI>[0],
+  body: (api: F, home: string) => Promise<T>,
+): Promise<T> {
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-gateway-'));
-  const api = await new FakeTelegramApi().start();
+  const api = await startFake();
   const model = await startFakeOpenAI(fallbackFor(home));
   const env: NodeJS.ProcessEnv = { ...process.env, [KEY_VAR]: 'sk-bench', TELEGRAM_BOT_TOKEN: api.token, GATEWAY_ALLOW_ALL_USERS: 'true' };
   delete env.TELEGRAM_WEBHOOK_URL;
@@ -139,6 +211,7 @@ async function withRealAgent<T>(fallbackFor: (home: string) => Parameters<typeof
 /** Second message injected → the running script's process group is dead, in ms. */
 async function interruptLatencies(): Promise<number[]> {
   return withRealAgent(
+    () => new FakeTelegramApi().start(),
     (home) => ({ fallback: e2eModel(home) }),
     async (api, home) => {
       const out: number[] = [];
@@ -168,13 +241,13 @@ function row(name: string, figures: LoadFigures, base?: LoadFigures): string {
 
 /** Prints the figures; asserts nothing. */
 export async function run(): Promise<void> {
-  console.log(`${CHATS} chats × ${MESSAGES_PER_CHAT} messages, fake Telegram Bot API on 127.0.0.1, update → sendMessage latency`);
+  console.log(`${CHATS} chats × ${MESSAGES_PER_CHAT} messages, fake Telegram Bot API on 127.0.0.1 (in a worker thread), update → sendMessage latency`);
   console.log(`gateway.max_concurrent_turns = ${defaultConfig().gateway.max_concurrent_turns}`);
   const base = await baseline();
   console.log(row('baseline: bare grammY runner bot', base));
   const instant = await gatewayWithInstantAgent();
   console.log(row('gateway + agent that answers at once', instant, base));
-  const real = await withRealAgent(() => ({ fallback: { text: 'ok' } }), (api) => drive(api));
+  const real = await withRealAgent(() => FakeTelegramThread.start(), () => ({ fallback: { text: 'ok' } }), (api) => drive(api));
   console.log(row('gateway + real agent (SQLite) + fake model', real, base));
 
   if (spawnSync('python3', ['--version']).status !== 0) {
