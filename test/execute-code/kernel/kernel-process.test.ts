@@ -213,6 +213,18 @@ describe.runIf(runKernelTests)('KernelProcess', () => {
     expect((error as Error).message).toContain('did not report ready within 300 ms');
   });
 
+  it('caps a huge traceback and refuses a cell larger than the control channel carries', async () => {
+    const k = await kernel();
+    const run = await cell(k, 'raise ValueError("x" * 1_000_000)');
+    const traceback = run.outcome.kind === 'exception' ? run.outcome.traceback : '';
+    expect(traceback).toContain('[traceback truncated]');
+    expect(traceback.length).toBeLessThanOrEqual(256 * 1024 + 100);
+    await expect(k.runCell('#' + 'x'.repeat(16 * 1024 * 1024), { timeoutMs: 0, onStdout() {}, onStderr() {} })).rejects.toMatchObject({
+      code: 'KERNEL_CELL_TOO_LARGE',
+    });
+    expect(await cell(k, 'print("fine")')).toMatchObject({ outcome: { kind: 'ok' }, stdout: 'fine\n' });
+  });
+
   it('passes UTF-8 source and output through unchanged', async () => {
     const k = await kernel();
     expect(await cell(k, 'word = "héllo ✓ 日本"\nprint(word, len(word))')).toMatchObject({ outcome: { kind: 'ok' }, stdout: 'héllo ✓ 日本 10\n' });
