@@ -68,6 +68,10 @@ export class Agent implements AgentRunner {
   private readonly limiter: Limiter;
   private readonly env: NodeJS.ProcessEnv;
   private childCounter = 0;
+  /** A tool still running this long after an interrupt is abandoned: the kill grace plus slack. */
+  private get abandonAfterMs(): number {
+    return (this.config.code_execution.kill_grace + 5) * 1000;
+  }
   private closed = false;
 
   constructor(options: AgentOptions) {
@@ -213,6 +217,7 @@ export class Agent implements AgentRunner {
       context,
       maxIterations: this.config.agent.max_iterations,
       toolResultMaxChars: this.config.agent.tool_result_max_chars,
+      abandonAfterMs: this.abandonAfterMs,
       logger: log,
       onEvent: options.onEvent,
       onMessage: (message) => this.save(session.id, message, log),
@@ -269,6 +274,7 @@ export class Agent implements AgentRunner {
         },
         maxIterations: this.config.agent.max_iterations,
         toolResultMaxChars: this.config.agent.tool_result_max_chars,
+        abandonAfterMs: this.abandonAfterMs,
         logger: log,
       });
       log.info({ status: result.status }, 'subagent finished');

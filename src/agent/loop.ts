@@ -9,6 +9,7 @@ import { ModelAbortedError, ModelError } from './model-errors.js';
 import { runToolCall } from './tool-call.js';
 import { capToolResult, skippedNotice, toolResultText } from './tool-results.js';
 import { abortText } from './abort.js';
+import { interruptedNotice } from '../environments/index.js';
 
 export interface LoopOptions {
   client: ModelClient;
@@ -27,6 +28,11 @@ export interface LoopOptions {
   onEvent?: (event: AgentEvent) => void;
   /** Called with every message the turn adds, as soon as it exists (the session store writes it). */
   onMessage?: (message: ChatMessage) => void;
+  /**
+   * After an interrupt, how long a running tool may take to stop before the turn stops
+   * waiting for it (default 10 s). Tools that honour the signal return well before.
+   */
+  abandonAfterMs?: number;
 }
 
 export interface LoopResult extends TurnResult {
@@ -135,7 +141,7 @@ async function runCalls(
     const ctx: ToolContext = { ...options.context, logger: options.context.logger.child({ tool: call.name }) };
     let result: unknown;
     try {
-      result = (await runToolCall(call, options.registry, options.enabled, ctx)).result;
+      result = await untilAbandoned(runToolCall(call, options.registry, options.enabled, ctx), signal, options.abandonAfterMs ?? 10_000, call.name);
     } catch (error) {
       // runToolCall does not throw; this is the last guard so a turn never dies on a tool.
       result = { error: `${call.name} failed: ${(error as Error).message}` };
@@ -159,5 +165,35 @@ function safeArgs(raw: string): unknown {
     return raw.trim() ? JSON.parse(raw) : {};
   } catch {
     return raw;
+  }
+}
+
+/**
+ * The tool's own result, unless the signal aborts and the tool is still running
+ * `graceMs` later: then the turn stops waiting and the model is told it was interrupted.
+ */
+async function untilAbandoned(
+  running: Promise<{ result: unknown }>,
+  signal: AbortSignal,
+  graceMs: number,
+  name: string,
+): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const abandoned = new Promise<unknown>((resolve) => {
+    onAbort = () => {
+      timer = setTimeout(
+        () => resolve(`${interruptedNotice(abortText(signal))} (${name} did not stop within ${graceMs / 1000}s; it was abandoned)`),
+        graceMs,
+      );
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([running.then((r) => r.result), abandoned]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
   }
 }

@@ -205,3 +205,32 @@ describe('interrupts', () => {
     expect(agent.sessionInfo('t:pre')?.messageCount).toBe(1);
   });
 });
+
+describe('a tool that ignores the interrupt', () => {
+  it('is abandoned after code_execution.kill_grace plus slack, and the turn still ends interrupted', async () => {
+    h = await harness();
+    const { defineTool } = await import('../../src/tools/index.js');
+    const { z } = await import('zod');
+    let release: () => void = () => {};
+    const stubborn = defineTool({
+      name: 'stubborn',
+      description: 'Ignores its signal',
+      args: z.object({}),
+      run: () => new Promise((resolve) => (release = () => resolve({ finished: true }))),
+    });
+    h.fake.enqueue({ toolCalls: [{ id: 'st', name: 'stubborn', arguments: {} }] }, { text: 'ok' });
+    const agent = h.agent({ registry: registryOf(stubborn), config: { code_execution: { kill_grace: 0.1 } } });
+    const controller = new AbortController();
+    const turn = agent.runTurn({
+      sessionKey: 't:stubborn',
+      text: 'go',
+      signal: controller.signal,
+      onEvent: (event) => event.type === 'tool_started' && controller.abort('user sent a new message'),
+    });
+    expect((await turn).status).toBe('interrupted');
+    release();
+    await agent.runTurn({ sessionKey: 't:stubborn', text: 'next' });
+    const tool = toolMessages(h.fake.requests[1].body)[0];
+    expect(tool.content).toBe('[execution interrupted — user sent a new message] (stubborn did not stop within 5.1s; it was abandoned)');
+  });
+});
