@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, markdownToTelegramHtml } from '../../adapters/telegram-html.js';
+import { parseTelegramHtml } from '../fakes/telegram-html.js';
 
 describe('markdownToTelegramHtml', () => {
   it('escapes &, < and > everywhere, including inside code', () => {
@@ -24,5 +25,37 @@ describe('markdownToTelegramHtml', () => {
 
   it('renders an unclosed code block as code', () => {
     expect(markdownToTelegramHtml('```\na < b')).toBe('<pre>a &lt; b</pre>');
+  });
+});
+
+describe('markdownToTelegramHtml against the fake Bot API parser', () => {
+  it('the fake refuses what Telegram refuses, with its error text', () => {
+    expect(parseTelegramHtml('<b>x')).toEqual({
+      ok: false,
+      description: `Bad Request: can't parse entities: Can't find end tag corresponding to start tag "b"`,
+    });
+    expect(parseTelegramHtml('a <script> b')).toEqual({
+      ok: false,
+      description: `Bad Request: can't parse entities: Unsupported start tag "script" at byte offset 2`,
+    });
+    expect(parseTelegramHtml('&lt;b&gt; &amp; &#65;')).toEqual({ ok: true, text: '<b> & A' });
+  });
+
+  it('always produces HTML Telegram accepts, and plain text comes through unchanged', () => {
+    const hostile = [
+      '<b>not bold</b> & <i>',
+      '**unclosed bold and `code <x>',
+      '```\n<pre></pre>\n```',
+      '[link](https://e.com/?a=<b>&c="d") **[x](https://y.z)**',
+      'snake_case_name * star _ under ~~ tilde',
+      '# <h1>',
+      'ünïcödé — 😀 < ≥ &amp;',
+    ];
+    for (const text of hostile) {
+      const parsed = parseTelegramHtml(markdownToTelegramHtml(text));
+      expect(parsed.ok, `${text} → ${markdownToTelegramHtml(text)}`).toBe(true);
+    }
+    const plain = 'if (a < b && c > d) { return "x"; } // 100% & more';
+    expect(parseTelegramHtml(markdownToTelegramHtml(plain))).toEqual({ ok: true, text: plain });
   });
 });
