@@ -102,6 +102,13 @@ describe('Telegram adapter (fake Bot API, long polling)', () => {
     await api.waitFor(() => api.sentTo(group).length === 2, 'the reply to the reply');
     expect(agent.turns.map((turn) => turn.options.text)).toEqual(['what is 2+2?', 'and times 3?']);
     expect(new Set(agent.turns.map((turn) => turn.options.sessionKey))).toEqual(new Set([`telegram:${group}`]));
+    // Commands addressed to this bot work in groups; those for another bot are not ours.
+    api.injectMessage({ chatId: group, userId: ADA, chatType: 'supergroup', text: '/status@other_bot' });
+    api.injectMessage({ chatId: group, userId: ADA, chatType: 'supergroup', text: `/status@${api.botUsername}` });
+    await api.waitFor(() => api.sentTo(group).length === 3, 'the status reply');
+    expect(api.sentTo(group)[2].text).toContain('Model: fake-model');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(api.sentTo(group)).toHaveLength(3);
   });
 
   it('treats forum topics as sessions of their own and answers in the topic', async () => {
