@@ -111,6 +111,14 @@ export class Agent implements AgentRunner {
     const code = this.executor && !given.some((t) => t.name === 'execute_code') ? [executeCodeTool(this.executor, this.config)] : [];
     this.registry = new ToolRegistry(orderTools([...code, ...given, ...own]));
     this.enabled = enabledToolNames(this.registry.names(), this.config.agent.tools);
+    const { enabled, disabled } = this.config.agent.tools;
+    const unknown = [...enabled, ...disabled].filter((name) => !this.registry.has(name));
+    if (unknown.length > 0) {
+      this.logger.warn(
+        { unknown, known: this.registry.names() },
+        `agent.tools names unknown tool(s): ${unknown.join(', ')}; known: ${this.registry.names().join(', ')}`,
+      );
+    }
   }
 
   /** Names of the tools the model is given. */
@@ -179,7 +187,7 @@ export class Agent implements AgentRunner {
     if (this.closed) return { status: 'error', text: 'The agent is shutting down; send your message again in a moment.' };
     const signal = options.signal ?? new AbortController().signal;
     const session = this.store.currentOrCreate(options.sessionKey);
-    const log = this.logger.child({ session: session.id });
+    const log = this.logger.child({ session: session.id, ...(options.user ? { user: options.user.id } : {}) });
     const history = repairHistory(this.store.messages(session.id));
     const user = this.userMessage(session, options.text);
     history.push(user);
