@@ -102,7 +102,8 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
     // A call without a name or id cannot be answered; keep the rest.
     const calls = reply.toolCalls.map((call, index) => ({ ...call, id: call.id || `call_missing_${iteration}_${index}` }));
     if (calls.length === 0) {
-      const text = reply.content?.trim() ? reply.content : '(The model returned an empty reply.)';
+      let text = reply.content?.trim() ? reply.content : '(The model returned an empty reply.)';
+      if (reply.finishReason === 'length') text += '\n\n[The reply was cut off at the token limit; raise model.max_tokens or ask for a shorter answer.]';
       add({ role: 'assistant', content: reply.content ?? '' });
       emit({ type: 'text', text, final: true });
       return { status: 'completed', text };

@@ -93,6 +93,13 @@ describe('the tool-calling loop', () => {
     expect(byId.unknown).toMatch(/^Unknown tool 'rm_rf'. Available tools: .*echo/);
   });
 
+  it('says so when the reply was cut off at the token limit', async () => {
+    h = await harness();
+    h.fake.enqueue({ text: 'The first half of', finishReason: 'length' });
+    const result = await h.agent().runTurn({ sessionKey: 't:len', text: 'long answer please' });
+    expect(result.text).toBe('The first half of\n\n[The reply was cut off at the token limit; raise model.max_tokens or ask for a shorter answer.]');
+  });
+
   it('cuts a tool result over agent.tool_result_max_chars with a note', async () => {
     h = await harness();
     h.fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { message: 'x'.repeat(100), times: 50 } }] }, { text: 'done' });
