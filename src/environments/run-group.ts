@@ -1,6 +1,7 @@
-import { execa } from 'execa';
 import { OutputCapture } from '../shared/output-capture.js';
-import { groupAlive, killGroup, terminateGroup } from './process-group.js';
+import { spawnGroupLeader, superviseGroup } from './supervise-group.js';
+
+export { abortReason, interruptedNotice } from './supervise-group.js';
 
 export interface RunGroupOptions {
   cwd: string;
@@ -29,81 +30,21 @@ export interface RunGroupResult {
 
 /**
  * Runs `file args` as the leader of a new process group, with stdout and stderr merged in
- * the order written and capped. A timeout or an abort terminates the whole group; when the
- * leader exits, stragglers it left in the group are killed so nothing outlives the call.
+ * the order written and capped (see `superviseGroup` for timeouts, aborts and stragglers).
  */
 export async function runInProcessGroup(file: string, args: string[], options: RunGroupOptions): Promise<RunGroupResult> {
   const capture = new OutputCapture(Math.floor(options.maxOutputBytes * 0.4), Math.ceil(options.maxOutputBytes * 0.6));
-  const graceMs = options.graceMs ?? 5000;
-  const child = execa(file, args, {
-    cwd: options.cwd,
-    env: options.env,
-    extendEnv: false,
-    detached: true,
-    cleanup: false,
-    all: true,
-    buffer: false,
-    reject: false,
-    stripFinalNewline: false,
-    ...(options.stdin !== undefined ? { input: options.stdin } : { stdin: 'ignore' as const }),
-  });
+  const child = spawnGroupLeader({ file, args, cwd: options.cwd, env: options.env, stdin: options.stdin, all: true });
   child.all?.on('data', (chunk: Buffer) => capture.push(chunk));
-  const pid = child.pid;
-
-  let timedOut = false;
-  let interrupted = false;
-  let reason: string | undefined;
-  let stopping: Promise<void> | undefined;
-  const stop = () => {
-    if (pid !== undefined && !stopping) stopping = terminateGroup(pid, graceMs);
-  };
-  const timer =
-    options.timeout !== undefined && options.timeout > 0
-      ? setTimeout(() => {
-          timedOut = true;
-          stop();
-        }, options.timeout * 1000)
-      : undefined;
-  const onAbort = () => {
-    interrupted = true;
-    reason = abortReason(options.signal);
-    stop();
-  };
-  if (options.signal?.aborted) onAbort();
-  else options.signal?.addEventListener('abort', onAbort, { once: true });
-
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-    child.once('error', () => resolve({ code: null, signal: null }));
-  });
-  const { code, signal } = await exited;
-  // The leader is gone; members it left behind (a `cmd &`) would hold the pipe open.
-  if (pid !== undefined && groupAlive(pid)) killGroup(pid);
-  clearTimeout(timer);
-  options.signal?.removeEventListener('abort', onAbort);
-  const result = await child;
-  await stopping;
+  const exit = await superviseGroup(child, { timeout: options.timeout, signal: options.signal, graceMs: options.graceMs ?? 5000 });
   return {
     output: capture.text((omitted, total) => `\n... [OUTPUT TRUNCATED - ${omitted} bytes omitted out of ${total} total] ...\n`),
-    exitCode: code ?? (result.failed && result.exitCode === undefined && !signal ? 127 : null),
-    signal,
-    timedOut,
-    interrupted,
-    reason,
+    exitCode: exit.exitCode ?? (exit.spawnError ? 127 : null),
+    signal: exit.signal,
+    timedOut: exit.timedOut,
+    interrupted: exit.interrupted,
+    reason: exit.reason,
     truncated: capture.truncated,
     totalBytes: capture.total,
   };
-}
-
-/** The string shown to the model for an aborted signal, or undefined when there is none. */
-export function abortReason(signal: AbortSignal | undefined): string | undefined {
-  const reason: unknown = signal?.reason;
-  if (typeof reason === 'string') return reason || undefined;
-  if (reason instanceof Error && reason.name !== 'AbortError') return reason.message || undefined;
-  return undefined;
-}
-
-/** `[execution interrupted — R]`, or `[execution interrupted]` without a reason. */
-export function interruptedNotice(reason: string | undefined): string {
-  return reason ? `[execution interrupted — ${reason}]` : '[execution interrupted]';
 }

@@ -11,8 +11,7 @@ import { CallGate } from './call-gate.js';
 import { KernelPool, KernelProcess, KernelStartError, kernelArgv, kernelRunnerPath, type CellOutcome } from './kernel/index.js';
 import { RpcServer } from './rpc/server.js';
 import { StagingDir } from './staging.js';
-import { scriptEnv } from './script-env.js';
-import { resolveInterpreter } from './interpreter.js';
+import { launchCommand } from './launch.js';
 import { StdoutSink } from './stdout-sink.js';
 import { joinOutput, lastErrorLine, secondsSince, stdoutFields } from './result.js';
 import type { ExecuteCodeResult } from './types.js';
@@ -47,8 +46,6 @@ const LOST = 'the session kernel was killed and its state was lost. The next exe
 export class SessionKernels {
   readonly pool: KernelPool;
   private readonly resources = new Map<KernelProcess, KernelResources>();
-  /** The call that is starting an owner's kernel: `start(owner)` needs its environment. */
-  private readonly starting = new Map<string, CellRequest>();
 
   constructor(
     private readonly deps: {
@@ -64,7 +61,8 @@ export class SessionKernels {
       maxKernels: settings.max_session_kernels,
       idleTimeoutMs: settings.kernel_idle_timeout * 1000,
       logger: deps.logger,
-      start: (owner) => this.startKernel(owner),
+      // Every call passes its own start (the kernel runs in that call's environment).
+      start: (owner) => Promise.reject(new KernelStartError(`no execute_code call is starting a kernel for ${owner}`)),
     });
   }
 
@@ -73,9 +71,9 @@ export class SessionKernels {
    * `{ unavailable: why }`, so the caller can run the code one-shot instead.
    */
   async run(request: CellRequest): Promise<ExecuteCodeResult | { unavailable: string }> {
-    this.starting.set(request.owner, request);
+    const start = () => this.startKernel(request);
     try {
-      return await this.pool.withKernel(request.owner, { reset: request.reset }, async (kernel, info) => {
+      return await this.pool.withKernel(request.owner, { reset: request.reset, start }, async (kernel, info) => {
         const result = await this.runCell(kernel, request);
         return {
           ...result,
@@ -85,8 +83,6 @@ export class SessionKernels {
     } catch (error) {
       if (error instanceof KernelStartError) return { unavailable: errorMessage(error) };
       throw error;
-    } finally {
-      this.starting.delete(request.owner);
     }
   }
 
@@ -95,9 +91,7 @@ export class SessionKernels {
     await Promise.all([...this.resources.keys()].map((kernel) => this.release(kernel)));
   }
 
-  private async startKernel(owner: string): Promise<KernelProcess> {
-    const request = this.starting.get(owner);
-    if (!request) throw new KernelStartError(`no execute_code call is starting a kernel for ${owner}`);
+  private async startKernel(request: CellRequest): Promise<KernelProcess> {
     const environment: Environment = request.context.environment;
     if (!environment.hostCommand) throw new KernelStartError('the terminal backend does not run processes on this host');
     const settings = this.deps.config.code_execution;
@@ -107,20 +101,16 @@ export class SessionKernels {
     try {
       await staging.write('hermes_tools.py', request.stub);
       await rpc.listen();
-      const python = await resolveInterpreter(settings.mode, settings.python);
-      const env = scriptEnv({
-        rpcAddress: rpc.address,
-        rpcToken: rpc.token,
-        stagingDir: staging.path,
+      const command = await launchCommand({
+        environment: { ...environment, hostCommand: environment.hostCommand.bind(environment) },
+        staging,
+        rpc,
+        settings,
+        argv: kernelArgv,
+        binds: [dirname(kernelRunnerPath())],
         passthrough: request.passthrough,
         strip: this.deps.strip(),
         logger: this.deps.logger,
-      });
-      const cwd = settings.mode === 'strict' ? staging.path : environment.cwd;
-      const command = environment.hostCommand(kernelArgv(python), {
-        cwd,
-        env,
-        binds: [staging.path, dirname(kernelRunnerPath())],
       });
       const kernel = await KernelProcess.start(command, { graceMs: settings.kill_grace * 1000, logger: this.deps.logger });
       this.resources.set(kernel, { staging, rpc, gate });

@@ -6,8 +6,7 @@ import type { CallGate } from './call-gate.js';
 import type { ExecuteCodeResult } from './types.js';
 import { RpcServer } from './rpc/server.js';
 import { StagingDir } from './staging.js';
-import { scriptEnv } from './script-env.js';
-import { resolveInterpreter } from './interpreter.js';
+import { launchCommand } from './launch.js';
 import { runScriptProcess, type ScriptRun } from './per-call.js';
 import { interruptedNotice } from '../environments/run-group.js';
 import { joinOutput, lastErrorLine, secondsSince, stdoutFields, timeoutMessage } from './result.js';
@@ -49,17 +48,16 @@ export async function executePerCall(input: PerCallInput): Promise<ExecuteCodeRe
     await staging.write('hermes_tools.py', input.stub);
     const script = await staging.write('script.py', input.code);
     await rpc.listen();
-    const python = await resolveInterpreter(settings.mode, settings.python);
-    const env = scriptEnv({
-      rpcAddress: rpc.address,
-      rpcToken: rpc.token,
-      stagingDir: staging.path,
+    const command = await launchCommand({
+      environment: { ...environment, hostCommand: environment.hostCommand.bind(environment) },
+      staging,
+      rpc,
+      settings,
+      argv: (python) => [python, script],
       passthrough: input.passthrough,
       strip: input.strip,
       logger: input.logger,
     });
-    const cwd = settings.mode === 'strict' ? staging.path : environment.cwd;
-    const command = environment.hostCommand([python, script], { cwd, env, binds: [staging.path] });
     run = await runScriptProcess({
       command,
       timeoutSeconds: settings.timeout,

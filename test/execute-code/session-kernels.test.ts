@@ -166,6 +166,16 @@ threading.Thread(target=late, daemon=True).start()
     expect(again.output).toBe('False\n');
   });
 
+  it('runs queued cells of one session one at a time, starting a new kernel when the first ended it', async () => {
+    const { executor } = kernelExecutor();
+    const [first, second] = await Promise.all([
+      executor.execute({ sessionId: 'a', code: 'import sys, time\ntime.sleep(0.3)\nsys.exit(0)' }),
+      executor.execute({ sessionId: 'a', code: 'print("second")' }),
+    ]);
+    expect(first.output).toContain('ended the session kernel');
+    expect(second).toMatchObject({ status: 'success', output: 'second\n', kernel: { mode: 'session', reused: false, state_reset: true } });
+  });
+
   it('runs cells of 20 sessions at once, each in its own kernel', async () => {
     const { executor } = kernelExecutor({ code_execution: { max_session_kernels: 20 } });
     const results = await Promise.all(
