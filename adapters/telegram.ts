@@ -127,7 +127,7 @@ export class TelegramAdapter implements PlatformAdapter {
     this.stopping ??= (async () => {
       const runner = this.runner;
       this.runner = undefined;
-      if (runner?.isRunning()) await runner.stop();
+      if (runner) await runner.stop();
       const server = this.server;
       this.server = undefined;
       if (server) {
@@ -235,6 +235,11 @@ export class TelegramAdapter implements PlatformAdapter {
         retryInterval: 'exponential',
       },
     });
+    // Polling ends on its own only for errors it cannot retry (a revoked token, a second
+    // instance polling): say so instead of an unhandled rejection taking the gateway down.
+    this.runner.task()?.catch((error: unknown) =>
+      this.logger.error({ err: error }, 'telegram polling stopped; check TELEGRAM_BOT_TOKEN and that only one gateway polls this bot'),
+    );
   }
 
   private async startWebhook(options: TelegramWebhookOptions): Promise<void> {

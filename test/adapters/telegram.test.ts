@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { pino } from 'pino';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { TelegramAdapter, createTelegramAdapter } from '../../adapters/telegram.js';
@@ -168,6 +169,19 @@ describe('Telegram adapter: progress, start failures and set-up', () => {
     expect(answer.text).toBe('done');
     expect(progress.edits).toBe(1);
     expect(progress.text).toBe('⚙️ execute_code: print(1)\n⚙️ terminal: ls -la');
+  });
+
+  it('logs, and keeps the gateway alive, when polling ends because the token was revoked', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const api = await new FakeTelegramApi().start();
+    cleanup.push(() => api.close());
+    const adapter = new TelegramAdapter({ token: api.token, apiRoot: api.apiRoot, pollTimeoutSeconds: 5, logger });
+    cleanup.push(() => adapter.stop());
+    await adapter.start(async () => {}, new AbortController().signal);
+    await api.waitFor(() => api.callsOf('getUpdates').length > 0, 'polling');
+    api.revoke();
+    await vi.waitFor(() => expect(lines.join('')).toContain('telegram polling stopped'), { timeout: 10_000 });
   });
 
   it('fails to start with a clear error when the token is refused', async () => {

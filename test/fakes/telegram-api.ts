@@ -59,7 +59,8 @@ interface Poller {
   offset: number;
   limit: number;
   respond: (updates: Update[]) => void;
-  conflict: () => void;
+  /** Ends the poll with an error (another poller, a revoked token). */
+  fail: (code: number, description: string) => void;
   timer: NodeJS.Timeout;
 }
 
@@ -91,6 +92,7 @@ export class FakeTelegramApi {
   private server: Server | undefined;
   private listeners = new Set<() => void>();
   private subscribers = new Set<(call: TelegramCall) => void>();
+  private revoked = false;
   /** Set false to stop recording calls (long benchmarks). */
   recordCalls = true;
 
@@ -182,6 +184,12 @@ export class FakeTelegramApi {
     );
   }
 
+  /** Revokes the token, as @BotFather's /revoke does: every call, a waiting poll too, gets 401. */
+  revoke(): void {
+    this.revoked = true;
+    this.poller?.fail(401, 'Unauthorized');
+  }
+
   /** Calls `listener` after every call the bot makes (benchmarks); returns the unsubscribe. */
   subscribe(listener: (call: TelegramCall) => void): () => void {
     this.subscribers.add(listener);
@@ -228,7 +236,7 @@ export class FakeTelegramApi {
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     try {
       if (!match) throw new ApiError(404, 'Not Found');
-      if (match[1] !== this.token) throw new ApiError(401, 'Unauthorized');
+      if (match[1] !== this.token || this.revoked) throw new ApiError(401, 'Unauthorized');
       const params = await readParams(req, url);
       const method = match[2];
       const call = { method, params, at: Date.now() };
@@ -372,7 +380,7 @@ export class FakeTelegramApi {
       this.updates.splice(0, this.updates.length, ...keep);
     }
     // A second poller ends the first, as the real API does.
-    this.poller?.conflict();
+    this.poller?.fail(409, 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running');
     const ready = this.pendingFrom(offset, limit);
     if (ready.length > 0 || timeout === 0) {
       send(res, 200, { ok: true, result: ready });
@@ -382,13 +390,9 @@ export class FakeTelegramApi {
       offset,
       limit,
       respond: (updates) => send(res, 200, { ok: true, result: updates }),
-      conflict: () => {
+      fail: (code, description) => {
         this.dropPoller(poller);
-        send(res, 409, {
-          ok: false,
-          error_code: 409,
-          description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
-        });
+        send(res, code, { ok: false, error_code: code, description });
       },
       timer: setTimeout(() => this.finishPoll([]), timeout * 1000),
     };
