@@ -18,6 +18,7 @@ import { SCRIPT_TOOL_NAMES, SCRIPT_TOOL_SIGNATURES, scriptTools } from '../tools
 import { CallGate } from './call-gate.js';
 import { executePerCall } from './per-call-execution.js';
 import { SessionKernels } from './kernel-execution.js';
+import { RemoteCodeRunner } from './remote/index.js';
 import { refusedResult, validateCode } from './result.js';
 import { renderStub } from './stub.js';
 import { ensureSpillDir } from './stdout-sink.js';
@@ -54,6 +55,8 @@ export class DefaultCodeExecutor implements CodeExecutor {
   private readonly defaultEnvironment: Environment;
   private readonly stubs = new Map<string, string>();
   private readonly kernels?: SessionKernels;
+  /** execute_code for environments without `hostCommand` (SSH, Docker): the file transport. */
+  private readonly remote: RemoteCodeRunner;
 
   constructor(private readonly options: CodeExecutorOptions = {}) {
     const loaded = options.loaded
@@ -70,6 +73,13 @@ export class DefaultCodeExecutor implements CodeExecutor {
       maxOutputBytes: this.config.terminal.max_output_bytes,
       childEnv: () =>
         buildChildEnv({ passthrough: this.config.terminal.env_passthrough, strip: this.strip(), logger: this.logger, label: 'terminal' }),
+    });
+    this.remote = new RemoteCodeRunner({
+      config: this.config,
+      registry: this.registry,
+      logger: this.logger,
+      strip: () => this.strip(),
+      spillDir: this.paths.execCache,
     });
     if (this.config.code_execution.session_kernels) {
       this.kernels = new SessionKernels({
@@ -91,6 +101,18 @@ export class DefaultCodeExecutor implements CodeExecutor {
     const stub = this.stubFor(allowed);
     const passthrough = this.passthrough(request, context);
     await ensureSpillDir(this.paths.execCache);
+    if (!context.environment.hostCommand) {
+      return this.remote.execute({
+        owner: request.sessionId,
+        code: request.code as string,
+        reset: request.reset === true,
+        stub,
+        allowed,
+        context,
+        passthrough,
+        startedMs,
+      });
+    }
     let note: string | undefined;
     if (this.kernels) {
       const cell = await this.kernels.run({
@@ -127,20 +149,28 @@ export class DefaultCodeExecutor implements CodeExecutor {
   /** Disposes the session's kernel (`/new`, session close); its next call starts fresh. */
   async resetSession(sessionId: string): Promise<void> {
     await this.kernels?.pool.dispose(sessionId);
+    await this.remote.kernels?.pool.dispose(sessionId);
   }
 
   /** Pins a subagent's kernel while it runs; the returned function unpins and disposes it. */
   pin(owner: string): () => Promise<void> {
-    return this.kernels ? this.kernels.pool.pin(owner) : async () => {};
+    if (!this.kernels) return async () => {};
+    const local = this.kernels.pool.pin(owner);
+    const remote = this.remote.kernels?.pool.pin(owner);
+    return async () => {
+      await Promise.all([local(), remote?.()]);
+    };
   }
 
   kernelState(sessionId: string): 'none' | 'idle' | 'busy' {
-    return this.kernels?.pool.state(sessionId) ?? 'none';
+    const remote = this.remote.kernels?.pool.state(sessionId) ?? 'none';
+    return remote !== 'none' ? remote : (this.kernels?.pool.state(sessionId) ?? 'none');
   }
 
   /** Disposes every kernel and its RPC server and staging folder. */
   async close(): Promise<void> {
     await this.kernels?.close();
+    await this.remote.close();
   }
 
   /** The context script tool calls run with: the caller's, or a local one for library use. */

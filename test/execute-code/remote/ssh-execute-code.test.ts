@@ -1,0 +1,190 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCodeExecutor, type DefaultCodeExecutor } from '../../../src/execute-code/index.js';
+import type { SshEnvironment } from '../../../src/environments/ssh/index.js';
+import { ToolRegistry, defineTool } from '../../../src/tools/index.js';
+import { scriptTools } from '../../../src/tools/builtin/index.js';
+import { makeToolContext } from '../../helpers/tool-context.js';
+import { startSshd, sshdUnavailable, type TestSshd } from '../../helpers/sshd.js';
+import { connectTo } from '../../environments/ssh/helpers.js';
+import { alive } from '../helpers.js';
+
+const missing = process.env.CI === 'true' ? undefined : sshdUnavailable();
+if (missing) console.warn(`remote execute_code tests cannot run here: ${missing}`);
+
+/** Folders execute_code made on the remote side (this machine's /tmp). */
+const remoteFolders = () => readdirSync('/tmp').filter((name) => /^hermes-(rexec|rkernel)-/.test(name));
+
+describe.runIf(!missing)('execute_code over SSH (file transport)', () => {
+  let sshd: TestSshd;
+  let env: SshEnvironment;
+  let work: string;
+  let home: string;
+  const seen: unknown[] = [];
+  const echo = defineTool({
+    name: 'web_search',
+    description: 'records its arguments',
+    args: z.object({ query: z.string() }).passthrough(),
+    run: async (args) => {
+      seen.push(args);
+      return { echoed: args.query };
+    },
+  });
+  const registry = new ToolRegistry([echo, ...scriptTools().filter((tool) => tool.name !== 'web_search')]);
+  const executors: DefaultCodeExecutor[] = [];
+  const executor = (kernels: boolean, extra: Record<string, number> = {}) => {
+    const made = createCodeExecutor({ home, registry, config: { code_execution: { session_kernels: kernels, ...extra } } });
+    executors.push(made);
+    return made;
+  };
+  const context = (signal?: AbortSignal) => makeToolContext({ environment: env, home, signal });
+
+  beforeAll(async () => {
+    sshd = await startSshd();
+    work = mkdtempSync(join(tmpdir(), 'hermes-ssh-exec-'));
+    home = mkdtempSync(join(tmpdir(), 'hermes-ssh-home-'));
+    env = await connectTo(sshd, { cwd: work });
+  });
+
+  afterAll(async () => {
+    await Promise.all(executors.map((made) => made.close()));
+    await env?.cleanup();
+    await sshd?.stop();
+    rmSync(work, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('runs a script with several tool calls, in the remote working folder, and removes its folder', async () => {
+    const before = remoteFolders();
+    const result = await executor(false).execute({
+      sessionId: 's1',
+      context: context(),
+      code: [
+        'import os',
+        'from hermes_tools import web_search, terminal, write_file, read_file',
+        'print(os.getcwd())',
+        'print([web_search(query="q%d" % i)["echoed"] for i in range(3)])',
+        'write_file(path="made.txt", content="hello over ssh")',
+        'print(read_file(path="made.txt")["content"].strip())',
+        'print(terminal(command="echo from-terminal")["output"].strip())',
+      ].join('\n'),
+    });
+    expect(result.status).toBe('success');
+    expect(result.tool_calls_made).toBe(6);
+    const lines = result.output.trim().split('\n');
+    expect(lines[0]).toBe(work);
+    expect(lines[1]).toBe("['q0', 'q1', 'q2']");
+    expect(lines[2]).toContain('hello over ssh');
+    expect(lines[3]).toBe('from-terminal');
+    expect(readFileSync(join(work, 'made.txt'), 'utf8')).toBe('hello over ssh');
+    expect(remoteFolders()).toEqual(before);
+  });
+
+  it('keeps the token off every command line it builds', async () => {
+    const before = env.commandLines.length;
+    const result = await executor(false).execute({
+      sessionId: 's2', context: context(),
+      code: 'import os\nfrom hermes_tools import web_search\nweb_search(query="x")\nprint(open(os.environ["HERMES_RPC_DIR"] + "/token").read())',
+    });
+    expect(result.status).toBe('success');
+    const token = result.output.trim();
+    expect(token).toMatch(/^[0-9a-f]{48}$/);
+    const lines = env.commandLines.slice(before);
+    expect(lines.length).toBeGreaterThan(3);
+    for (const line of lines) expect(line.join(' ')).not.toContain(token);
+  });
+
+  it('reports errors, stderr and the exit code like a local script', async () => {
+    const result = await executor(false).execute({ sessionId: 's3', context: context(), code: 'import sys\nprint("before")\nsys.stderr.write("oops\\n")\nraise ValueError("bad")' });
+    expect(result.status).toBe('error');
+    expect(result.exit_code).toBe(1);
+    expect(result.error).toContain('ValueError: bad');
+    expect(result.output).toContain('before');
+  });
+
+  it('applies the call budget remotely', async () => {
+    const result = await executor(false, { max_tool_calls: 2 }).execute({
+      sessionId: 's4', context: context(),
+      code: 'from hermes_tools import web_search\nfor i in range(3): print(web_search(query=str(i)))',
+    });
+    expect(result.tool_calls_made).toBe(2);
+    expect(result.output).toContain('Tool call limit reached (2)');
+  });
+
+  it('kills the remote script on timeout and on interrupt, and leaves no folder', async () => {
+    const before = remoteFolders();
+    const pidFile = join(work, 'script.pid');
+    const code = `import os, time\nopen(${JSON.stringify(pidFile)}, "w").write(str(os.getpid()))\ntime.sleep(300)`;
+    const timedOut = await executor(false, { timeout: 2 }).execute({ sessionId: 's5', context: context(), code });
+    expect(timedOut.status).toBe('timeout');
+    const firstPid = Number(readFileSync(pidFile, 'utf8'));
+    for (let i = 0; i < 100 && alive(firstPid); i++) await sleep(50);
+    expect(alive(firstPid)).toBe(false);
+
+    rmSync(pidFile);
+    const controller = new AbortController();
+    const running = executor(false).execute({ sessionId: 's6', context: context(controller.signal), code });
+    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await sleep(50);
+    controller.abort('user sent a new message');
+    const interrupted = await running;
+    expect(interrupted.status).toBe('interrupted');
+    expect(interrupted.output).toContain('[execution interrupted — user sent a new message]');
+    const secondPid = Number(readFileSync(pidFile, 'utf8'));
+    for (let i = 0; i < 100 && alive(secondPid); i++) await sleep(50);
+    expect(alive(secondPid)).toBe(false);
+    expect(remoteFolders()).toEqual(before);
+  });
+
+  it('keeps state between calls in a remote session kernel', async () => {
+    const made = executor(true);
+    const first = await made.execute({ sessionId: 'k1', context: context(), code: 'from hermes_tools import web_search\nx = web_search(query="kept")["echoed"]\nprint("set")' });
+    expect(first.status).toBe('success');
+    expect(first.kernel).toMatchObject({ mode: 'session', reused: false, execution_count: 1 });
+    const second = await made.execute({ sessionId: 'k1', context: context(), code: 'print(x * 2)' });
+    expect(second.output).toBe('keptkept\n');
+    expect(second.kernel).toMatchObject({ mode: 'session', reused: true, execution_count: 2 });
+    const failing = await made.execute({ sessionId: 'k1', context: context(), code: 'raise KeyError("k")' });
+    expect(failing.status).toBe('error');
+    expect(failing.output).toContain('KeyError');
+    await made.resetSession('k1');
+    expect(remoteFolders().filter((name) => name.startsWith('hermes-rkernel-'))).toEqual([]);
+  });
+
+  it('kills a remote kernel cell on timeout and starts a fresh kernel next time', async () => {
+    const made = executor(true, { timeout: 2 });
+    await made.execute({ sessionId: 'k2', context: context(), code: 'y = 1' });
+    const slow = await made.execute({ sessionId: 'k2', context: context(), code: 'import time\ntime.sleep(300)' });
+    expect(slow.status).toBe('timeout');
+    const after = await made.execute({ sessionId: 'k2', context: context(), code: 'print("y" in dir())' });
+    expect(after.output).toBe('False\n');
+    expect(after.kernel).toMatchObject({ mode: 'session', state_reset: true });
+    await made.resetSession('k2');
+  });
+
+  it('falls back to a one-shot script with a note when the remote kernel cannot start', async () => {
+    const made = executor(true);
+    // A working folder that does not exist: the kernel cannot start there.
+    const broken = Object.create(env, { cwd: { value: '/no/such/folder' } }) as SshEnvironment;
+    const result = await made.execute({
+      sessionId: 'k3',
+      context: makeToolContext({ environment: broken, home }),
+      code: 'print("ran")',
+      // The one-shot script runs in its own folder (strict) so it can run at all.
+    });
+    expect(result.kernel).toMatchObject({ mode: 'per-call' });
+    expect((result.kernel as { note: string }).note).toMatch(/^session kernel unavailable: /);
+  });
+
+  it('says python3 is missing on the backend and names it', async () => {
+    const noPython = Object.create(env, {
+      execute: { value: (command: string, options: object) => env.execute(command.replace('command -v python3', 'command -v python3-not-here'), options) },
+    }) as SshEnvironment;
+    const result = await executor(false).execute({ sessionId: 's7', context: makeToolContext({ environment: noPython, home }), code: 'print(1)' });
+    expect(result.status).toBe('error');
+    expect(result.error).toMatch(/needs python3 on the ssh backend \(root@127\.0\.0\.1:\d+\)/);
+  });
+});
