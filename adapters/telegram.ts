@@ -119,7 +119,11 @@ export class TelegramAdapter implements PlatformAdapter {
       .catch((error: unknown) => this.logger.warn({ err: error }, 'setMyCommands failed; the command menu may be stale'));
     if (this.options.webhook) await this.startWebhook(this.options.webhook);
     else await this.startPolling();
-    signal.addEventListener('abort', () => void this.stop(), { once: true });
+    signal.addEventListener(
+      'abort',
+      () => void this.stop().catch((error: unknown) => this.logger.warn({ err: error }, 'telegram stop failed')),
+      { once: true },
+    );
     this.logger.info({ bot: this.bot.botInfo.username, mode: this.options.webhook ? 'webhook' : 'polling' }, 'telegram started');
   }
 
