@@ -42,7 +42,7 @@ async function extractOne(url: string, charLimit: number, ctx: ToolContext): Pro
     }
     const text = decodeBody(page.body, page.contentType);
     const isHtml = mime === 'text/html' || mime === 'application/xhtml+xml' || (mime === '' && /^\s*<(!doctype html|html)/i.test(text));
-    const { title, content } = isHtml ? htmlToMarkdown(text, page.url) : { title: '', content: text };
+    const { title, content } = isHtml ? await htmlToMarkdown(text, page.url) : { title: '', content: text };
     const note = page.cut ? `\n\n[page cut at ${web.max_bytes} bytes (web.max_bytes)]` : '';
     return { url, title, content: cutTo(content + note, charLimit) };
   } catch (error) {

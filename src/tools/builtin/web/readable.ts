@@ -1,47 +1,16 @@
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
-
 /** A page as text for the model. */
 export interface ReadablePage {
   title: string;
   content: string;
 }
 
-function turndown(): TurndownService {
-  const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
-  service.remove(['script', 'style', 'noscript', 'iframe', 'template']);
-  return service;
-}
-
 /**
  * HTML to readable markdown: Readability picks the article (as Firefox's reader view does)
  * and Turndown writes it as markdown. Pages Readability cannot read fall back to the body.
  */
-export function htmlToMarkdown(html: string, url: string): ReadablePage {
-  const { document } = parseHTML(html);
-  const pageTitle = (document.title ?? '').trim();
-  let article: ReturnType<Readability['parse']> = null;
-  try {
-    // Readability resolves relative links against the document's URL.
-    const base = document.createElement('base');
-    base.setAttribute('href', url);
-    document.head?.appendChild(base);
-    article = new Readability(document as unknown as Document).parse();
-  } catch {
-    article = null;
-  }
-  const service = turndown();
-  if (article?.content) {
-    return { title: (article.title ?? pageTitle).trim(), content: tidy(service.turndown(article.content)) };
-  }
-  const fallback = parseHTML(html).document;
-  const body = fallback.body?.innerHTML ?? html;
-  return { title: pageTitle, content: tidy(service.turndown(body)) };
-}
-
-function tidy(markdown: string): string {
-  return markdown.replace(/\n{3,}/g, '\n\n').trim();
+export async function htmlToMarkdown(html: string, url: string): Promise<ReadablePage> {
+  const { convertHtml } = await import('./html-to-markdown.js');
+  return convertHtml(html, url);
 }
 
 /** Decodes a body with the charset the server named, UTF-8 when it named none or an unknown one. */
