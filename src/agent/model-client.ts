@@ -137,8 +137,13 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       const attempts = settings.max_retries + 1;
       for (let attempt = 0; ; attempt++) {
         if (request.signal?.aborted) throw new ModelAbortedError(abortText(request.signal));
+        // A signal per attempt: the SDK leaves a listener on the signal it is given, and one
+        // turn makes up to agent.max_iterations requests on the same turn signal.
+        const attemptController = new AbortController();
+        const forward = () => attemptController.abort(request.signal?.reason);
+        request.signal?.addEventListener('abort', forward, { once: true });
         try {
-          return await once(request);
+          return await once({ ...request, signal: attemptController.signal });
         } catch (error) {
           if (request.signal?.aborted) throw new ModelAbortedError(abortText(request.signal));
           if (attempt + 1 >= attempts || !isRetryable(error)) {
@@ -153,6 +158,8 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
           } catch {
             throw new ModelAbortedError(abortText(request.signal));
           }
+        } finally {
+          request.signal?.removeEventListener('abort', forward);
         }
       }
     },
