@@ -96,6 +96,28 @@ describe('Gateway lanes', () => {
     expect(agent.turns.map((turn) => turn.options.sessionKey)).toEqual(['test:t1', 'test:t2', 'test:t3', 'test:t4', 'test:t5']);
   });
 
+  it('an interrupting message takes over its thread\'s slot instead of queueing behind other threads', async () => {
+    const releases: Array<() => void> = [];
+    const agent = new FakeAgent(async (options, record) => {
+      if (options.text === 'a1') return untilAborted(options, record);
+      await new Promise<void>((resolve) => releases.push(resolve));
+      return answerAtOnce(options, record);
+    });
+    const { gateway } = await setup(agent, { gateway: { max_concurrent_turns: 1 } });
+    await gateway.dispatch(message('a1', { thread: 'a' }));
+    await until(() => agent.turns.length === 1);
+    await gateway.dispatch(message('b1', { thread: 'b' }));
+    await gateway.dispatch(message('a2', { thread: 'a' }));
+    await until(() => agent.turns.length === 2, 'the interrupting turn');
+    expect(agent.turns[1].options.text).toBe('a2');
+    releases.shift()!();
+    await until(() => agent.turns.length === 3, 'the other thread');
+    releases.shift()!();
+    await gateway.idle();
+    expect(agent.turns.map((turn) => turn.options.text)).toEqual(['a1', 'a2', 'b1']);
+    expect(agent.maxActive).toBe(1);
+  });
+
   it('a busy thread does not hold up or interrupt another thread', async () => {
     const agent = new FakeAgent(async (options, record) => {
       if (options.text === 'long') return untilAborted(options, record);
