@@ -3,11 +3,10 @@ import type { HermesPaths } from '../config/paths.js';
 import type { TerminalEnvironmentProvider } from './provider.js';
 import { LocalProvider } from './local-provider.js';
 import { SandboxProvider } from './sandbox/sandbox-provider.js';
+import { SshProvider } from './ssh/index.js';
+import { DockerProvider } from './docker/index.js';
 
-/**
- * The built-in backends available today. `ssh` and `docker` are reserved names (see
- * RESERVED_BACKEND_NAMES) whose providers arrive with issue 8.
- */
+/** The built-in backends: local, sandbox (bubblewrap), ssh and docker. */
 export function builtinProviders(deps: { config: HermesConfig; paths: HermesPaths }): TerminalEnvironmentProvider[] {
-  return [new LocalProvider(deps), new SandboxProvider(deps)];
+  return [new LocalProvider(deps), new SandboxProvider(deps), new SshProvider(deps), new DockerProvider(deps)];
 }
