@@ -99,8 +99,14 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       if (error instanceof ModelError) return { status: 'error', text: error.message };
       throw error;
     }
-    // A call without a name or id cannot be answered; keep the rest.
-    const calls = reply.toolCalls.map((call, index) => ({ ...call, id: call.id || `call_missing_${iteration}_${index}` }));
+    // Every call needs its own id for its tool message; some local servers send none or repeat one.
+    const seen = new Set<string>();
+    const calls = reply.toolCalls.map((call, index) => {
+      let id = call.id || `call_${iteration}_${index}`;
+      if (seen.has(id)) id = `${id}_${index}`;
+      seen.add(id);
+      return { ...call, id };
+    });
     if (calls.length === 0) {
       let text = reply.content?.trim() ? reply.content : '(The model returned an empty reply.)';
       if (reply.finishReason === 'length') text += '\n\n[The reply was cut off at the token limit; raise model.max_tokens or ask for a shorter answer.]';

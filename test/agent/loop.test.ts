@@ -93,6 +93,26 @@ describe('the tool-calling loop', () => {
     expect(byId.unknown).toMatch(/^Unknown tool 'rm_rf'. Available tools: .*echo/);
   });
 
+  it('gives each tool call its own id when a server repeats or omits them', async () => {
+    h = await harness();
+    h.fake.enqueue(
+      {
+        respond: () => ({
+          toolCalls: [
+            { id: 'same', name: 'echo', arguments: { message: 'a', times: 1 } },
+            { id: 'same', name: 'echo', arguments: { message: 'b', times: 1 } },
+          ],
+        }),
+      },
+      { text: 'ok' },
+    );
+    await h.agent({ registry: registryOf(echoTool()) }).runTurn({ sessionKey: 't:ids', text: 'go' });
+    const messages = h.fake.requests[1].body.messages;
+    const ids = (messages[2].tool_calls as Array<{ id: string }>).map((c) => c.id);
+    expect(new Set(ids).size).toBe(2);
+    expect(toolMessages(h.fake.requests[1].body).map((m) => m.tool_call_id)).toEqual(ids);
+  });
+
   it('says so when the reply was cut off at the token limit', async () => {
     h = await harness();
     h.fake.enqueue({ text: 'The first half of', finishReason: 'length' });
