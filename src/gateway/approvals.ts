@@ -1,48 +1,12 @@
 import type { ApprovalRequest } from '../agent/types.js';
 
 /**
- * What the gateway needs of an approval broker: the environments module's `ApprovalBroker`
- * has this shape. `request` resolves false on timeout and at once when `signal` aborts.
+ * What the gateway needs of an approval broker: `ApprovalBroker` from src/approvals has this
+ * shape (tests may pass their own). `request` resolves false on timeout and at once when `signal` aborts.
  */
 export interface ApprovalBrokerLike {
   request(sessionKey: string, request: ApprovalRequest, signal?: AbortSignal): Promise<boolean>;
   resolve(sessionKey: string, approved: boolean): unknown;
-}
-
-/**
- * A small broker used when none is given: one pending request per thread, denied after
- * `timeoutMs`, denied at once on abort.
- */
-export class LocalApprovalBroker implements ApprovalBrokerLike {
-  private readonly pending = new Map<string, (approved: boolean) => void>();
-
-  constructor(private readonly timeoutMs: number) {}
-
-  request(sessionKey: string, _request: ApprovalRequest, signal?: AbortSignal): Promise<boolean> {
-    if (signal?.aborted) return Promise.resolve(false);
-    // A newer request replaces an older one, which is denied.
-    this.pending.get(sessionKey)?.(false);
-    return new Promise((resolve) => {
-      const finish = (approved: boolean) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (this.pending.get(sessionKey) === finish) this.pending.delete(sessionKey);
-        resolve(approved);
-      };
-      const onAbort = () => finish(false);
-      const timer = setTimeout(() => finish(false), this.timeoutMs);
-      timer.unref?.();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.pending.set(sessionKey, finish);
-    });
-  }
-
-  resolve(sessionKey: string, approved: boolean): boolean {
-    const finish = this.pending.get(sessionKey);
-    if (!finish) return false;
-    finish(approved);
-    return true;
-  }
 }
 
 /**

@@ -3,7 +3,8 @@ import type { HermesConfig } from '../config/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { AccessPolicy } from './access.js';
-import { ApprovalDesk, LocalApprovalBroker, type ApprovalBrokerLike } from './approvals.js';
+import { ApprovalDesk, type ApprovalBrokerLike } from './approvals.js';
+import { ApprovalBroker } from '../approvals/index.js';
 import { formatAge, helpText, parseCommand, type CommandName } from './commands.js';
 import { GatewayError } from './errors.js';
 import { ThreadLane } from './lane.js';
@@ -52,7 +53,7 @@ export class Gateway {
     this.logger = (options.logger ?? silentLogger()).child({ component: 'gateway' });
     this.semaphore = new Semaphore(config.gateway.max_concurrent_turns);
     this.access = new AccessPolicy(config, options.env ?? process.env);
-    this.approvals = new ApprovalDesk(options.approvals ?? new LocalApprovalBroker(config.approvals.timeout * 1000));
+    this.approvals = new ApprovalDesk(options.approvals ?? new ApprovalBroker({ timeoutMs: config.approvals.timeout * 1000 }));
   }
 
   /** Adds an adapter; its messages are dispatched here once `start` runs. */
