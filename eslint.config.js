@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'adapters/web/static/vendor/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'test-results/', '.bench-tmp/', 'adapters/web/static/vendor/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
