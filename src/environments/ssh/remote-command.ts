@@ -47,22 +47,24 @@ export interface RemoteScriptOptions {
 }
 
 /**
- * The script the bootstrap evaluates: `cd`, then `setsid` under `env -i` with the remote's
- * PATH/HOME/USER/LOGNAME/SHELL plus the sent variables, in the background so its pid (which
- * is its process group id: a background job of a non-interactive shell is not a group
- * leader, so setsid does not fork) can be recorded; then wait, kill stragglers, clean up.
+ * The script the bootstrap evaluates: `cd`, drop every exported variable but the remote's
+ * PATH/HOME/USER/LOGNAME/SHELL, export the sent ones, then `setsid` in the background so its
+ * pid (which is its process group id: a background job of a non-interactive shell is not a
+ * group leader, so setsid does not fork) can be recorded; then wait, kill stragglers, clean up.
  */
 export function remoteScript(options: RemoteScriptOptions): string {
   const file = pgidFile(options.id);
-  const kept = REMOTE_KEPT.map((name) => `${name}="$${name}"`).join(' ');
+  const kept = REMOTE_KEPT.join('|');
+  // Builtins only (no exec with the values in argv): the values never show in `ps`.
   const sent = Object.entries(options.env)
     .filter(([name]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-    .map(([name, value]) => `${name}=${shellQuote(value)}`)
-    .join(' ');
+    .map(([name, value]) => `export ${name}=${shellQuote(value)}`);
   const missing = shellQuote(`hermes: the working folder ${options.cwd} does not exist on the ${options.where}`);
   return [
     `cd -- ${shellQuote(options.cwd)} 2>/dev/null || { echo ${missing} >&2; exit 126; }`,
-    `env -i ${kept} ${sent} setsid bash --noprofile --norc -c ${shellQuote(options.command)} <&0 2>&1 &`,
+    `for v in $(compgen -e); do case "$v" in ${kept}) ;; *) unset "$v" 2>/dev/null ;; esac; done`,
+    ...sent,
+    `setsid bash --noprofile --norc -c ${shellQuote(options.command)} <&0 2>&1 &`,
     'p=$!',
     `echo "$p" > ${file}`,
     'wait "$p"; rc=$?',

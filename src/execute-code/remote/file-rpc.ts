@@ -2,7 +2,11 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Environment } from '../../environments/types.js';
 import { errorMessage } from '../../shared/errors.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { quote, readRemoteFile } from './remote-folder.js';
+
+/** While a tool runs, polls wait this long (ms) so its answer is not held back. */
+const BUSY_WAIT_MS = 20;
 
 /** Runs one tool call of the script (CallGate.handle). */
 export type FileRpcHandler = (tool: string, args: unknown) => Promise<unknown>;
@@ -72,9 +76,12 @@ export class FileRpcPoller {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
+      // A tool answering now would otherwise wait out the next poll's whole wait: give it a
+      // moment, and keep that poll short while any tool is still running.
+      if (this.running.size > 0) await Promise.race([Promise.allSettled([...this.running]), sleep(BUSY_WAIT_MS)]);
       let output: string;
       try {
-        output = await this.pollOnce();
+        output = await this.pollOnce(this.running.size > 0 ? BUSY_WAIT_MS : (this.options.waitMs ?? 250));
       } catch (error) {
         this.logger.warn({ err: errorMessage(error) }, 'execute_code: polling the remote backend failed');
         break;
@@ -89,10 +96,10 @@ export class FileRpcPoller {
     }
   }
 
-  private async pollOnce(): Promise<string> {
+  private async pollOnce(waitMs: number): Promise<string> {
     this.polls++;
     const answers = this.ready.splice(0);
-    const waitRounds = Math.max(1, Math.round((this.options.waitMs ?? 250) / 5));
+    const waitRounds = Math.max(1, Math.round(waitMs / 5));
     const budget = Math.floor((this.options.maxOutputBytes - 512) * 0.7);
     const command = [
       `cd -- ${quote(`${this.options.dir}/rpc`)} 2>/dev/null || { echo '@@gone'; exit 0; }`,
