@@ -102,6 +102,7 @@ export class FileRpcPoller {
     const waitRounds = Math.max(1, Math.round(waitMs / 5));
     const budget = Math.floor((this.options.maxOutputBytes - 512) * 0.7);
     const command = [
+      'umask 077',
       `cd -- ${quote(`${this.options.dir}/rpc`)} 2>/dev/null || { echo '@@gone'; exit 0; }`,
       answers.length > 0
         ? `for name in ${answers.map((a) => a.name).join(' ')}; do IFS= read -r n; head -c "$n" > ".tmp_$name" && mv -f ".tmp_$name" "$name"; done`

@@ -65,7 +65,7 @@ export class RemoteKernel {
     const token = randomBytes(24).toString('hex');
     let dir: string;
     try {
-      dir = await createRemoteFolder(options.environment, { 'hermes_tools.py': fileTransportStub(options.stub), 'kernel.py': runner, token }, 'hermes-rkernel');
+      dir = await createRemoteFolder(options.environment, { 'hermes_tools.py': fileTransportStub(options.stub), 'kernel.py': runner, token, 'kernel.log': '' }, 'hermes-rkernel');
     } catch (error) {
       throw new KernelStartError(errorMessage(error), { cause: error });
     }
@@ -104,7 +104,7 @@ export class RemoteKernel {
     const { environment } = this.options;
     const cells = `${this.dir}/cells`;
     const wrote = await environment.execute(
-      `cat > ${quote(`${cells}/.cell_${name}`)} && mv -f ${quote(`${cells}/.cell_${name}`)} ${quote(`${cells}/cell_${name}.py`)}`,
+      `umask 077; cat > ${quote(`${cells}/.cell_${name}`)} && mv -f ${quote(`${cells}/.cell_${name}`)} ${quote(`${cells}/cell_${name}.py`)}`,
       { stdin: code, timeout: 60 },
     );
     if (wrote.exit_code !== 0) {

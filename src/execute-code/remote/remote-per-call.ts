@@ -55,7 +55,14 @@ export async function executeRemotePerCall(input: RemotePerCallInput): Promise<E
   const token = randomBytes(24).toString('hex');
   let dir: string;
   try {
-    dir = await createRemoteFolder(environment, { 'hermes_tools.py': fileTransportStub(input.stub), 'script.py': input.code, token });
+    dir = await createRemoteFolder(environment, {
+      'hermes_tools.py': fileTransportStub(input.stub),
+      'script.py': input.code,
+      token,
+      // Made here, under umask 077, so the redirections below keep them 0600.
+      stdout: '',
+      stderr: '',
+    });
   } catch (error) {
     const message = error instanceof RemoteExecError ? error.message : `execute_code could not prepare the remote backend: ${errorMessage(error)}`;
     return { status: 'error', output: message, error: message, tool_calls_made: 0, duration_seconds: secondsSince(input.startedMs) };
