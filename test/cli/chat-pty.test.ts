@@ -60,3 +60,51 @@ describe.runIf(hasPython || process.env.CI === 'true')('hermes chat on a termina
     expect(await exited).toBe(0);
   });
 });
+
+describe.runIf(hasPython || process.env.CI === 'true')('hermes chat approvals on a terminal', () => {
+  it('asks before a risky command and runs it only after "y"', async () => {
+    if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` before these tests`);
+    home = mkdtempSync(join(tmpdir(), 'hermes-chat-approve-'));
+    const work = mkdtempSync(join(tmpdir(), 'hermes-chat-approve-work-'));
+    writeFileSync(join(work, 'keep.txt'), 'x');
+    fake = await startFakeOpenAI();
+    const risky = 'chmod -R 777 .';
+    fake.enqueue(
+      { toolCalls: [{ name: 'terminal', arguments: { command: `${risky} && echo changed` } }] },
+      { text: 'Done with the first.' },
+      { toolCalls: [{ name: 'terminal', arguments: { command: `${risky} && echo again` } }] },
+      { text: 'Done with the second.' },
+    );
+    writeFileSync(
+      join(home, 'config.yaml'),
+      `model:\n  base_url: ${fake.url}\n  name: fake-model\n  max_retries: 0\nterminal:\n  cwd: ${work}\n`,
+    );
+    const child = spawn(
+      'python3',
+      ['-c', 'import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)', process.execPath, cli, '--home', home, 'chat', '--user', 'pty'],
+      { stdio: 'pipe', env: { ...process.env, HERMES_HOME: '' } },
+    );
+    let screen = '';
+    child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const asked = () => screen.split('Allow it? [y/N]').length - 1;
+
+    await expect.poll(() => screen, { timeout: 20_000 }).toContain('you> ');
+    child.stdin.write('open it up\r');
+    await expect.poll(asked, { timeout: 20_000 }).toBe(1);
+    expect(screen).toContain(risky);
+    child.stdin.write('n\r');
+    await expect.poll(() => screen, { timeout: 20_000 }).toContain('Done with the first.');
+    const toolResult = (request: number) => JSON.parse(String(fake!.requests[request].body.messages.at(-1)!.content)) as Record<string, unknown>;
+    expect(toolResult(1).error).toContain('the user did not approve it');
+    expect(toolResult(1).output).toBeUndefined();
+
+    child.stdin.write('again please\r');
+    await expect.poll(asked, { timeout: 20_000 }).toBe(2);
+    child.stdin.write('y\r');
+    await expect.poll(() => screen, { timeout: 20_000 }).toContain('Done with the second.');
+    expect(toolResult(3)).toEqual({ output: 'again\n', exit_code: 0 });
+    child.stdin.write('/exit\r');
+    expect(await exited).toBe(0);
+  }, 90_000);
+});

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline';
 import { userInfo } from 'node:os';
-import type { AgentEvent, AgentRunner, TurnResult } from '../../agent/index.js';
+import type { Interface } from 'node:readline';
+import type { AgentEvent, AgentRunner, ApprovalRequest, TurnResult } from '../../agent/index.js';
 import { loadForCli } from '../common.js';
 
 interface ChatOptions {
@@ -27,6 +28,7 @@ export function registerChatCommand(program: Command): void {
           user,
           interactive: Boolean(process.stdin.isTTY),
           toolProgress: loaded.config.display.tool_progress,
+          approvalTimeoutMs: loaded.config.approvals.timeout * 1000,
         });
       } finally {
         await agent.close();
@@ -70,13 +72,43 @@ function isError(result: unknown): boolean {
 }
 
 /**
+ * Asks on the terminal whether a risky command may run; no answer in time, or Ctrl-C on the
+ * turn, denies. Piped input has nobody to ask, so it denies and says why.
+ */
+async function askApproval(
+  rl: Interface,
+  request: ApprovalRequest,
+  options: { interactive: boolean; timeoutMs: number; turn: AbortSignal },
+): Promise<boolean> {
+  if (!options.interactive) {
+    process.stderr.write(`  ✗ not run without approval (${request.reason}): ${request.command}\n`);
+    return false;
+  }
+  const signal = AbortSignal.any([options.turn, AbortSignal.timeout(options.timeoutMs)]);
+  const question = `\nThe agent wants to run:\n  ${request.command}\n(${request.reason}) Allow it? [y/N] `;
+  const answer = await new Promise<string>((resolve) => {
+    signal.addEventListener('abort', () => resolve(''), { once: true });
+    rl.question(question, { signal }, resolve);
+  });
+  const approved = /^y(es)?$/i.test(answer.trim());
+  if (!answer && signal.aborted) process.stderr.write('\n(no answer: denied)\n');
+  return approved;
+}
+
+/**
  * The console chat: lines become turns one at a time. Ctrl-C during a turn interrupts it;
  * at the prompt (or a second time while stopping) it exits. End of input exits after the
  * last turn, so `printf 'question\n' | hermes chat` answers and exits.
  */
 export async function chatLoop(
   agent: AgentRunner,
-  options: { sessionKey: string; user: string; interactive: boolean; toolProgress: 'off' | 'new' | 'all' },
+  options: {
+    sessionKey: string;
+    user: string;
+    interactive: boolean;
+    toolProgress: 'off' | 'new' | 'all';
+    approvalTimeoutMs?: number;
+  },
 ): Promise<void> {
   const rl = createInterface({
     input: process.stdin,
@@ -118,13 +150,19 @@ export async function chatLoop(
         await agent.newSession(options.sessionKey);
         process.stdout.write('Started a new session.\n');
       } else if (line) {
-        running = new AbortController();
+        const turn = (running = new AbortController());
         last = await agent.runTurn({
           sessionKey: options.sessionKey,
           text: line,
-          signal: running.signal,
+          signal: turn.signal,
           user: { id: options.user, name: options.user },
           onEvent: (event) => renderEvent(event, options.toolProgress),
+          requestApproval: (request) =>
+            askApproval(rl, request, {
+              interactive: options.interactive,
+              timeoutMs: options.approvalTimeoutMs ?? 300_000,
+              turn: turn.signal,
+            }),
         });
         running = undefined;
         if (last.status === 'interrupted') process.stderr.write(`(turn interrupted: ${INTERRUPT_REASON})\n`);
