@@ -75,6 +75,7 @@ export const configSchema = z.strictObject({
       key: text().default(''),
       persistent: bool().default(true),
       connect_timeout: positive().default(10),
+      direct_channel: bool().default(true),
     }),
     docker: section({
       binary: text().default(''),

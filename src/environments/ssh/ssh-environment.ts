@@ -77,6 +77,29 @@ export class SshEnvironment extends RemoteShellEnvironment {
     return this.clientCommand(argv).args;
   }
 
+  /**
+   * Forwards a Unix socket of this host to a path on the build box over the master
+   * connection (`ssh -O forward -R remote:local`). Returns the function that cancels it, or
+   * undefined when there is no master connection or the server refused.
+   */
+  async forwardUnixSocket(remotePath: string, localPath: string): Promise<(() => Promise<void>) | undefined> {
+    if (!this.options.target.persistent) return undefined;
+    const spec = `${remotePath}:${localPath}`;
+    const control = (op: string) => {
+      const args = ['-o', `ControlPath=${this.controlPath}`, '-p', String(this.options.target.port), '-O', op, '-R', spec, destination(this.options.target)];
+      this.commandLines.push([this.ssh, ...args]);
+      return execa(this.ssh, args, { reject: false, timeout: 10_000, stdin: 'ignore' });
+    };
+    const forwarded = await control('forward');
+    if (forwarded.exitCode !== 0) {
+      this.options.logger?.debug({ stderr: String(forwarded.stderr) }, 'ssh refused to forward the RPC socket; using the file transport');
+      return undefined;
+    }
+    return async () => {
+      await control('cancel');
+    };
+  }
+
   /** Closes the master connection and removes its socket. */
   async cleanup(): Promise<void> {
     if (!this.options.target.persistent) return;

@@ -3,7 +3,8 @@
 # Appended after the generated functions when the script runs on a remote backend, which
 # cannot reach the gateway's socket: this `_call` replaces the socket one. Each request is
 # written to $HERMES_RPC_DIR/rpc/req_NNNNNN (a temporary name, then renamed); the gateway
-# polls for it through the backend and answers with res_NNNNNN the same way.
+# polls for it through the backend and answers with res_NNNNNN the same way. When the
+# backend forwarded the gateway's socket (HERMES_RPC_SOCKET is set), the socket `_call` stays.
 import os as _ft_os
 import threading as _ft_threading
 
@@ -23,7 +24,7 @@ def _ft_next_seq():
         return _ft_state["seq"]
 
 
-def _call(tool, args):
+def _ft_call(tool, args):
     """Runs a gateway tool through request/response files and returns its result."""
     try:
         folder = _ft_os.environ.get("HERMES_RPC_DIR")
@@ -64,3 +65,8 @@ def _call(tool, args):
         return message["result"] if "result" in message else {"error": message.get("error", "unknown RPC error")}
     except (OSError, ValueError, RuntimeError) as exc:
         return {"error": "hermes_tools: RPC to the gateway failed: %s" % (exc,)}
+
+
+# With a direct channel (SSH forwarded the gateway's socket here) the socket transport stays.
+if not _ft_os.environ.get("HERMES_RPC_SOCKET"):
+    _call = _ft_call

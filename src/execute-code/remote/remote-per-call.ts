@@ -13,6 +13,8 @@ import { StdoutSink } from '../stdout-sink.js';
 import { joinOutput, lastErrorLine, secondsSince, stdoutFields, timeoutMessage } from '../result.js';
 import type { ExecuteCodeResult } from '../types.js';
 import { FileRpcPoller } from './file-rpc.js';
+import { RpcServer } from '../rpc/server.js';
+import { StagingDir } from '../staging.js';
 import { RemoteExecError, createRemoteFolder, fileTransportStub, quote, readRemoteFile, removeRemoteFolder } from './remote-folder.js';
 
 export interface RemotePerCallInput {
@@ -68,6 +70,7 @@ export async function executeRemotePerCall(input: RemotePerCallInput): Promise<E
     return { status: 'error', output: message, error: message, tool_calls_made: 0, duration_seconds: secondsSince(input.startedMs) };
   }
   const closeGate = input.gate.open({ allowed: input.allowed, maxCalls: settings.max_tool_calls, context });
+  const direct = config.terminal.ssh.direct_channel ? await openDirectChannel(environment, dir, input.gate) : undefined;
   const poller = new FileRpcPoller({
     environment,
     dir,
@@ -79,13 +82,13 @@ export async function executeRemotePerCall(input: RemotePerCallInput): Promise<E
   });
   let callsMade = 0;
   try {
-    poller.start();
+    if (!direct) poller.start();
     const q = quote(dir);
     const run = await environment.execute(
       `python3 ${q}/script.py > ${q}/stdout 2> ${q}/stderr; rc=$?; : > ${q}/done; exit $rc`,
       {
         cwd: settings.mode === 'strict' ? dir : environment.cwd,
-        env: remoteScriptEnv(dir, input.passthrough, input.strip, input.logger),
+        env: { ...remoteScriptEnv(dir, input.passthrough, input.strip, input.logger), ...direct?.env },
         timeout: settings.timeout,
         signal: context.signal,
       },
@@ -97,9 +100,55 @@ export async function executeRemotePerCall(input: RemotePerCallInput): Promise<E
   } finally {
     callsMade = closeGate();
     await poller.stop();
+    await direct?.close();
     if (!(await removeRemoteFolder(environment, dir).catch(() => false))) {
       input.logger.warn({ dir }, `execute_code: could not remove ${dir} on the remote backend`);
     }
+  }
+}
+
+/** An environment that can forward this host's Unix socket to a path on the backend (SSH). */
+interface SocketForwarding {
+  forwardUnixSocket(remotePath: string, localPath: string): Promise<(() => Promise<void>) | undefined>;
+}
+
+/**
+ * The direct channel: the gateway's RPC server on a local socket, forwarded into the remote
+ * folder, so the stub keeps its socket transport. Undefined when the environment cannot
+ * forward (then the file transport serves the calls).
+ */
+async function openDirectChannel(
+  environment: Environment,
+  dir: string,
+  gate: CallGate,
+): Promise<{ env: Record<string, string>; close(): Promise<void> } | undefined> {
+  const forwarding = environment as Partial<SocketForwarding>;
+  if (typeof forwarding.forwardUnixSocket !== 'function') return undefined;
+  const staging = await StagingDir.create();
+  const rpc = new RpcServer({ transport: 'unix', socketPath: staging.socketPath, handler: gate.handle });
+  const release = async () => {
+    await rpc.close();
+    await staging.remove();
+  };
+  try {
+    await rpc.listen();
+    const remoteSocket = `${dir}/rpc.sock`;
+    const cancel = await forwarding.forwardUnixSocket.call(environment, remoteSocket, staging.socketPath);
+    if (!cancel) {
+      await release();
+      return undefined;
+    }
+    return {
+      // Sent on stdin with the other variables, never on a command line.
+      env: { HERMES_RPC_SOCKET: remoteSocket, HERMES_RPC_TOKEN: rpc.token },
+      close: async () => {
+        await cancel();
+        await release();
+      },
+    };
+  } catch {
+    await release();
+    return undefined;
   }
 }
 

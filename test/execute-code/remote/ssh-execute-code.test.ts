@@ -36,8 +36,11 @@ describe.runIf(!missing)('execute_code over SSH (file transport)', () => {
   });
   const registry = new ToolRegistry([echo, ...scriptTools().filter((tool) => tool.name !== 'web_search')]);
   const executors: DefaultCodeExecutor[] = [];
-  const executor = (kernels: boolean, extra: Record<string, number> = {}) => {
-    const made = createCodeExecutor({ home, registry, config: { code_execution: { session_kernels: kernels, ...extra } } });
+  const executor = (kernels: boolean, extra: Record<string, number> = {}, direct = false) => {
+    const made = createCodeExecutor({
+      home, registry,
+      config: { code_execution: { session_kernels: kernels, ...extra }, terminal: { ssh: { direct_channel: direct } } },
+    });
     executors.push(made);
     return made;
   };
@@ -84,18 +87,44 @@ describe.runIf(!missing)('execute_code over SSH (file transport)', () => {
     expect(remoteFolders()).toEqual(before);
   });
 
-  it('keeps the token off every command line it builds', async () => {
-    const before = env.commandLines.length;
-    const result = await executor(false).execute({
-      sessionId: 's2', context: context(),
-      code: 'import os\nfrom hermes_tools import web_search\nweb_search(query="x")\nprint(open(os.environ["HERMES_RPC_DIR"] + "/token").read())',
+  it('keeps the token off every command line it builds, with and without the direct channel', async () => {
+    for (const direct of [false, true]) {
+      const before = env.commandLines.length;
+      const result = await executor(false, {}, direct).execute({
+        sessionId: 's2', context: context(),
+        code: [
+          'import os',
+          'from hermes_tools import web_search',
+          'assert web_search(query="x")["echoed"] == "x"',
+          'print(open(os.environ["HERMES_RPC_DIR"] + "/token").read())',
+          'print(os.environ.get("HERMES_RPC_TOKEN", "none"))',
+        ].join('\n'),
+      });
+      expect(result.status).toBe('success');
+      const [fileToken, socketToken] = result.output.trim().split('\n');
+      expect(fileToken).toMatch(/^[0-9a-f]{48}$/);
+      if (direct) expect(socketToken).toMatch(/^[0-9a-f]{48}$/);
+      else expect(socketToken).toBe('none');
+      const lines = env.commandLines.slice(before);
+      expect(lines.length).toBeGreaterThan(3);
+      for (const line of lines) {
+        expect(line.join(' ')).not.toContain(fileToken);
+        if (direct) expect(line.join(' ')).not.toContain(socketToken);
+      }
+      expect(lines.some((line) => line.includes('forward'))).toBe(direct);
+    }
+  });
+
+  it('serves tool calls over the forwarded socket (direct channel) and removes everything', async () => {
+    const before = remoteFolders();
+    const result = await executor(false, {}, true).execute({
+      sessionId: 's8', context: context(),
+      code: 'from hermes_tools import web_search\nprint([web_search(query=str(i))["echoed"] for i in range(5)])',
     });
     expect(result.status).toBe('success');
-    const token = result.output.trim();
-    expect(token).toMatch(/^[0-9a-f]{48}$/);
-    const lines = env.commandLines.slice(before);
-    expect(lines.length).toBeGreaterThan(3);
-    for (const line of lines) expect(line.join(' ')).not.toContain(token);
+    expect(result.tool_calls_made).toBe(5);
+    expect(result.output).toBe("['0', '1', '2', '3', '4']\n");
+    expect(remoteFolders()).toEqual(before);
   });
 
   it('reports errors, stderr and the exit code like a local script', async () => {
