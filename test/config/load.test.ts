@@ -1,0 +1,65 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '../../src/shared/index.js';
+import { loadConfig, hermesPaths } from '../../src/config/index.js';
+
+const home = () => mkdtempSync(join(tmpdir(), 'hermes-config-'));
+const touched: string[] = [];
+afterEach(() => {
+  for (const name of touched.splice(0)) delete process.env[name];
+});
+
+describe('loading the configuration', () => {
+  it('lays HERMES_HOME/.env under the environment without overriding what is set', () => {
+    const dir = home();
+    writeFileSync(join(dir, '.env'), 'HERMES_TEST_NEW=from-file\nHERMES_TEST_SET=from-file\n# comment\nQUOTED="a b"\n');
+    touched.push('HERMES_TEST_NEW', 'HERMES_TEST_SET', 'QUOTED');
+    process.env.HERMES_TEST_SET = 'from-shell';
+    loadConfig({ home: dir });
+    expect(process.env.HERMES_TEST_NEW).toBe('from-file');
+    expect(process.env.HERMES_TEST_SET).toBe('from-shell');
+    expect(process.env.QUOTED).toBe('a b');
+  });
+
+  it('uses HERMES_HOME, else ~/.hermes, for every path', () => {
+    const paths = hermesPaths(undefined, { HERMES_HOME: '/srv/hermes' });
+    expect(paths).toMatchObject({
+      config: '/srv/hermes/config.yaml',
+      env: '/srv/hermes/.env',
+      logFile: '/srv/hermes/logs/agent.log',
+      execCache: '/srv/hermes/cache/exec',
+      stateDb: '/srv/hermes/state.db',
+    });
+    expect(hermesPaths(undefined, {}).home.endsWith('/.hermes')).toBe(true);
+  });
+
+  it('applies overrides over the file and defaults under both', () => {
+    const dir = home();
+    writeFileSync(join(dir, 'config.yaml'), 'code_execution:\n  timeout: 30\n  mode: strict\n');
+    const { config } = loadConfig({ home: dir, overrides: { code_execution: { timeout: 3 } } });
+    expect(config.code_execution).toMatchObject({ timeout: 3, mode: 'strict', max_tool_calls: 50 });
+  });
+
+  it('names every invalid key with its reason, and bad YAML with its line', () => {
+    const dir = home();
+    writeFileSync(join(dir, 'config.yaml'), 'code_execution:\n  timeout: -1\n  mode: loose\ngateway:\n  max_concurrent_turns: 1.5\n');
+    let error: unknown;
+    try {
+      loadConfig({ home: dir });
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const lines = (error as Error).message.split('\n');
+    // In the schema's key order.
+    expect(lines).toEqual([
+      `${join(dir, 'config.yaml')}: code_execution.mode: expected one of project, strict, got "loose"`,
+      `${join(dir, 'config.yaml')}: code_execution.timeout: expected a positive number, got -1`,
+      `${join(dir, 'config.yaml')}: gateway.max_concurrent_turns: expected a positive integer, got 1.5`,
+    ]);
+    writeFileSync(join(dir, 'config.yaml'), 'code_execution:\n  timeout: [1\n');
+    expect(() => loadConfig({ home: dir })).toThrow(/config\.yaml: line \d+ is not valid YAML/);
+  });
+});
