@@ -2,7 +2,7 @@
  * `npm run bench -- remote`: execute_code over SSH next to local, in one run. Starts its own
  * sshd on 127.0.0.1 (root, a generated key, like test/helpers/sshd.ts) and measures
  * `print(1)` and a 10-tool-call script on both, and the tool-call round trip over the file
- * transport. Prints figures; asserts nothing.
+ * transport and over the direct channel (a forwarded socket). Prints figures; asserts nothing.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -69,7 +69,13 @@ export async function run(): Promise<void> {
   const cwd = mkdtempSync(join(tmpdir(), 'hermes-bench-remote-cwd-'));
   const noop = defineTool({ name: 'read_file', description: 'no-op', args: z.object({}).passthrough(), run: async () => ({}) });
   const registry = new ToolRegistry([noop, ...scriptTools().filter((tool) => tool.name !== 'read_file')]);
-  const executor = createCodeExecutor({ home, cwd, registry, config: { code_execution: { session_kernels: false, max_tool_calls: 100_000 } } });
+  const make = (direct: boolean) =>
+    createCodeExecutor({
+      home, cwd, registry,
+      config: { code_execution: { session_kernels: false, max_tool_calls: 100_000 }, terminal: { ssh: { direct_channel: direct } } },
+    });
+  const executor = make(false);
+  const directExecutor = make(true);
   const ssh = await SshEnvironment.connect({
     target: { host: '127.0.0.1', user: 'root', port: sshd.port, key: sshd.key, persistent: true, connectTimeout: 5 },
     hermesHome: home, cwd, timeout: 60, childEnv: () => ({ LANG: 'C.UTF-8' }), maxOutputBytes: 50_000, graceMs: 2000,
@@ -79,33 +85,38 @@ export async function run(): Promise<void> {
   const context = (environment: ToolContext['environment']): ToolContext => ({
     sessionId: 'bench', signal: new AbortController().signal, environment, logger: silentLogger(), config, paths: hermesPaths(home), passthrough: new Set(),
   });
-  const exec = (code: string, environment: ToolContext['environment']) => executor.execute({ code, sessionId: 'bench', context: context(environment) });
+  const exec = (code: string, environment: ToolContext['environment'], via = executor) =>
+    via.execute({ code, sessionId: 'bench', context: context(environment) });
   const tenCalls = 'from hermes_tools import read_file\nfor i in range(10):\n    read_file(path="x")\nprint("done")';
+  const roundTrip = (calls: number) =>
+    `import time\nfrom hermes_tools import read_file\nread_file(path="warm")\nsamples = []\nfor _ in range(${calls}):\n    t = time.perf_counter()\n    read_file(path="x")\n    samples.append((time.perf_counter() - t) * 1000)\nsamples.sort()\nprint(samples[len(samples) // 2], samples[-1])`;
   try {
     const rawSsh = median(await timeRuns(10, () => ssh.execute('true')));
     console.log(`one command over the shared ssh connection (execute('true')): median ${fmt(rawSsh)} ms`);
     for (const [label, code, times] of [['print(1)', 'print(1)', 10], ['10 tool calls', tenCalls, 8]] as const) {
       await exec(code, local);
       await exec(code, ssh);
+      await exec(code, ssh, directExecutor);
       const onLocal = median(await timeRuns(times, () => exec(code, local)));
       const onSsh = median(await timeRuns(times, () => exec(code, ssh)));
-      console.log(`execute_code ${label}: ssh median ${fmt(onSsh)} ms vs local ${fmt(onLocal)} ms (ratio ${fmt(onSsh / onLocal)}x, +${fmt(onSsh - onLocal)} ms)`);
+      const onDirect = median(await timeRuns(times, () => exec(code, ssh, directExecutor)));
+      console.log(
+        `execute_code ${label}: ssh (file transport) median ${fmt(onSsh)} ms, ssh (direct channel) ${fmt(onDirect)} ms, ` +
+          `local ${fmt(onLocal)} ms (ratios ${fmt(onSsh / onLocal)}x and ${fmt(onDirect / onLocal)}x)`,
+      );
     }
     const calls = 40;
-    const timed = await exec(
-      `import time\nfrom hermes_tools import read_file\nread_file(path="warm")\nsamples = []\nfor _ in range(${calls}):\n    t = time.perf_counter()\n    read_file(path="x")\n    samples.append((time.perf_counter() - t) * 1000)\nsamples.sort()\nprint(samples[len(samples) // 2], samples[-1])`,
-      ssh,
-    );
-    const [p50, max] = timed.output.trim().split(' ').map(Number);
-    console.log(`tool-call round trip over the file transport (ssh, ${calls} calls, as the script sees it): p50 ${fmt(p50)} ms, max ${fmt(max)} ms`);
-    const localRpc = await exec(
-      `import time\nfrom hermes_tools import read_file\nread_file(path="warm")\nsamples = []\nfor _ in range(${calls}):\n    t = time.perf_counter()\n    read_file(path="x")\n    samples.append((time.perf_counter() - t) * 1000)\nsamples.sort()\nprint(samples[len(samples) // 2])`,
-      local,
-    );
-    console.log(`  baseline: the same call over the local Unix socket: p50 ${fmt(Number(localRpc.output.trim()), 3)} ms`);
-    console.log('  direct channel (ssh -R socket forwarding): not built; see the README (SSH) for why polling was kept');
+    for (const [label, environment, via] of [
+      ['file transport over ssh', ssh, executor],
+      ['direct channel (ssh -R forwarded socket)', ssh, directExecutor],
+      ['local Unix socket (baseline)', local, executor],
+    ] as const) {
+      const [p50, max] = (await exec(roundTrip(calls), environment, via)).output.trim().split(' ').map(Number);
+      console.log(`tool-call round trip, ${label}, ${calls} calls as the script sees them: p50 ${fmt(p50, 3)} ms, max ${fmt(max, 3)} ms`);
+    }
   } finally {
     await executor.close();
+    await directExecutor.close();
     await ssh.cleanup();
     sshd.stop();
     rmSync(home, { recursive: true, force: true });
