@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCodeExecutor, type DefaultCodeExecutor } from '../../../src/execute-code/index.js';
+import { RemoteKernel } from '../../../src/execute-code/remote/index.js';
 import type { SshEnvironment } from '../../../src/environments/ssh/index.js';
 import { ToolRegistry, defineTool } from '../../../src/tools/index.js';
 import { scriptTools } from '../../../src/tools/builtin/index.js';
@@ -192,6 +193,36 @@ describe.runIf(!missing)('execute_code over SSH (file transport)', () => {
     expect(after.output).toBe('False\n');
     expect(after.kernel).toMatchObject({ mode: 'session', state_reset: true });
     await made.resetSession('k2');
+  });
+
+  it('a remote kernel removes its folder and exits by itself after the idle timeout', async () => {
+    const kernel = await RemoteKernel.start({
+      environment: env, stub: '', cwd: work, env: () => ({}), idleSeconds: 1, graceMs: 500, maxOutputBytes: 50_000,
+      handler: async () => ({}),
+    });
+    expect(alive(kernel.pid)).toBe(true);
+    expect(existsSync(kernel.dir)).toBe(true);
+    for (let i = 0; i < 100 && (alive(kernel.pid) || existsSync(kernel.dir)); i++) await sleep(50);
+    expect(alive(kernel.pid)).toBe(false);
+    expect(existsSync(kernel.dir)).toBe(false);
+  });
+
+  it('reports a remote kernel killed from outside during a cell as died, and starts afresh', async () => {
+    const made = executor(true);
+    const pidFile = join(work, 'kernel.pid');
+    const running = made.execute({
+      sessionId: 'k4', context: context(),
+      code: `import os, time\nopen(${JSON.stringify(pidFile)}, "w").write(str(os.getpid()))\ntime.sleep(300)`,
+    });
+    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await sleep(50);
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    const result = await running;
+    expect(result.status).toBe('error');
+    expect(result.error).toMatch(/The session kernel died while running the cell/);
+    const next = await made.execute({ sessionId: 'k4', context: context(), code: 'print("fresh")' });
+    expect(next.output).toBe('fresh\n');
+    expect(next.kernel).toMatchObject({ mode: 'session', state_reset: true });
+    await made.resetSession('k4');
   });
 
   it('falls back to a one-shot script with a note when the remote kernel cannot start', async () => {
