@@ -53,7 +53,7 @@ describe('hermes exec', () => {
     if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run npm run build first`);
     const dir = home();
     const pidFile = join(dir, 'sleep.pid');
-    const child = spawn(process.execPath, [builtCli, '--home', dir, 'exec', '-', '--json'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [builtCli, '--home', dir, 'exec', '-', '--json'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stdin.end(`import subprocess, time\np = subprocess.Popen(["sleep", "1000"])\nopen(${JSON.stringify(pidFile)}, "w").write(str(p.pid))\ntime.sleep(1000)\n`);

@@ -12,13 +12,20 @@ export interface ProcessRun {
 }
 
 /**
- * Runs the built `hermes` with `--home home` as a real process. `npm test` builds first;
+ * Runs the built `hermes` with `--home home` as a real process, in `cwd` (default: the home
+ * folder). `npm test` builds first;
  * a missing build is an error that says so, never a skip.
  */
-export function hermes(home: string, args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ProcessRun> {
+export function hermes(
+  home: string,
+  args: string[],
+  options: { stdin?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<ProcessRun> {
   if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run \`npm run build\` (npm test does) first`);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [builtCli, '--home', home, ...args], {
+      // Scripts run in the working folder: never the repository's.
+      cwd: options.cwd ?? home,
       env: { ...process.env, HERMES_HOME: '', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
