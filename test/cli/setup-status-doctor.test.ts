@@ -62,7 +62,7 @@ describe('hermes setup', () => {
     const root = home();
     writePlugin(root, 'broken', scripted('broken_box', { postSetupThrows: true }));
     writeFileSync(join(root, 'config.yaml'), 'plugins:\n  enabled: [broken]\n');
-    expect((await runCli(root, 'setup', '--backend', 'nope')).error).toMatch(/unknown backend "nope"; known backends: local, sandbox, broken_box/);
+    expect((await runCli(root, 'setup', '--backend', 'nope')).error).toMatch(/unknown backend "nope"; known backends: local, sandbox, ssh, docker, broken_box/);
     const run = await runCli(root, 'setup', '--backend', 'broken_box');
     expect(run.error).toMatch(/broken_box: post-setup step failed: login failed; terminal.backend was not changed/);
     expect(readFileSync(join(root, 'config.yaml'), 'utf8')).not.toContain('broken_box');
@@ -72,7 +72,7 @@ describe('hermes setup', () => {
     const root = home();
     const run = await runCli(root, 'setup');
     // vitest's stdin is not a TTY.
-    expect(run.error).toMatch(/pass --backend NAME \(known: local, sandbox\)/);
+    expect(run.error).toMatch(/pass --backend NAME \(known: local, sandbox, ssh, docker\)/);
   });
 });
 
