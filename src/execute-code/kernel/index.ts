@@ -16,7 +16,7 @@
  * after the kernel is reset (or lost and restarted).
  */
 export { KernelProcess } from './kernel-process.js';
-export { KernelPool, type KernelPoolOptions, type WithKernelOptions } from './kernel-pool.js';
+export { KernelPool, type KernelPoolOptions, type WithKernelOptions, type PooledKernel } from './kernel-pool.js';
 export { kernelRunnerPath, kernelArgv } from './runner-path.js';
 export { KernelStartError, KernelBusyError, KernelCellTooLargeError, KernelPoolClosedError } from './errors.js';
 export type { CellOutcome, KernelExit, KernelStartOptions, RunCellOptions, KernelUseInfo, KernelState } from './types.js';

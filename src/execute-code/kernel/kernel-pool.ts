@@ -3,29 +3,36 @@ import { KernelPoolClosedError } from './errors.js';
 import type { KernelProcess } from './kernel-process.js';
 import type { KernelState, KernelUseInfo } from './types.js';
 
-export interface KernelPoolOptions {
+/** What the pool needs of a kernel: local (`KernelProcess`) and remote kernels both have it. */
+export interface PooledKernel {
+  readonly pid: number;
+  readonly alive: boolean;
+  kill(reason?: string): Promise<void>;
+}
+
+export interface KernelPoolOptions<K extends PooledKernel = KernelProcess> {
   /** Live unpinned kernels kept; beyond it the least recently used idle ones are evicted on acquire. */
   maxKernels: number;
   /** An unpinned kernel idle this long is killed (an unref'd timer). */
   idleTimeoutMs: number;
   logger?: Logger;
   /** Starts a kernel for `owner`; the caller decides command, env and cwd. May throw (e.g. KernelStartError). */
-  start(owner: string): Promise<KernelProcess>;
+  start(owner: string): Promise<K>;
 }
 
-export interface WithKernelOptions {
+export interface WithKernelOptions<K extends PooledKernel = KernelProcess> {
   /** Kill the owner's kernel first and run in a fresh one. */
   reset?: boolean;
   /** Starts the kernel if this call needs one; defaults to the pool's `start`. */
-  start?(owner: string): Promise<KernelProcess>;
+  start?(owner: string): Promise<K>;
 }
 
 /** Owners whose lost kernels are remembered for `stateReset`; the oldest are forgotten first. */
 const MAX_REMEMBERED_LOSSES = 10_000;
 
-interface Entry {
+interface Entry<K> {
   readonly owner: string;
-  kernel: KernelProcess | undefined;
+  kernel: K | undefined;
   /** A withKernel call is starting a kernel for this owner. */
   starting: boolean;
   /** withKernel calls running or waiting for their turn. */
@@ -45,10 +52,10 @@ interface Entry {
  * a fresh one. Idle kernels are reaped after `idleTimeoutMs`; pinned kernels are neither
  * reaped nor evicted nor counted against `maxKernels`.
  */
-export class KernelPool {
-  readonly #options: KernelPoolOptions;
+export class KernelPool<K extends PooledKernel = KernelProcess> {
+  readonly #options: KernelPoolOptions<K>;
   readonly #logger: Logger;
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, Entry<K>>();
   /** Owners whose kernel was lost since their last call (Map for insertion order). */
   readonly #lost = new Map<string, true>();
   readonly #kills = new Set<Promise<void>>();
@@ -56,7 +63,7 @@ export class KernelPool {
   #tick = 0;
   #closed = false;
 
-  constructor(options: KernelPoolOptions) {
+  constructor(options: KernelPoolOptions<K>) {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger();
   }
@@ -70,7 +77,7 @@ export class KernelPool {
    * can start it with its own environment without racing other calls of the same owner).
    * @throws what `start` throws, what `fn` throws, KernelPoolClosedError after `closeAll()`.
    */
-  async withKernel<T>(owner: string, options: WithKernelOptions, fn: (kernel: KernelProcess, info: KernelUseInfo) => Promise<T>): Promise<T> {
+  async withKernel<T>(owner: string, options: WithKernelOptions<K>, fn: (kernel: K, info: KernelUseInfo) => Promise<T>): Promise<T> {
     if (this.#closed) throw new KernelPoolClosedError(owner);
     const entry = this.#entry(owner);
     entry.users++;
@@ -103,7 +110,7 @@ export class KernelPool {
   }
 
   /** Starts the entry's kernel after making room; closeAll waits for starts in flight. */
-  async #startKernel(entry: Entry, start: (owner: string) => Promise<KernelProcess>): Promise<void> {
+  async #startKernel(entry: Entry<K>, start: (owner: string) => Promise<K>): Promise<void> {
     entry.starting = true;
     const attach = (async () => {
       try {
@@ -169,7 +176,7 @@ export class KernelPool {
     await Promise.all([...this.#kills]);
   }
 
-  #entry(owner: string): Entry {
+  #entry(owner: string): Entry<K> {
     let entry = this.#entries.get(owner);
     if (!entry) {
       entry = { owner, kernel: undefined, starting: false, users: 0, tail: Promise.resolve(), pins: 0, lastUsed: 0, idleTimer: undefined };
@@ -179,7 +186,7 @@ export class KernelPool {
   }
 
   /** Waits for the owner's earlier calls; resolves with the release of this call's turn. */
-  #turn(entry: Entry): Promise<() => void> {
+  #turn(entry: Entry<K>): Promise<() => void> {
     const previous = entry.tail;
     let release!: () => void;
     entry.tail = new Promise<void>((resolve) => (release = resolve));
@@ -204,7 +211,7 @@ export class KernelPool {
     );
   }
 
-  #scheduleReap(entry: Entry): void {
+  #scheduleReap(entry: Entry<K>): void {
     clearTimeout(entry.idleTimer);
     entry.idleTimer = undefined;
     if (!entry.kernel || entry.pins > 0 || entry.users > 0 || this.#closed) return;
@@ -219,7 +226,7 @@ export class KernelPool {
   }
 
   /** Detaches the entry's kernel at once and kills it; the promise settles when it is gone. */
-  #dropKernel(entry: Entry, reason: string): Promise<void> {
+  #dropKernel(entry: Entry<K>, reason: string): Promise<void> {
     clearTimeout(entry.idleTimer);
     entry.idleTimer = undefined;
     const kernel = entry.kernel;
@@ -237,7 +244,7 @@ export class KernelPool {
     if (this.#lost.size > MAX_REMEMBERED_LOSSES) this.#lost.delete(this.#lost.keys().next().value!);
   }
 
-  #forgetIfEmpty(entry: Entry): void {
+  #forgetIfEmpty(entry: Entry<K>): void {
     if (!entry.kernel && !entry.starting && entry.users === 0 && entry.pins === 0 && this.#entries.get(entry.owner) === entry) {
       this.#entries.delete(entry.owner);
     }

@@ -2,7 +2,7 @@ import { OutputCapture } from '../../shared/output-capture.js';
 import { errorMessage } from '../../shared/errors.js';
 import { CallGate } from '../call-gate.js';
 import { cellResult, type CellRequest } from '../kernel-execution.js';
-import { KernelPool, KernelStartError, type CellOutcome, type KernelProcess } from '../kernel/index.js';
+import { KernelPool, KernelStartError, type CellOutcome } from '../kernel/index.js';
 import { StdoutSink } from '../stdout-sink.js';
 import { secondsSince, stdoutFields } from '../result.js';
 import type { ExecuteCodeResult } from '../types.js';
@@ -16,35 +16,31 @@ import type { RemoteRunnerDeps } from './remote-runner.js';
  * has its own gate, opened per cell.
  */
 export class RemoteKernels {
-  readonly pool: KernelPool;
+  readonly pool: KernelPool<RemoteKernel>;
   private readonly gates = new Map<RemoteKernel, CallGate>();
-  private readonly starting = new Map<string, CellRequest>();
 
   constructor(private readonly deps: RemoteRunnerDeps) {
     const settings = deps.config.code_execution;
-    this.pool = new KernelPool({
+    this.pool = new KernelPool<RemoteKernel>({
       maxKernels: settings.max_session_kernels,
       idleTimeoutMs: settings.kernel_idle_timeout * 1000,
       logger: deps.logger,
-      // The pool needs only `alive`, `pid` and `kill()`, which RemoteKernel has.
-      start: async (owner) => (await this.startKernel(owner)) as unknown as KernelProcess,
+      // Every call passes its own start (the kernel runs in that call's environment).
+      start: (owner) => Promise.reject(new KernelStartError(`no execute_code call is starting a kernel for ${owner}`)),
     });
   }
 
   /** Runs a cell in the owner's remote kernel, or returns `{ unavailable }` when none can start. */
   async run(request: CellRequest): Promise<ExecuteCodeResult | { unavailable: string }> {
-    this.starting.set(request.owner, request);
+    const start = () => this.startKernel(request);
     try {
-      return await this.pool.withKernel(request.owner, { reset: request.reset }, async (process, info) => {
-        const kernel = process as unknown as RemoteKernel;
+      return await this.pool.withKernel(request.owner, { reset: request.reset, start }, async (kernel, info) => {
         const result = await this.runCell(kernel, request);
         return { ...result, kernel: { mode: 'session', reused: info.reused, execution_count: kernel.executionCount, state_reset: info.stateReset } };
       });
     } catch (error) {
       if (error instanceof KernelStartError) return { unavailable: errorMessage(error) };
       throw error;
-    } finally {
-      this.starting.delete(request.owner);
     }
   }
 
@@ -52,9 +48,7 @@ export class RemoteKernels {
     await this.pool.closeAll();
   }
 
-  private async startKernel(owner: string): Promise<RemoteKernel> {
-    const request = this.starting.get(owner);
-    if (!request) throw new KernelStartError(`no execute_code call is starting a kernel for ${owner}`);
+  private async startKernel(request: CellRequest): Promise<RemoteKernel> {
     const environment = request.context.environment;
     const settings = this.deps.config.code_execution;
     const gate = new CallGate(this.deps.registry);
