@@ -80,7 +80,7 @@ describe('hermes plugins', () => {
     // The gateway still starts: the registry loads with the good backends.
     const loaded = loadConfig({ home: root, loadEnv: false });
     const { registry, plugins } = await createEnvironmentManager({ ...loaded });
-    expect(registry.names()).toEqual(['local', 'sandbox', 'good_box', 'greedy_box']);
+    expect(registry.names()).toEqual(['local', 'sandbox', 'ssh', 'docker', 'good_box', 'greedy_box']);
     expect(plugins.find((p) => p.name === 'thrower')?.loaded).toBe(false);
   });
 
@@ -88,13 +88,13 @@ describe('hermes plugins', () => {
     const root = home();
     writePlugin(root, 'alpha', goodBackend('alpha_box'));
     let run = await runCli(root, 'config', 'set', 'terminal.backend', 'alpha_box');
-    expect(run.error).toMatch(/unknown backend "alpha_box"; known backends: local, sandbox/);
+    expect(run.error).toMatch(/unknown backend "alpha_box"; known backends: local, sandbox, ssh, docker/);
     await runCli(root, 'plugins', 'enable', 'alpha');
     run = await runCli(root, 'config', 'set', 'terminal.backend', 'ALPHA_BOX');
     expect(run.error).toBeUndefined();
     expect(loadConfig({ home: root, loadEnv: false }).config.terminal.backend).toBe('ALPHA_BOX');
     run = await runCli(root, 'config', 'set', 'terminal.backend', 'ghost');
-    expect(run.error).toMatch(/unknown backend "ghost"; known backends: local, sandbox, alpha_box/);
+    expect(run.error).toMatch(/unknown backend "ghost"; known backends: local, sandbox, ssh, docker, alpha_box/);
   });
 
   it('runs the example plugin end to end: copied, enabled and selected with the CLI, used through terminal and execute_code', async () => {

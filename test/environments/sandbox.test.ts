@@ -68,15 +68,18 @@ describe.runIf(hasBwrap || process.env.CI === 'true')('sandbox backend (real bub
   });
 
   it('leaves host files outside the workspace unwritable', async () => {
-    const outside = mkdtempSync(join(tmpdir(), 'hermes-outside-'));
+    // Not under /tmp: the sandbox has a private /tmp, where host paths would simply not exist.
+    const outside = mkdtempSync('/var/tmp/hermes-outside-');
     writeFileSync(join(outside, 'precious.txt'), 'original\n');
-    const elsewhere = join(process.cwd(), 'package.json');
+    const elsewhere = join(outside, 'other.txt');
+    writeFileSync(elsewhere, 'keep me\n');
     const before = readFileSync(elsewhere, 'utf8');
     const { environment } = await sandbox();
     const result = await environment.execute(
       `echo changed > ${outside}/precious.txt; echo rc=$?; echo x >> ${elsewhere}; echo rc=$?; touch /usr/hermes-probe; echo rc=$?; rm -f ${elsewhere}; echo rc=$?`,
     );
     expect(result.output).not.toContain('rc=0');
+    expect(result.output).toContain('Read-only file system');
     expect(readFileSync(join(outside, 'precious.txt'), 'utf8')).toBe('original\n');
     expect(readFileSync(elsewhere, 'utf8')).toBe(before);
     expect(existsSync('/usr/hermes-probe')).toBe(false);

@@ -66,10 +66,11 @@ export function registerGatewayCommand(program: Command): void {
     .description('run the chat gateway: every platform that has its tokens, and the local web chat')
     .action(async (_options: unknown, command: Command) => {
       const loaded = loadForCli(command);
-      const running = await startGateway(loaded, { print: (line) => console.log(line) });
       // Nothing else may hold the event loop open when no platform runs.
       const keepAlive = setInterval(() => {}, 1 << 30);
+      const starting = startGateway(loaded, { print: (line) => console.log(line) });
       let stopping = false;
+      // Installed before the gateway has started, so a signal during start-up is not lost.
       const shutdown = (signal: NodeJS.Signals) => {
         if (stopping) return;
         stopping = true;
@@ -78,8 +79,8 @@ export function registerGatewayCommand(program: Command): void {
           console.error('hermes gateway: shutdown took too long; exiting anyway');
           process.exit(1);
         }, EXIT_DEADLINE_MS).unref();
-        running
-          .stop()
+        starting
+          .then((running) => running.stop())
           .catch((error: unknown) => console.error(`hermes gateway: shutdown failed: ${error instanceof Error ? error.message : String(error)}`))
           .finally(() => {
             clearInterval(keepAlive);
@@ -90,5 +91,13 @@ export function registerGatewayCommand(program: Command): void {
       };
       process.once('SIGTERM', shutdown);
       process.once('SIGINT', shutdown);
+      try {
+        await starting;
+      } catch (error) {
+        clearInterval(keepAlive);
+        process.off('SIGTERM', shutdown);
+        process.off('SIGINT', shutdown);
+        throw error;
+      }
     });
 }
