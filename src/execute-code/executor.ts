@@ -101,30 +101,20 @@ export class DefaultCodeExecutor implements CodeExecutor {
     const stub = this.stubFor(allowed);
     const passthrough = this.passthrough(request, context);
     await ensureSpillDir(this.paths.execCache);
-    if (!context.environment.hostCommand) {
-      return this.remote.execute({
-        owner: request.sessionId,
-        code: request.code as string,
-        reset: request.reset === true,
-        stub,
-        allowed,
-        context,
-        passthrough,
-        startedMs,
-      });
-    }
+    const call = {
+      owner: request.sessionId,
+      code: request.code as string,
+      reset: request.reset === true,
+      stub,
+      allowed,
+      context,
+      passthrough,
+      startedMs,
+    };
+    if (!context.environment.hostCommand) return this.remote.execute(call);
     let note: string | undefined;
     if (this.kernels) {
-      const cell = await this.kernels.run({
-        owner: request.sessionId,
-        code: request.code as string,
-        reset: request.reset === true,
-        stub,
-        allowed,
-        context,
-        passthrough,
-        startedMs,
-      });
+      const cell = await this.kernels.run(call);
       if (!('unavailable' in cell)) return cell;
       note = `session kernel unavailable: ${cell.unavailable}; this call ran as a one-shot script and keeps no state`;
       this.logger.warn({ session: request.sessionId }, note);

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Environment } from '../../environments/types.js';
-import type { HermesConfig } from '../../config/schema.js';
 import { buildChildEnv } from '../../environments/child-env.js';
 import { remoteEnv } from '../../environments/ssh/remote-command.js';
 import { interruptedNotice } from '../../environments/run-group.js';
 import { OutputCapture } from '../../shared/output-capture.js';
 import { errorMessage } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import type { ToolContext } from '../../tools/types.js';
+import type { PerCallInput } from '../per-call-execution.js';
 import type { CallGate } from '../call-gate.js';
 import { StdoutSink } from '../stdout-sink.js';
 import { joinOutput, lastErrorLine, secondsSince, stdoutFields, timeoutMessage } from '../result.js';
@@ -17,21 +16,8 @@ import { RpcServer } from '../rpc/server.js';
 import { StagingDir } from '../staging.js';
 import { RemoteExecError, createRemoteFolder, fileTransportStub, quote, readRemoteFile, removeRemoteFolder } from './remote-folder.js';
 
-export interface RemotePerCallInput {
-  code: string;
-  /** The rendered stub (socket transport); the file transport is appended here. */
-  stub: string;
-  allowed: ReadonlySet<string>;
-  context: ToolContext;
-  environment: Environment;
-  gate: CallGate;
-  config: HermesConfig;
-  passthrough: Iterable<string>;
-  strip: Iterable<string>;
-  spillDir: string;
-  logger: Logger;
-  startedMs: number;
-}
+/** The same inputs as a local one-shot script. */
+export type RemotePerCallInput = PerCallInput;
 
 /** The variables of a remote script: the scrubbed set worth sending, and where its folder is. */
 export function remoteScriptEnv(dir: string, passthrough: Iterable<string>, strip: Iterable<string>, logger?: Logger): Record<string, string> {
