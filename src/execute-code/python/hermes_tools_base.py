@@ -14,12 +14,16 @@ __all__ = ["json_parse", "shell_quote", "retry"]
 
 
 class _Slot(object):
+    # The event is made only when a second thread has to wait: most calls never need one.
     __slots__ = ("event", "result", "done")
 
     def __init__(self):
-        self.event = _threading.Event()
+        self.event = None
         self.result = None
         self.done = False
+
+
+_encode = _json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":")).encode
 
 
 class _Connection(object):
@@ -53,9 +57,7 @@ class _Connection(object):
             self.next_id += 1
             call_id = self.next_id
             slot = self.pending[call_id] = _Slot()
-        frame = _json.dumps({"id": call_id, "tool": tool, "args": args, "token": self.token},
-                            ensure_ascii=False, default=str)
-        data = (frame + "\n").encode("utf-8")
+        data = (_encode({"id": call_id, "tool": tool, "args": args, "token": self.token}) + "\n").encode("utf-8")
         with self.send_lock:
             self.sock.sendall(data)
         while not slot.done:
@@ -66,7 +68,10 @@ class _Connection(object):
                 finally:
                     self.read_lock.release()
             else:
-                slot.event.wait(0.002)
+                if slot.event is None:
+                    slot.event = _threading.Event()
+                if not slot.done:
+                    slot.event.wait(0.002)
         return slot.result
 
     def _read_one(self):
@@ -81,7 +86,8 @@ class _Connection(object):
             for slot in slots:
                 slot.result = {"error": self.broken}
                 slot.done = True
-                slot.event.set()
+                if slot.event is not None:
+                    slot.event.set()
             return
         message = _json.loads(line)
         with self.state_lock:
@@ -90,7 +96,8 @@ class _Connection(object):
             return
         slot.result = message["result"] if "result" in message else {"error": message.get("error", "unknown RPC error")}
         slot.done = True
-        slot.event.set()
+        if slot.event is not None:
+            slot.event.set()
 
 
 _connection = None

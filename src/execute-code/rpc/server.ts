@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { chmod } from 'node:fs/promises';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { FrameReader, MAX_FRAME_BYTES } from './frame-reader.js';
 
 /** Runs one tool call for a script; the server owns framing and authentication only. */
@@ -13,8 +13,6 @@ export interface RpcServerOptions {
   handler: RpcHandler;
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
 /**
  * The gateway's end of the hermes_tools RPC: newline-delimited JSON requests
  * `{id, tool, args, token}`, answered with `{id, result}` in any order, so several threads
@@ -22,7 +20,7 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
  */
 export class RpcServer {
   readonly token = randomBytes(24).toString('hex');
-  private readonly tokenDigest = digest(this.token);
+  private readonly tokenBytes = Buffer.from(this.token);
   private server?: Server;
   private readonly sockets = new Set<Socket>();
   /** What the child puts in HERMES_RPC_SOCKET: a path, or tcp://127.0.0.1:PORT. */
@@ -97,9 +95,10 @@ export class RpcServer {
     send({ id, result });
   }
 
-  /** Constant-time comparison of the request's token with ours. */
+  /** Constant-time comparison of the request's token with ours (its length is no secret). */
   private authorized(token: unknown): boolean {
-    if (typeof token !== 'string') return false;
-    return timingSafeEqual(digest(token), this.tokenDigest);
+    if (typeof token !== 'string' || token.length !== this.token.length) return false;
+    const given = Buffer.from(token);
+    return given.length === this.tokenBytes.length && timingSafeEqual(given, this.tokenBytes);
   }
 }
