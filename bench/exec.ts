@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -22,7 +22,10 @@ function hermesExec(cli: string, home: string, code: string): Promise<void> {
 }
 
 export async function run(): Promise<void> {
+  // The real interpreter behind `python3` (a pyenv shim would add its own start-up to both sides).
+  const python = (await execFileAsync('python3', ['-c', 'import sys; print(sys.executable)'])).stdout.trim();
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-'));
+  writeFileSync(join(home, 'config.yaml'), `code_execution:\n  python: ${python}\n`);
   const cwd = mkdtempSync(join(tmpdir(), 'hermes-bench-cwd-'));
   const noop = defineTool({ name: 'read_file', description: 'no-op', args: z.object({}).passthrough(), run: async () => ({}) });
   const registry = new ToolRegistry([noop, ...scriptTools().filter((tool) => tool.name !== 'read_file')]);
@@ -30,18 +33,18 @@ export async function run(): Promise<void> {
     home,
     cwd,
     registry,
-    config: { code_execution: { session_kernels: false, max_tool_calls: 100_000 } },
+    config: { code_execution: { session_kernels: false, max_tool_calls: 100_000, python } },
   });
 
   // Warm both paths once so neither pays first-use costs in the figures.
-  await execFileAsync('python3', ['-c', 'print(1)']);
+  await execFileAsync(python, ['-c', 'print(1)']);
   await executor.execute({ code: 'print(1)', sessionId: 'bench' });
 
   const times = 40;
-  const bare = median(await timeRuns(times, () => execFileAsync('python3', ['-c', 'print(1)'])));
+  const bare = median(await timeRuns(times, () => execFileAsync(python, ['-c', 'print(1)'])));
   const lib = median(await timeRuns(times, () => executor.execute({ code: 'print(1)', sessionId: 'bench' })));
   console.log(
-    `execute_code print(1) via library: median ${fmt(lib)} ms vs python3 -c ${fmt(bare)} ms ` +
+    `execute_code print(1) via library: median ${fmt(lib)} ms vs ${python} -c ${fmt(bare)} ms ` +
       `(ratio ${fmt(lib / bare)}x, overhead ${fmt(lib - bare)} ms; target ≤ 40 ms)`,
   );
 
@@ -49,7 +52,7 @@ export async function run(): Promise<void> {
   const viaCli = median(await timeRuns(15, () => hermesExec(cli, home, 'print(1)')));
   const nodeStart = median(await timeRuns(15, () => execFileAsync(process.execPath, ['-e', '0'])));
   console.log(
-    `hermes exec print(1): median ${fmt(viaCli)} ms vs python3 -c ${fmt(bare)} ms ` +
+    `hermes exec print(1): median ${fmt(viaCli)} ms vs ${python} -c ${fmt(bare)} ms ` +
       `(ratio ${fmt(viaCli / bare)}x, overhead ${fmt(viaCli - bare)} ms, of which a bare node start is ${fmt(nodeStart)} ms)`,
   );
 
