@@ -23,7 +23,7 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Where the allow-list variables are read (default `process.env`). */
   env?: NodeJS.ProcessEnv;
-  /** The approval broker (`src/approvals`); a small local one is used when absent. */
+  /** The approval broker; one from `src/approvals` with `approvals.timeout` when absent. */
   approvals?: ApprovalBrokerLike;
 }
 
@@ -202,7 +202,10 @@ export class Gateway {
     const text =
       `⚠️ Approval needed (${request.reason}):\n${request.command}\n\n` +
       `Reply /approve to run it or /deny to refuse; it is refused after ${seconds} s.`;
-    return this.approvals.ask(replyTo.threadKey, request, signal, () => this.reply(adapter, replyTo, text));
+    const announce = adapter.askApproval
+      ? async () => void (await adapter.askApproval!(replyTo, text))
+      : () => this.reply(adapter, replyTo, text);
+    return this.approvals.ask(replyTo.threadKey, request, signal, announce);
   }
 
   private async command(name: CommandName, message: InboundMessage, adapter: PlatformAdapter): Promise<void> {

@@ -37,6 +37,13 @@ export interface PlatformAdapter {
   edit?(replyTo: ReplyTarget, messageId: string, text: string): Promise<void>;
   /** Shows "typing…" once; the gateway repeats it while a turn runs. */
   typing?(replyTo: ReplyTarget): Promise<void>;
+  /**
+   * Sends an approval request with Approve and Deny buttons, where the platform has them.
+   * A press comes back through the message handler as an ordinary message with the text
+   * `/approve` or `/deny` from the presser, in the same thread, so it is authorized like any
+   * other message. Without this method the gateway sends `text` and users type the command.
+   */
+  askApproval?(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }>;
   /** Least milliseconds between two edits of one message the platform tolerates. */
   readonly minEditIntervalMs?: number;
   /** How often the gateway repeats `typing` while a turn runs (default 4000 ms). */

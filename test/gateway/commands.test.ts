@@ -108,6 +108,27 @@ describe('Gateway chat commands', () => {
     expect(adapter.textsTo('test:a').at(-1)).toBe('No command is waiting for approval.');
   });
 
+  it('asks through the adapter\'s buttons when it has them; a press comes back as /approve', async () => {
+    const answers: boolean[] = [];
+    const agent = new FakeAgent(async (options) => {
+      answers.push(await options.requestApproval!({ command: 'chmod -R 777 .', reason: 'opens permissions' }));
+      return { text: 'done', status: 'completed' };
+    });
+    const { gateway, adapter } = await setup(agent);
+    const asked: string[] = [];
+    adapter.askApproval = async (_replyTo, text) => {
+      asked.push(text);
+      return { messageId: 'buttons-1' };
+    };
+    await gateway.dispatch(message('open it up'));
+    await until(() => asked.length === 1);
+    expect(asked[0]).toMatch(/Approval needed \(opens permissions\):\nchmod -R 777 \./);
+    expect(adapter.sent.some((sent) => sent.text.includes('chmod'))).toBe(false);
+    await gateway.dispatch(message('/approve')); // what the adapter dispatches for a press of Approve
+    await gateway.idle();
+    expect(answers).toEqual([true]);
+  });
+
   it('/stop ends a wait for approval (the command is refused)', async () => {
     const answers: boolean[] = [];
     const agent = new FakeAgent(async (options) => {
