@@ -21,6 +21,8 @@ export class RecordingAdapter implements PlatformAdapter {
   readonly events: Array<AgentEvent | TurnNotice> = [];
   handler: MessageHandler | undefined;
   stopped = false;
+  /** Set by a test to act as a platform with approval buttons. */
+  askApproval?: PlatformAdapter['askApproval'];
   private next = 1;
 
   constructor(
