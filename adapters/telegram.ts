@@ -8,6 +8,7 @@ import { COMMANDS, GatewayError } from '../src/gateway/index.js';
 import type { InboundMessage, MessageHandler, PlatformAdapter, ReplyTarget } from '../src/gateway/index.js';
 import { errorMessage } from '../src/shared/errors.js';
 import { silentLogger, type Logger } from '../src/shared/logger.js';
+import { APPROVAL_KEYBOARD, pressToInbound, telegramThreadKey } from './telegram-approval.js';
 import { markdownToTelegramHtml } from './telegram-html.js';
 
 export interface TelegramWebhookOptions {
@@ -41,13 +42,14 @@ export interface TelegramReplyTarget extends ReplyTarget {
   replyToMessageId?: number;
 }
 
-const ALLOWED_UPDATES = ['message'] as const;
+const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
 
 /**
  * Telegram through grammY: long polling with @grammyjs/runner (ordered per chat, chats in
  * parallel) or a webhook that checks Telegram's secret-token header. A DM is one session per
  * chat; in groups the bot answers when mentioned or replied to; forum topics are sessions of
  * their own. Replies go out as HTML, and as plain text when Telegram refuses the markup.
+ * Approval requests carry Approve and Deny inline buttons.
  */
 export class TelegramAdapter implements PlatformAdapter {
   readonly name = 'telegram';
@@ -105,14 +107,25 @@ export class TelegramAdapter implements PlatformAdapter {
     // Updates of one chat are handled in order; different chats run in parallel. The
     // handler returns as soon as the gateway has taken the message.
     this.bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));
-    this.bot.on('message:text', async (ctx) => {
-      const message = this.toInbound(ctx.message);
-      if (!message) return;
+    const deliver = async (message: InboundMessage) => {
       try {
         await handler(message);
       } catch (error) {
         this.logger.error({ err: error, thread: message.threadKey }, 'gateway refused a telegram message');
       }
+    };
+    this.bot.on('message:text', async (ctx) => {
+      const message = this.toInbound(ctx.message);
+      if (message) await deliver(message);
+    });
+    // A press of Approve or Deny is answered at once (the client shows a spinner until then)
+    // and then goes to the gateway as the presser's /approve or /deny, authorized as usual.
+    this.bot.on('callback_query', async (ctx) => {
+      const message = pressToInbound(ctx.callbackQuery, this.name);
+      await ctx
+        .answerCallbackQuery(message ? {} : { text: 'This button is no longer in use.' })
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'answerCallbackQuery failed'));
+      if (message) await deliver(message);
     });
     await this.bot.api
       .setMyCommands(COMMANDS.map((command) => ({ command: command.name, description: command.description })))
@@ -145,8 +158,18 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   async send(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
+    return this.sendWith(replyTo, text, {});
+  }
+
+  /** Sends the request with Approve and Deny buttons; a press comes back as /approve or /deny. */
+  async askApproval(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
+    return this.sendWith(replyTo, text, { reply_markup: APPROVAL_KEYBOARD });
+  }
+
+  private async sendWith(replyTo: ReplyTarget, text: string, extra: { reply_markup?: typeof APPROVAL_KEYBOARD }): Promise<{ messageId: string }> {
     const target = replyTo as TelegramReplyTarget;
     const other = {
+      ...extra,
       ...(target.messageThreadId !== undefined ? { message_thread_id: target.messageThreadId } : {}),
       ...(target.replyToMessageId !== undefined
         ? { reply_parameters: { message_id: target.replyToMessageId, allow_sending_without_reply: true } }
@@ -200,7 +223,7 @@ export class TelegramAdapter implements PlatformAdapter {
       if (!text) return undefined;
     }
     const topic = message.is_topic_message ? message.message_thread_id : undefined;
-    const threadKey = topic !== undefined ? `telegram:${message.chat.id}:${topic}` : `telegram:${message.chat.id}`;
+    const threadKey = telegramThreadKey(message.chat.id, topic);
     const replyTo: TelegramReplyTarget = {
       threadKey,
       chatId: message.chat.id,

@@ -36,6 +36,8 @@ export interface SentTelegramMessage {
   raw: string;
   parse_mode?: string;
   reply_to_message_id?: number;
+  /** The inline keyboard under the message, if any (an edit without one removes it, as Telegram does). */
+  reply_markup?: InlineKeyboard;
   edits: number;
   at: number;
 }
@@ -51,6 +53,26 @@ export interface InjectMessageOptions {
   /** Makes the message a reply to this message id of the bot. */
   replyToBotMessage?: number;
   isForum?: boolean;
+}
+
+export interface InlineKeyboard {
+  inline_keyboard: Array<Array<{ text: string; callback_data?: string; url?: string }>>;
+}
+
+export interface InjectCallbackQueryOptions {
+  /** The bot's message whose button was pressed. */
+  messageId: number;
+  /** The `callback_data` of the pressed button. */
+  data: string;
+  userId?: number;
+  firstName?: string;
+}
+
+/** An answerCallbackQuery the bot made. */
+export interface CallbackAnswer {
+  callback_query_id: string;
+  text?: string;
+  show_alert?: boolean;
 }
 
 type Update = Record<string, unknown> & { update_id: number };
@@ -85,6 +107,13 @@ export class FakeTelegramApi {
   readonly updates: Update[] = [];
   commands: unknown[] = [];
   webhook: { url: string; secret_token?: string } | undefined;
+  /** Callback queries answered, in order. */
+  readonly callbackAnswers: CallbackAnswer[] = [];
+  /** The update types the bot asked for (`allowed_updates`); others are dropped, as Telegram does. */
+  allowedUpdates: string[] | undefined;
+  /** Ids of callback queries sent to the bot and not yet answered. */
+  private openQueries = new Set<string>();
+  private nextQueryId = 1;
   private nextUpdateId = 1;
   private nextMessageId = 1000;
   private nextUserMessageId = 1;
@@ -131,6 +160,8 @@ export class FakeTelegramApi {
   /** Queues a raw update; a waiting getUpdates returns it at once. */
   injectUpdate(update: Omit<Update, 'update_id'>): Update {
     const full = { update_id: this.nextUpdateId++, ...update } as Update;
+    const type = Object.keys(update)[0];
+    if (this.allowedUpdates && this.allowedUpdates.length > 0 && !this.allowedUpdates.includes(type)) return full;
     this.updates.push(full);
     if (this.poller) {
       const ready = this.pendingFrom(this.poller.offset, this.poller.limit);
@@ -175,6 +206,31 @@ export class FakeTelegramApi {
       };
     }
     return this.injectUpdate({ message });
+  }
+
+  /**
+   * Queues a press of an inline button under one of the bot's messages, shaped as Telegram
+   * sends it: `{ callback_query: { id, from, message, chat_instance, data } }`.
+   */
+  injectCallbackQuery(options: InjectCallbackQueryOptions): Update {
+    const sent = this.sent.find((message) => message.message_id === options.messageId);
+    if (!sent) throw new Error(`FakeTelegramApi: the bot sent no message ${options.messageId}`);
+    const buttons = (sent.reply_markup?.inline_keyboard ?? []).flat();
+    if (!buttons.some((button) => button.callback_data === options.data)) {
+      throw new Error(`FakeTelegramApi: message ${options.messageId} has no button with data "${options.data}"`);
+    }
+    const id = `${this.botId}${String(this.nextQueryId++).padStart(6, '0')}`;
+    this.openQueries.add(id);
+    const userId = options.userId ?? 1001;
+    return this.injectUpdate({
+      callback_query: {
+        id,
+        from: { id: userId, is_bot: false, first_name: options.firstName ?? 'Ada' },
+        message: this.messageObject(sent),
+        chat_instance: `instance-${sent.chat_id}`,
+        data: options.data,
+      },
+    });
   }
 
   /** Messages the bot sent to one chat (and topic), oldest first. */
@@ -260,6 +316,10 @@ export class FakeTelegramApi {
         return this.sendMessage(params);
       case 'editMessageText':
         return this.editMessageText(params);
+      case 'editMessageReplyMarkup':
+        return this.editMessageReplyMarkup(params);
+      case 'answerCallbackQuery':
+        return this.answerCallbackQuery(params);
       case 'sendChatAction':
         requireChat(params);
         if (typeof params.action !== 'string') throw new ApiError(400, 'Bad Request: action is empty');
@@ -275,6 +335,7 @@ export class FakeTelegramApi {
       case 'setWebhook':
         if (typeof params.url !== 'string') throw new ApiError(400, 'Bad Request: bad webhook: Failed to resolve host');
         this.webhook = { url: params.url, secret_token: params.secret_token as string | undefined };
+        if (params.allowed_updates !== undefined) this.allowedUpdates = asArray(params.allowed_updates).map(String);
         return true;
       case 'deleteWebhook':
         this.webhook = undefined;
@@ -326,6 +387,7 @@ export class FakeTelegramApi {
       raw: String(params.text),
       parse_mode: params.parse_mode as string | undefined,
       reply_to_message_id: replyParameters?.message_id ?? (params.reply_to_message_id as number | undefined),
+      reply_markup: inlineKeyboard(params.reply_markup),
       edits: 0,
       at: Date.now(),
     };
@@ -347,8 +409,38 @@ export class FakeTelegramApi {
     message.text = text;
     message.raw = String(params.text);
     message.parse_mode = params.parse_mode as string | undefined;
+    message.reply_markup = inlineKeyboard(params.reply_markup);
     message.edits++;
     return { ...this.messageObject(message), edit_date: Math.floor(Date.now() / 1000) };
+  }
+
+  private editMessageReplyMarkup(params: Record<string, unknown>): unknown {
+    const chatId = requireChat(params);
+    const message = this.sent.find((sent) => sent.chat_id === chatId && sent.message_id === Number(params.message_id));
+    if (!message) throw new ApiError(400, 'Bad Request: message to edit not found');
+    const markup = inlineKeyboard(params.reply_markup);
+    if (JSON.stringify(markup) === JSON.stringify(message.reply_markup)) {
+      throw new ApiError(
+        400,
+        'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+      );
+    }
+    message.reply_markup = markup;
+    message.edits++;
+    return { ...this.messageObject(message), edit_date: Math.floor(Date.now() / 1000) };
+  }
+
+  private answerCallbackQuery(params: Record<string, unknown>): unknown {
+    const id = params.callback_query_id;
+    if (typeof id !== 'string' || id === '') throw new ApiError(400, 'Bad Request: QUERY_ID_INVALID');
+    // A query can be answered once; Telegram refuses a second answer (or an unknown id) so.
+    if (!this.openQueries.delete(id)) throw new ApiError(400, 'Bad Request: query is too old and response timeout expired or query ID is invalid');
+    this.callbackAnswers.push({
+      callback_query_id: id,
+      ...(typeof params.text === 'string' ? { text: params.text } : {}),
+      ...(params.show_alert !== undefined ? { show_alert: params.show_alert === true || params.show_alert === 'true' } : {}),
+    });
+    return true;
   }
 
   private messageObject(message: SentTelegramMessage): Record<string, unknown> {
@@ -360,6 +452,7 @@ export class FakeTelegramApi {
       from: this.me(),
       text: message.text,
       ...(message.message_thread_id !== undefined ? { message_thread_id: message.message_thread_id, is_topic_message: true } : {}),
+      ...(message.reply_markup ? { reply_markup: message.reply_markup } : {}),
     };
   }
 
@@ -371,6 +464,7 @@ export class FakeTelegramApi {
     if (this.webhook) {
       throw new ApiError(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
     }
+    if (params.allowed_updates !== undefined) this.allowedUpdates = asArray(params.allowed_updates).map(String);
     const offset = Number(params.offset ?? 0);
     const limit = Math.max(1, Math.min(100, Number(params.limit ?? 100)));
     const timeout = Math.max(0, Number(params.timeout ?? 0));
@@ -424,6 +518,26 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 function requireChat(params: Record<string, unknown>): string {
   if (params.chat_id === undefined || params.chat_id === '') throw new ApiError(400, 'Bad Request: chat_id is empty');
   return String(params.chat_id);
+}
+
+/**
+ * The inline keyboard of a send or edit, checked as Telegram checks it; undefined for none.
+ * (Reply keyboards are not modelled: this bot never sends them.)
+ */
+function inlineKeyboard(value: unknown): InlineKeyboard | undefined {
+  if (value === undefined || value === '') return undefined;
+  const markup = (typeof value === 'string' ? JSON.parse(value) : value) as Partial<InlineKeyboard>;
+  if (!Array.isArray(markup.inline_keyboard) || !markup.inline_keyboard.every((row) => Array.isArray(row))) {
+    throw new ApiError(400, 'Bad Request: field "inline_keyboard" of the InlineKeyboardMarkup should be an Array of Arrays');
+  }
+  for (const button of markup.inline_keyboard.flat()) {
+    if (typeof button?.text !== 'string' || button.text === '') throw new ApiError(400, 'Bad Request: BUTTON_TEXT_INVALID');
+    const data = button.callback_data;
+    if (data !== undefined && (typeof data !== 'string' || Buffer.byteLength(data) < 1 || Buffer.byteLength(data) > 64)) {
+      throw new ApiError(400, 'Bad Request: BUTTON_DATA_INVALID');
+    }
+  }
+  return { inline_keyboard: markup.inline_keyboard };
 }
 
 function asArray(value: unknown): unknown[] {
