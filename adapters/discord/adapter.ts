@@ -8,12 +8,14 @@ import {
   Routes,
   ThreadAutoArchiveDuration,
   type APIMessage,
+  type ButtonInteraction,
   type ChatInputCommandInteraction,
   type Interaction,
   type Message,
 } from 'discord.js';
 import type { MessageHandler, PlatformAdapter, ReplyTarget } from '../../src/gateway/types.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
+import { approvalRow, DISCORD_APPROVAL_BUTTONS, fitMessage } from './approval.js';
 import { DISCORD_COMMAND_NAMES, DISCORD_COMMANDS } from './commands.js';
 import { discordThreadKey, stripBotMention, threadName, type DiscordReplyTarget } from './inbound.js';
 
@@ -130,6 +132,26 @@ export class DiscordAdapter implements PlatformAdapter {
     return { messageId: message.id };
   }
 
+  /** Sends the request with an action row of Approve and Deny buttons (see `approval.ts`). */
+  async askApproval(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
+    const target = replyTo as DiscordReplyTarget;
+    const content = fitMessage(text, this.maxMessageLength);
+    const components = [approvalRow()];
+    const open = this.openInteraction(target);
+    if (open) {
+      const message = open.answered
+        ? await open.interaction.followUp({ content, components, allowedMentions: NO_PINGS })
+        : await open.interaction.editReply({ content, components, allowedMentions: NO_PINGS });
+      open.answered = true;
+      open.messages.add(message.id);
+      return { messageId: message.id };
+    }
+    const message = (await this.rest().post(Routes.channelMessages(target.channelId), {
+      body: { content, components, allowed_mentions: NO_PINGS },
+    })) as APIMessage;
+    return { messageId: message.id };
+  }
+
   async edit(replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
     const target = replyTo as DiscordReplyTarget;
     const open = this.openInteraction(target);
@@ -221,6 +243,7 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   private async onInteraction(interaction: Interaction, handler: MessageHandler): Promise<void> {
+    if (interaction.isButton()) return this.onButton(interaction, handler);
     if (!interaction.isChatInputCommand() || !DISCORD_COMMAND_NAMES.has(interaction.commandName)) return;
     // Discord drops an interaction that is not acknowledged within 3 s; defer before anything else.
     await interaction.deferReply();
@@ -232,6 +255,30 @@ export class DiscordAdapter implements PlatformAdapter {
     const threadKey = discordThreadKey(interaction.guildId, channelId);
     const type = !interaction.guildId ? 'dm' : interaction.channel?.isThread() ? 'thread' : 'channel';
     const replyTo: DiscordReplyTarget = { threadKey, channelId, interactionId: interaction.id };
+    await handler({
+      platform: 'discord',
+      threadKey,
+      chat: { id: channelId, type },
+      user: { id: interaction.user.id, name: interaction.user.username },
+      text,
+      messageId: interaction.id,
+      replyTo,
+    });
+  }
+
+  /**
+   * A press of Approve or Deny: acknowledged at once without changing the message (type 6), then
+   * dispatched as `/approve` or `/deny` from the presser in the channel or thread it was pressed
+   * in, so the gateway authorizes it like any message and a refused press leaves the buttons usable.
+   */
+  private async onButton(interaction: ButtonInteraction, handler: MessageHandler): Promise<void> {
+    const text = DISCORD_APPROVAL_BUTTONS.get(interaction.customId);
+    if (!text) return;
+    await interaction.deferUpdate();
+    const channelId = interaction.channelId;
+    const threadKey = discordThreadKey(interaction.guildId, channelId);
+    const type = !interaction.guildId ? 'dm' : interaction.channel?.isThread() ? 'thread' : 'channel';
+    const replyTo: DiscordReplyTarget = { threadKey, channelId };
     await handler({
       platform: 'discord',
       threadKey,

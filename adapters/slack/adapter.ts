@@ -5,6 +5,7 @@ import type { MessageHandler, PlatformAdapter, ReplyTarget, TurnNotice } from '.
 import type { AgentEvent } from '../../src/agent/types.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
 import { readSlackEvent, type SlackIdentity, type SlackMessageEvent, type SlackReplyTarget } from './inbound.js';
+import { approvalBlocks, readApprovalPress, SLACK_APPROVAL_ACTIONS, type SlackApprovalActionId, type SlackButtonPress } from './approval.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
 import { RecentSet } from './recent-set.js';
 import { slackLogger } from './slack-logger.js';
@@ -113,6 +114,23 @@ export class SlackAdapter implements PlatformAdapter {
     return { messageId: String(result.ts) };
   }
 
+  /** Posts the request in the conversation's thread with Approve and Deny buttons (see `approval.ts`). */
+  async askApproval(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
+    const target = replyTo as SlackReplyTarget;
+    const mrkdwn = markdownToMrkdwn(text);
+    const result = await this.client().chat.postMessage({
+      channel: target.channel,
+      // `text` is the notification and the fallback where blocks are not shown.
+      text: mrkdwn,
+      blocks: approvalBlocks(mrkdwn),
+      ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+      unfurl_links: false,
+      unfurl_media: false,
+    });
+    if (target.threadTs) this.threads.set(`${target.channel}:${target.threadTs}`, true);
+    return { messageId: String(result.ts) };
+  }
+
   async edit(replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
     const target = replyTo as SlackReplyTarget;
     await this.client().chat.update({ channel: target.channel, ts: messageId, text: markdownToMrkdwn(text) });
@@ -185,6 +203,20 @@ export class SlackAdapter implements PlatformAdapter {
     };
     app.event('app_mention', guard('app_mention'));
     app.event('message', guard('message'));
+    for (const actionId of Object.keys(SLACK_APPROVAL_ACTIONS) as SlackApprovalActionId[]) {
+      app.action(actionId, async ({ ack, body }) => {
+        // Slack shows an error to the presser unless the press is acknowledged within 3 s.
+        await ack();
+        try {
+          const message = readApprovalPress(actionId, body as unknown as SlackButtonPress, this.me?.teamId ?? '');
+          if (!message) return void this.logger.warn({ actionId }, 'approval button press without channel or message ignored');
+          // The gateway authorizes it like any message from the presser.
+          await handler(message);
+        } catch (error) {
+          this.logger.error({ err: errorMessage(error), actionId }, 'slack button press failed');
+        }
+      });
+    }
     app.error(async (error) => {
       this.logger.error({ err: errorMessage(error) }, 'slack app error');
     });

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 export type { FakeDiscordUser } from './discord-payloads.js';
-import { guildCreatePayload, memberObject, userObject, type FakeDiscordUser } from './discord-payloads.js';
+import { botMessageObject, buttonInteractionPayload, guildCreatePayload, memberObject, userObject, type FakeDiscordUser } from './discord-payloads.js';
 
 /** One REST request the fake received. */
 export interface DiscordCall {
@@ -23,6 +23,8 @@ export interface FakeDiscordMessage {
   /** `channel` for channel messages, `interaction` for the deferred answer and follow-ups. */
   via: 'channel' | 'interaction';
   interactionToken?: string;
+  /** Message components (action rows of buttons) the bot sent with it. */
+  components?: unknown[];
 }
 
 const GUILD_TEXT = 0;
@@ -54,6 +56,8 @@ export class FakeDiscord extends EventEmitter {
   private readonly originals = new Map<string, string>();
   /** Interaction token → the channel it was used in. */
   private readonly interactionChannels = new Map<string, string>();
+  /** Interaction token → its type (2 slash command, 3 component) until its one callback arrives. */
+  private readonly pendingCallbacks = new Map<string, number>();
   private sequence = 0;
   private nextId = 930_000_000_000_000_000n;
 
@@ -168,6 +172,7 @@ export class FakeDiscord extends EventEmitter {
     const token = `interaction-token-${id}`;
     const channelId = options.channelId ?? this.channelId;
     this.interactionChannels.set(token, channelId);
+    this.pendingCallbacks.set(token, 2);
     const command = this.commands.find((c) => c.name === options.name);
     const data: Record<string, unknown> = {
       id,
@@ -199,6 +204,35 @@ export class FakeDiscord extends EventEmitter {
       data.channel = this.threads.get(channelId) ?? this.channelObject();
     }
     this.dispatch('INTERACTION_CREATE', data);
+    return { id, token };
+  }
+
+  /**
+   * A press of button `customId` on the bot's message `messageId` by `user`, in the message's
+   * channel or thread (a DM when `dm`); returns the interaction id and token.
+   */
+  buttonPress(options: { user: FakeDiscordUser; customId: string; messageId: string; dm?: boolean }): { id: string; token: string } {
+    const stored = this.messages.find((m) => m.id === options.messageId);
+    if (!stored) throw new Error(`fake Discord: no message ${options.messageId} to press a button on`);
+    const id = this.snowflake();
+    const token = `interaction-token-${id}`;
+    const channelId = stored.channel_id;
+    this.interactionChannels.set(token, channelId);
+    this.pendingCallbacks.set(token, 3);
+    const user = userObject(options.user);
+    const channel = options.dm ? { id: channelId, type: DM, recipients: [user] } : (this.threads.get(channelId) ?? this.channelObject());
+    const payload = buttonInteractionPayload({
+      id,
+      token,
+      applicationId: this.applicationId,
+      customId: options.customId,
+      message: this.messageObject(stored),
+      channelId,
+      channel,
+      user,
+      ...(options.dm ? {} : { guildId: this.guildId }),
+    });
+    this.dispatch('INTERACTION_CREATE', payload);
     return { id, token };
   }
 
@@ -303,7 +337,7 @@ export class FakeDiscord extends EventEmitter {
       return [200, this.commands];
     }
     if (method === 'POST' && (m = /^\/channels\/(\d+)\/messages$/.exec(path))) {
-      return [200, this.store(m[1], String(body.content ?? ''), 'channel')];
+      return [200, this.store(m[1], String(body.content ?? ''), 'channel', undefined, body.components)];
     }
     if (method === 'PATCH' && (m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path))) {
       return this.editStored(m[2], String(body.content ?? ''));
@@ -329,31 +363,42 @@ export class FakeDiscord extends EventEmitter {
       return [201, thread];
     }
     if (method === 'POST' && /^\/channels\/(\d+)\/typing$/.test(path)) return [204];
-    if (method === 'POST' && /^\/interactions\/(\d+)\/([\w-]+)\/callback$/.test(path)) return [204];
+    if (method === 'POST' && (m = /^\/interactions\/(\d+)\/([\w-]+)\/callback$/.exec(path))) return this.callback(m[2], Number(body.type));
     if ((m = /^\/webhooks\/(\d+)\/([\w-]+)\/messages\/(@original|\d+)$/.exec(path)) && method === 'PATCH') {
       const token = m[2];
       if (m[3] === '@original') {
         const original = this.originals.get(token);
         if (original) return this.editStored(original, String(body.content ?? ''));
-        const created = this.store(this.channelOfInteraction(token), String(body.content ?? ''), 'interaction', token);
+        const created = this.store(this.channelOfInteraction(token), String(body.content ?? ''), 'interaction', token, body.components);
         this.originals.set(token, String(created.id));
         return [200, created];
       }
       return this.editStored(m[3], String(body.content ?? ''));
     }
     if (method === 'POST' && (m = /^\/webhooks\/(\d+)\/([\w-]+)$/.exec(path))) {
-      return [200, this.store(this.channelOfInteraction(m[2]), String(body.content ?? ''), 'interaction', m[2])];
+      return [200, this.store(this.channelOfInteraction(m[2]), String(body.content ?? ''), 'interaction', m[2], body.components)];
     }
     return [404, { message: '404: Not Found', code: 0 }];
+  }
+
+  /** An interaction's one callback: 4/5 answer any interaction, 6/7 (update the message) only a component's. */
+  private callback(token: string, type: number): [number, unknown?] {
+    const kind = this.pendingCallbacks.get(token);
+    if (kind === undefined) return [400, { message: 'Interaction has already been acknowledged.', code: 40060 }];
+    const allowed = kind === 3 ? [4, 5, 6, 7] : [4, 5];
+    if (!allowed.includes(type)) return [400, { message: 'Invalid Form Body', code: 50035 }];
+    this.pendingCallbacks.delete(token);
+    return [204];
   }
 
   private channelOfInteraction(token: string): string {
     return this.interactionChannels.get(token) ?? this.channelId;
   }
 
-  private store(channelId: string, content: string, via: FakeDiscordMessage['via'], interactionToken?: string): Record<string, unknown> {
+  private store(channelId: string, content: string, via: FakeDiscordMessage['via'], interactionToken?: string, components?: unknown): Record<string, unknown> {
     const id = this.snowflake();
     const message: FakeDiscordMessage = { id, channel_id: channelId, content, via, ...(interactionToken ? { interactionToken } : {}) };
+    if (Array.isArray(components)) message.components = components;
     this.messages.push(message);
     return this.messageObject(message);
   }
@@ -366,21 +411,6 @@ export class FakeDiscord extends EventEmitter {
   }
 
   private messageObject(message: FakeDiscordMessage): Record<string, unknown> {
-    return {
-      id: message.id,
-      channel_id: message.channel_id,
-      author: userObject(this.bot),
-      content: message.content,
-      timestamp: new Date().toISOString(),
-      edited_timestamp: null,
-      tts: false,
-      mention_everyone: false,
-      mentions: [],
-      mention_roles: [],
-      attachments: [],
-      embeds: [],
-      pinned: false,
-      type: 0,
-    };
+    return botMessageObject(this.bot, message);
   }
 }

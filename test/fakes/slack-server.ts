@@ -19,6 +19,8 @@ export interface FakeSlackMessage {
   user?: string;
   bot_id?: string;
   text: string;
+  /** Block Kit blocks the bot posted with the message, parsed. */
+  blocks?: Array<Record<string, unknown>>;
 }
 
 export interface FakeSlackOptions {
@@ -141,11 +143,72 @@ export class FakeSlack extends EventEmitter {
     body: Record<string, unknown>,
     options: { retryNum?: number; secret?: string } = {},
   ): Promise<{ status: number; text: string }> {
-    const raw = JSON.stringify(body);
+    return this.postSigned(url, JSON.stringify(body), 'application/json', options);
+  }
+
+  /**
+   * A `block_actions` payload for a press of button `actionId` on the bot's message `ts` in
+   * `channel`, by `user`, as Slack sends it to the Interactivity request URL.
+   */
+  blockActionsPayload(fields: { actionId: string; user: string; channel: string; ts: string }): Record<string, unknown> {
+    const posted = this.messages.find((m) => m.channel === fields.channel && m.ts === fields.ts);
+    const element = posted?.blocks
+      ?.flatMap((block) => (Array.isArray(block.elements) ? (block.elements as Array<Record<string, unknown>>) : []))
+      .find((e) => e.action_id === fields.actionId);
+    const block = posted?.blocks?.find((b) => Array.isArray(b.elements) && (b.elements as unknown[]).includes(element));
+    const message: Record<string, unknown> = { type: 'message', ts: fields.ts, text: posted?.text ?? '', user: this.botUserId, bot_id: this.botId };
+    if (posted?.blocks) message.blocks = posted.blocks;
+    if (posted?.thread_ts) message.thread_ts = posted.thread_ts;
+    return {
+      type: 'block_actions',
+      user: { id: fields.user, username: fields.user.toLowerCase(), name: fields.user.toLowerCase(), team_id: this.team },
+      api_app_id: 'A0FAKE',
+      token: 'verification-token',
+      container: {
+        type: 'message',
+        message_ts: fields.ts,
+        channel_id: fields.channel,
+        is_ephemeral: false,
+        ...(posted?.thread_ts ? { thread_ts: posted.thread_ts } : {}),
+      },
+      trigger_id: `${Date.now()}.1.${randomUUID().slice(0, 8)}`,
+      team: { id: this.team, domain: 'fake' },
+      enterprise: null,
+      is_enterprise_install: false,
+      channel: { id: fields.channel, name: fields.channel.startsWith('D') ? 'directmessage' : 'general' },
+      message,
+      state: { values: {} },
+      response_url: `http://127.0.0.1:${this.port}/actions/${randomUUID()}`,
+      actions: [
+        {
+          action_id: fields.actionId,
+          block_id: block?.block_id ?? 'b0',
+          text: element?.text ?? { type: 'plain_text', text: fields.actionId },
+          value: element?.value ?? '',
+          ...(element?.style ? { style: element.style } : {}),
+          type: 'button',
+          action_ts: `${Math.floor(Date.now() / 1000)}.000200`,
+        },
+      ],
+    };
+  }
+
+  /** POSTs an interactive payload to a Bolt HTTP receiver as Slack does: form body `payload=<json>`, signed. */
+  async deliverInteractiveHttp(url: string, payload: Record<string, unknown>, options: { secret?: string } = {}): Promise<{ status: number; text: string }> {
+    const raw = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    return this.postSigned(url, raw, 'application/x-www-form-urlencoded', options);
+  }
+
+  private async postSigned(
+    url: string,
+    raw: string,
+    contentType: string,
+    options: { retryNum?: number; secret?: string },
+  ): Promise<{ status: number; text: string }> {
     const timestamp = Math.floor(Date.now() / 1000).toString();
     const signature = createHmac('sha256', options.secret ?? this.signingSecret).update(`v0:${timestamp}:${raw}`).digest('hex');
     const headers: Record<string, string> = {
-      'content-type': 'application/json',
+      'content-type': contentType,
       'x-slack-request-timestamp': timestamp,
       'x-slack-signature': `v0=${signature}`,
     };
@@ -159,16 +222,31 @@ export class FakeSlack extends EventEmitter {
 
   /** Sends an `events_api` envelope to every Socket Mode client; resolves with its envelope id once acked. */
   async deliverSocket(body: Record<string, unknown>, options: { retryAttempt?: number; timeoutMs?: number } = {}): Promise<string> {
+    return this.sendEnvelope('events_api', body, options);
+  }
+
+  /** Sends an `interactive` envelope (a button press payload) to every Socket Mode client; resolves once acked. */
+  async deliverInteractiveSocket(payload: Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<string> {
+    return this.sendEnvelope('interactive', payload, options);
+  }
+
+  private async sendEnvelope(
+    type: 'events_api' | 'interactive',
+    body: Record<string, unknown>,
+    options: { retryAttempt?: number; timeoutMs?: number },
+  ): Promise<string> {
     if (this.sockets.size === 0) throw new Error('fake Slack: no Socket Mode client is connected');
     const envelopeId = randomUUID();
-    const envelope = {
+    const envelope: Record<string, unknown> = {
       envelope_id: envelopeId,
       payload: body,
-      type: 'events_api',
-      accepts_response_payload: false,
-      retry_attempt: options.retryAttempt ?? 0,
-      retry_reason: options.retryAttempt ? 'timeout' : '',
+      type,
+      accepts_response_payload: type === 'interactive',
     };
+    if (type === 'events_api') {
+      envelope.retry_attempt = options.retryAttempt ?? 0;
+      envelope.retry_reason = options.retryAttempt ? 'timeout' : '';
+    }
     const acked = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`fake Slack: envelope ${envelopeId} not acked`)), options.timeoutMs ?? 10_000);
       const onAck = (id: string): void => {
@@ -248,6 +326,8 @@ export class FakeSlack extends EventEmitter {
         if (typeof params.channel !== 'string' || typeof params.text !== 'string') return { ok: false, error: 'invalid_arguments' };
         const message: FakeSlackMessage = { channel: params.channel, ts: this.nextTs(), text: params.text, user: this.botUserId, bot_id: this.botId };
         if (typeof params.thread_ts === 'string') message.thread_ts = params.thread_ts;
+        const blocks = readBlocks(params.blocks);
+        if (blocks) message.blocks = blocks;
         this.messages.push(message);
         return { ok: true, channel: message.channel, ts: message.ts, message: { type: 'message', ...message } };
       }
@@ -255,6 +335,8 @@ export class FakeSlack extends EventEmitter {
         const message = this.messages.find((m) => m.channel === params.channel && m.ts === params.ts);
         if (!message) return { ok: false, error: 'message_not_found' };
         message.text = String(params.text ?? '');
+        const blocks = readBlocks(params.blocks);
+        if (blocks) message.blocks = blocks;
         return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
       }
       case 'reactions.add':
@@ -279,6 +361,12 @@ async function readParams(req: IncomingMessage, url: URL): Promise<Record<string
   if ((req.headers['content-type'] ?? '').includes('application/json')) return { ...params, ...(JSON.parse(raw) as Record<string, unknown>) };
   for (const [key, value] of new URLSearchParams(raw)) params[key] = value;
   return params;
+}
+
+/** `blocks` as the WebClient sends them: a JSON string in a form body, an array in a JSON body. */
+function readBlocks(value: unknown): Array<Record<string, unknown>> | undefined {
+  const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+  return Array.isArray(parsed) ? (parsed as Array<Record<string, unknown>>) : undefined;
 }
 
 /** A Slack user message event. */

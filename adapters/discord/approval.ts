@@ -1,0 +1,22 @@
+import { ActionRowBuilder, ButtonBuilder, ButtonStyle, type APIActionRowComponent, type APIComponentInMessageActionRow } from 'discord.js';
+
+/** `custom_id`s of the Approve and Deny buttons, and the command each press stands for. */
+export const DISCORD_APPROVAL_BUTTONS: ReadonlyMap<string, '/approve' | '/deny'> = new Map([
+  ['hermes:approve', '/approve'],
+  ['hermes:deny', '/deny'],
+]);
+
+/** The action row under an approval request: Approve (green) and Deny (red). */
+export function approvalRow(): APIActionRowComponent<APIComponentInMessageActionRow> {
+  return new ActionRowBuilder<ButtonBuilder>()
+    .addComponents(
+      new ButtonBuilder().setCustomId('hermes:approve').setLabel('Approve').setStyle(ButtonStyle.Success),
+      new ButtonBuilder().setCustomId('hermes:deny').setLabel('Deny').setStyle(ButtonStyle.Danger),
+    )
+    .toJSON();
+}
+
+/** `text` cut to fit one Discord message. */
+export function fitMessage(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+}
