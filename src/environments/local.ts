@@ -1,7 +1,7 @@
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Environment, ExecuteOptions, ExecuteResult, HostCommand } from './types.js';
-import { interruptedNotice, runInProcessGroup } from './run-group.js';
+import { commandResult, runInProcessGroup } from './run-group.js';
 import { strippedEnvKeys } from './child-env.js';
 
 /** Per-command variables lose every provider's stripEnvKeys too. */
@@ -46,22 +46,7 @@ export class LocalEnvironment implements Environment {
       maxOutputBytes: this.options.maxOutputBytes ?? 50_000,
       graceMs: this.options.graceMs,
     });
-    let output = run.output;
-    let exitCode = run.exitCode ?? (run.signal ? 128 : 1);
-    if (run.timedOut) {
-      output += `${output && !output.endsWith('\n') ? '\n' : ''}[Command timed out after ${timeout}s and was killed]`;
-      exitCode = 124;
-    } else if (run.interrupted) {
-      output += `${output && !output.endsWith('\n') ? '\n' : ''}${interruptedNotice(run.reason)}`;
-      exitCode = 130;
-    }
-    return {
-      output,
-      exit_code: exitCode,
-      ...(run.timedOut ? { timed_out: true } : {}),
-      ...(run.interrupted ? { interrupted: true } : {}),
-      ...(run.truncated ? { truncated: true } : {}),
-    };
+    return commandResult({ ...run, exitCode: run.exitCode ?? (run.signal ? 128 : 1) }, timeout);
   }
 
   hostCommand(argv: string[], options: { cwd?: string; env: Record<string, string>; binds?: string[] }): HostCommand {

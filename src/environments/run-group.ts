@@ -1,5 +1,6 @@
 import { OutputCapture } from '../shared/output-capture.js';
-import { spawnGroupLeader, superviseGroup } from './supervise-group.js';
+import type { ExecuteResult } from './types.js';
+import { interruptedNotice, spawnGroupLeader, superviseGroup } from './supervise-group.js';
 
 export { abortReason, interruptedNotice } from './supervise-group.js';
 
@@ -46,5 +47,32 @@ export async function runInProcessGroup(file: string, args: string[], options: R
     reason: exit.reason,
     truncated: capture.truncated,
     totalBytes: capture.total,
+  };
+}
+
+/**
+ * A finished command as `Environment.execute` returns it: a timeout adds
+ * `[Command timed out after Ns and was killed]` (exit code 124), an interrupt the
+ * `[execution interrupted — R]` notice (exit code 130).
+ */
+export function commandResult(
+  run: { output: string; exitCode: number; timedOut: boolean; interrupted: boolean; reason?: string; truncated: boolean },
+  timeout: number,
+): ExecuteResult {
+  const newline = run.output && !run.output.endsWith('\n') ? '\n' : '';
+  let { output, exitCode } = run;
+  if (run.timedOut) {
+    output += `${newline}[Command timed out after ${timeout}s and was killed]`;
+    exitCode = 124;
+  } else if (run.interrupted) {
+    output += `${newline}${interruptedNotice(run.reason)}`;
+    exitCode = 130;
+  }
+  return {
+    output,
+    exit_code: exitCode,
+    ...(run.timedOut ? { timed_out: true } : {}),
+    ...(run.interrupted ? { interrupted: true } : {}),
+    ...(run.truncated ? { truncated: true } : {}),
   };
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { execa } from 'execa';
 import type { Environment, ExecuteOptions, ExecuteResult } from '../types.js';
-import { interruptedNotice, abortReason } from '../run-group.js';
+import { abortReason, commandResult } from '../run-group.js';
 import { withoutStripped } from '../local.js';
 import { OutputCapture } from '../../shared/output-capture.js';
 import type { Logger } from '../../shared/logger.js';
@@ -70,22 +70,7 @@ export abstract class RemoteShellEnvironment implements Environment {
       where: this.describe(),
     });
     const run = await this.runBootstrap(id, bootstrapInput(script, options.stdin), timeout, options.signal);
-    let output = run.output;
-    let exitCode = run.exitCode;
-    if (run.timedOut) {
-      output += `${output && !output.endsWith('\n') ? '\n' : ''}[Command timed out after ${timeout}s and was killed]`;
-      exitCode = 124;
-    } else if (run.interrupted) {
-      output += `${output && !output.endsWith('\n') ? '\n' : ''}${interruptedNotice(run.reason)}`;
-      exitCode = 130;
-    }
-    return {
-      output,
-      exit_code: exitCode,
-      ...(run.timedOut ? { timed_out: true } : {}),
-      ...(run.interrupted ? { interrupted: true } : {}),
-      ...(run.truncated ? { truncated: true } : {}),
-    };
+    return commandResult({ ...run, exitCode: run.exitCode }, timeout);
   }
 
   /** Runs a short control command (no timeout handling beyond `timeoutMs`); stdout and stderr apart. */
