@@ -8,7 +8,7 @@ import type { Logger } from '../shared/logger.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ToolContext } from '../tools/types.js';
 import { CallGate } from './call-gate.js';
-import { KernelPool, KernelProcess, KernelStartError, kernelArgv, kernelRunnerPath, type CellOutcome } from './kernel/index.js';
+import { KernelPool, KernelProcess, KernelStartError, kernelArgv, kernelRunnerPath, type CellOutcome, type PooledKernel } from './kernel/index.js';
 import { RpcServer } from './rpc/server.js';
 import { StagingDir } from './staging.js';
 import { launchCommand } from './launch.js';
@@ -56,14 +56,7 @@ export class SessionKernels {
       spillDir: string;
     },
   ) {
-    const settings = deps.config.code_execution;
-    this.pool = new KernelPool({
-      maxKernels: settings.max_session_kernels,
-      idleTimeoutMs: settings.kernel_idle_timeout * 1000,
-      logger: deps.logger,
-      // Every call passes its own start (the kernel runs in that call's environment).
-      start: (owner) => Promise.reject(new KernelStartError(`no execute_code call is starting a kernel for ${owner}`)),
-    });
+    this.pool = sessionKernelPool(deps.config, deps.logger);
   }
 
   /**
@@ -71,19 +64,7 @@ export class SessionKernels {
    * `{ unavailable: why }`, so the caller can run the code one-shot instead.
    */
   async run(request: CellRequest): Promise<ExecuteCodeResult | { unavailable: string }> {
-    const start = () => this.startKernel(request);
-    try {
-      return await this.pool.withKernel(request.owner, { reset: request.reset, start }, async (kernel, info) => {
-        const result = await this.runCell(kernel, request);
-        return {
-          ...result,
-          kernel: { mode: 'session', reused: info.reused, execution_count: kernel.executionCount, state_reset: info.stateReset },
-        };
-      });
-    } catch (error) {
-      if (error instanceof KernelStartError) return { unavailable: errorMessage(error) };
-      throw error;
-    }
+    return runInKernel(this.pool, request, () => this.startKernel(request), (kernel) => this.runCell(kernel, request));
   }
 
   async close(): Promise<void> {
@@ -157,6 +138,38 @@ export class SessionKernels {
       ...stdoutFields({ text: out, truncated: stdout.capture.truncated, totalBytes: stdout.capture.total, spillPath }),
     };
     return cellResult(outcome, out, stderr.text(), settings.timeout, base);
+  }
+}
+
+/** A pool with the configured cap and idle timeout; every call brings its own start. */
+export function sessionKernelPool<K extends PooledKernel>(config: HermesConfig, logger: Logger): KernelPool<K> {
+  const settings = config.code_execution;
+  return new KernelPool<K>({
+    maxKernels: settings.max_session_kernels,
+    idleTimeoutMs: settings.kernel_idle_timeout * 1000,
+    logger,
+  });
+}
+
+/**
+ * Runs a cell in the owner's kernel of `pool` (started by `start` when needed) and adds the
+ * `kernel` facts to the result. When no kernel can be started it returns
+ * `{ unavailable: why }`, so the caller can run the code one-shot instead.
+ */
+export async function runInKernel<K extends PooledKernel & { readonly executionCount: number }>(
+  pool: KernelPool<K>,
+  request: CellRequest,
+  start: () => Promise<K>,
+  runCell: (kernel: K) => Promise<ExecuteCodeResult>,
+): Promise<ExecuteCodeResult | { unavailable: string }> {
+  try {
+    return await pool.withKernel(request.owner, { reset: request.reset, start }, async (kernel, info) => ({
+      ...(await runCell(kernel)),
+      kernel: { mode: 'session', reused: info.reused, execution_count: kernel.executionCount, state_reset: info.stateReset },
+    }));
+  } catch (error) {
+    if (error instanceof KernelStartError) return { unavailable: errorMessage(error) };
+    throw error;
   }
 }
 

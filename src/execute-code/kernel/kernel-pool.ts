@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from '../../shared/logger.js';
-import { KernelPoolClosedError } from './errors.js';
+import { KernelPoolClosedError, KernelStartError } from './errors.js';
 import type { KernelProcess } from './kernel-process.js';
 import type { KernelState, KernelUseInfo } from './types.js';
 
@@ -16,8 +16,11 @@ export interface KernelPoolOptions<K extends PooledKernel = KernelProcess> {
   /** An unpinned kernel idle this long is killed (an unref'd timer). */
   idleTimeoutMs: number;
   logger?: Logger;
-  /** Starts a kernel for `owner`; the caller decides command, env and cwd. May throw (e.g. KernelStartError). */
-  start(owner: string): Promise<K>;
+  /**
+   * Starts a kernel for `owner`; the caller decides command, env and cwd. May throw (e.g.
+   * KernelStartError). Optional when every `withKernel` call brings its own `start`.
+   */
+  start?(owner: string): Promise<K>;
 }
 
 export interface WithKernelOptions<K extends PooledKernel = KernelProcess> {
@@ -26,6 +29,9 @@ export interface WithKernelOptions<K extends PooledKernel = KernelProcess> {
   /** Starts the kernel if this call needs one; defaults to the pool's `start`. */
   start?(owner: string): Promise<K>;
 }
+
+const noStart = (owner: string): Promise<never> =>
+  Promise.reject(new KernelStartError(`no way to start a kernel for ${owner}: pass start to the pool or to withKernel`));
 
 /** Owners whose lost kernels are remembered for `stateReset`; the oldest are forgotten first. */
 const MAX_REMEMBERED_LOSSES = 10_000;
@@ -93,7 +99,7 @@ export class KernelPool<K extends PooledKernel = KernelProcess> {
       }
       const reused = entry.kernel !== undefined;
       if (reused) await this.#makeRoom();
-      else await this.#startKernel(entry, options.start ?? this.#options.start);
+      else await this.#startKernel(entry, options.start ?? this.#options.start ?? noStart);
       if (!entry.kernel) throw new KernelPoolClosedError(owner);
       return await fn(entry.kernel, { reused, stateReset });
     } finally {

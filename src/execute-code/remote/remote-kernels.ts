@@ -1,8 +1,7 @@
 import { OutputCapture } from '../../shared/output-capture.js';
-import { errorMessage } from '../../shared/errors.js';
 import { CallGate } from '../call-gate.js';
-import { cellResult, type CellRequest } from '../kernel-execution.js';
-import { KernelPool, KernelStartError, type CellOutcome } from '../kernel/index.js';
+import { cellResult, runInKernel, sessionKernelPool, type CellRequest } from '../kernel-execution.js';
+import type { KernelPool, CellOutcome } from '../kernel/index.js';
 import { StdoutSink } from '../stdout-sink.js';
 import { secondsSince, stdoutFields } from '../result.js';
 import type { ExecuteCodeResult } from '../types.js';
@@ -20,28 +19,12 @@ export class RemoteKernels {
   private readonly gates = new Map<RemoteKernel, CallGate>();
 
   constructor(private readonly deps: RemoteRunnerDeps) {
-    const settings = deps.config.code_execution;
-    this.pool = new KernelPool<RemoteKernel>({
-      maxKernels: settings.max_session_kernels,
-      idleTimeoutMs: settings.kernel_idle_timeout * 1000,
-      logger: deps.logger,
-      // Every call passes its own start (the kernel runs in that call's environment).
-      start: (owner) => Promise.reject(new KernelStartError(`no execute_code call is starting a kernel for ${owner}`)),
-    });
+    this.pool = sessionKernelPool<RemoteKernel>(deps.config, deps.logger);
   }
 
   /** Runs a cell in the owner's remote kernel, or returns `{ unavailable }` when none can start. */
   async run(request: CellRequest): Promise<ExecuteCodeResult | { unavailable: string }> {
-    const start = () => this.startKernel(request);
-    try {
-      return await this.pool.withKernel(request.owner, { reset: request.reset, start }, async (kernel, info) => {
-        const result = await this.runCell(kernel, request);
-        return { ...result, kernel: { mode: 'session', reused: info.reused, execution_count: kernel.executionCount, state_reset: info.stateReset } };
-      });
-    } catch (error) {
-      if (error instanceof KernelStartError) return { unavailable: errorMessage(error) };
-      throw error;
-    }
+    return runInKernel(this.pool, request, () => this.startKernel(request), (kernel) => this.runCell(kernel, request));
   }
 
   async close(): Promise<void> {
