@@ -184,13 +184,14 @@ describe.skipIf(Boolean(skip))('web chat page (browser, stand-in dispatch)', { t
     await newThread.focus();
     await page.keyboard.press('Enter');
     await page.locator('.thread-link[aria-current="page"]').waitFor({ state: 'attached' });
-    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    // The list closes once the new thread has opened; the page may mark the link first.
+    await expect.poll(() => toggle.getAttribute('aria-expanded'), { timeout: 10_000 }).toBe('false');
     await page.keyboard.type('from the keyboard');
     await page.keyboard.press('Enter');
     await page.locator('.msg.assistant').waitFor();
     await toggle.click();
     await page.keyboard.press('Escape');
-    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    await expect.poll(() => toggle.getAttribute('aria-expanded'), { timeout: 10_000 }).toBe('false');
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(width).toBeLessThanOrEqual(380);
     await screenshot(page, 'web-page-narrow');
