@@ -1,4 +1,4 @@
-import type { CallbackQuery, InlineKeyboardMarkup } from 'grammy/types';
+import type { CallbackQuery, InlineKeyboardMarkup, Message, User } from 'grammy/types';
 import type { InboundMessage } from '../src/gateway/index.js';
 import type { TelegramReplyTarget } from './telegram.js';
 
@@ -38,6 +38,15 @@ export function pressToInbound(query: CallbackQuery, platform: string): InboundM
   const text = approvalCommand(query.data);
   const message = query.message;
   if (!text || !message || message.date === 0 || query.from.is_bot) return undefined;
+  // The press has no message of its own; the callback query's id is unique per press.
+  return inboundFrom(message, query.from, text, `callback:${query.id}`, platform);
+}
+
+/**
+ * The InboundMessage for `text` said by `from` in the chat (and forum topic) of `message`.
+ * In groups the answer quotes `message`, as replies to typed messages quote them.
+ */
+export function inboundFrom(message: Message, from: User, text: string, messageId: string, platform: string): InboundMessage {
   const isPrivate = message.chat.type === 'private';
   const topic = message.is_topic_message ? message.message_thread_id : undefined;
   const threadKey = telegramThreadKey(message.chat.id, topic);
@@ -45,17 +54,15 @@ export function pressToInbound(query: CallbackQuery, platform: string): InboundM
     threadKey,
     chatId: message.chat.id,
     ...(topic !== undefined ? { messageThreadId: topic } : {}),
-    // In groups the answer quotes the request, as replies to typed messages quote them.
     ...(!isPrivate ? { replyToMessageId: message.message_id } : {}),
   };
   return {
     platform,
     threadKey,
     chat: { id: String(message.chat.id), type: isPrivate ? 'dm' : topic !== undefined ? 'thread' : 'group' },
-    user: { id: String(query.from.id), name: query.from.username ?? query.from.first_name },
+    user: { id: String(from.id), name: from.username ?? from.first_name },
     text,
-    // The press has no message of its own; the callback query's id is unique per press.
-    messageId: `callback:${query.id}`,
+    messageId,
     replyTo,
   };
 }

@@ -8,7 +8,7 @@ import { COMMANDS, GatewayError } from '../src/gateway/index.js';
 import type { InboundMessage, MessageHandler, PlatformAdapter, ReplyTarget } from '../src/gateway/index.js';
 import { errorMessage } from '../src/shared/errors.js';
 import { silentLogger, type Logger } from '../src/shared/logger.js';
-import { APPROVAL_KEYBOARD, pressToInbound, telegramThreadKey } from './telegram-approval.js';
+import { APPROVAL_KEYBOARD, pressToInbound, inboundFrom } from './telegram-approval.js';
 import { markdownToTelegramHtml } from './telegram-html.js';
 
 export interface TelegramWebhookOptions {
@@ -222,23 +222,7 @@ export class TelegramAdapter implements PlatformAdapter {
       text = text.replace(new RegExp(`^(/\\w+)@${me.username}\\b`, 'i'), '$1').replace(mention, '').replace(/\s{2,}/g, ' ').trim();
       if (!text) return undefined;
     }
-    const topic = message.is_topic_message ? message.message_thread_id : undefined;
-    const threadKey = telegramThreadKey(message.chat.id, topic);
-    const replyTo: TelegramReplyTarget = {
-      threadKey,
-      chatId: message.chat.id,
-      ...(topic !== undefined ? { messageThreadId: topic } : {}),
-      ...(!isPrivate ? { replyToMessageId: message.message_id } : {}),
-    };
-    return {
-      platform: this.name,
-      threadKey,
-      chat: { id: String(message.chat.id), type: isPrivate ? 'dm' : topic !== undefined ? 'thread' : 'group' },
-      user: { id: String(message.from.id), name: message.from.username ?? message.from.first_name },
-      text,
-      messageId: String(message.message_id),
-      replyTo,
-    };
+    return inboundFrom(message, message.from, text, String(message.message_id), this.name);
   }
 
   /** Sends as HTML; when Telegram cannot parse the markup, sends the original text plain. */

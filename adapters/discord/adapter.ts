@@ -13,7 +13,7 @@ import {
   type Interaction,
   type Message,
 } from 'discord.js';
-import type { MessageHandler, PlatformAdapter, ReplyTarget } from '../../src/gateway/types.js';
+import type { InboundMessage, MessageHandler, PlatformAdapter, ReplyTarget } from '../../src/gateway/types.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
 import { approvalRow, DISCORD_APPROVAL_BUTTONS, fitMessage } from './approval.js';
 import { DISCORD_COMMAND_NAMES, DISCORD_COMMANDS } from './commands.js';
@@ -251,19 +251,7 @@ export class DiscordAdapter implements PlatformAdapter {
     for (const [id, open] of this.interactions) if (open.expiresAt <= now) this.interactions.delete(id);
     this.interactions.set(interaction.id, { interaction, answered: false, messages: new Set(), expiresAt: now + INTERACTION_LIFETIME_MS });
     const text = interaction.commandName === 'ask' ? interaction.options.getString('prompt', true) : `/${interaction.commandName}`;
-    const channelId = interaction.channelId;
-    const threadKey = discordThreadKey(interaction.guildId, channelId);
-    const type = !interaction.guildId ? 'dm' : interaction.channel?.isThread() ? 'thread' : 'channel';
-    const replyTo: DiscordReplyTarget = { threadKey, channelId, interactionId: interaction.id };
-    await handler({
-      platform: 'discord',
-      threadKey,
-      chat: { id: channelId, type },
-      user: { id: interaction.user.id, name: interaction.user.username },
-      text,
-      messageId: interaction.id,
-      replyTo,
-    });
+    await handler(interactionInbound(interaction, text, { interactionId: interaction.id }));
   }
 
   /**
@@ -275,18 +263,26 @@ export class DiscordAdapter implements PlatformAdapter {
     const text = DISCORD_APPROVAL_BUTTONS.get(interaction.customId);
     if (!text) return;
     await interaction.deferUpdate();
-    const channelId = interaction.channelId;
-    const threadKey = discordThreadKey(interaction.guildId, channelId);
-    const type = !interaction.guildId ? 'dm' : interaction.channel?.isThread() ? 'thread' : 'channel';
-    const replyTo: DiscordReplyTarget = { threadKey, channelId };
-    await handler({
-      platform: 'discord',
-      threadKey,
-      chat: { id: channelId, type },
-      user: { id: interaction.user.id, name: interaction.user.username },
-      text,
-      messageId: interaction.id,
-      replyTo,
-    });
+    await handler(interactionInbound(interaction, text, {}));
   }
+}
+
+/** The InboundMessage for `text` from whoever used the interaction, in its channel or thread. */
+function interactionInbound(
+  interaction: ChatInputCommandInteraction | ButtonInteraction,
+  text: string,
+  reply: Partial<DiscordReplyTarget>,
+): InboundMessage {
+  const channelId = interaction.channelId;
+  const threadKey = discordThreadKey(interaction.guildId, channelId);
+  const type = !interaction.guildId ? 'dm' : interaction.channel?.isThread() ? 'thread' : 'channel';
+  return {
+    platform: 'discord',
+    threadKey,
+    chat: { id: channelId, type },
+    user: { id: interaction.user.id, name: interaction.user.username },
+    text,
+    messageId: interaction.id,
+    replyTo: { ...reply, threadKey, channelId },
+  };
 }
