@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/cli/commands/gateway.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
+import type { RunningGateway } from '../../src/cli/commands/gateway.js';
+import type { FakeOpenAI } from '../fakes/openai-server.js';
 import { FakeDiscord, type DiscordCall, type FakeDiscordUser } from '../fakes/discord-server.js';
-import { e2eConfig, e2eModel, groupAlive, release, requestFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { startE2eGateway, groupAlive, release, requestFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 if (!hasPython && process.env.CI !== 'true') console.log('discord end-to-end tests skipped: python3 is not installed');
@@ -47,23 +47,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('Discord end to end: the 
   beforeEach(async () => {
     discord = await new FakeDiscord().listen();
     const env = { ...process.env, DISCORD_BOT_TOKEN: discord.token, DISCORD_ALLOWED_USERS: `${alice.id},${bob.id}` };
-    const made = e2eConfig(
-      {
-        model: { base_url: 'http://127.0.0.1:9/v1', name: 'fake-model', api_key_env: KEY_VAR },
-        platforms: {
-          discord: { api_url: discord.apiUrl },
-          slack: { enabled: false },
-          telegram: { enabled: false },
-          web: { enabled: false },
-        },
-      },
-      env,
-    );
-    home = made.home;
-    cleanup = made.cleanup;
-    model = await startFakeOpenAI({ fallback: e2eModel(home) });
-    made.loaded.config.model.base_url = model.url;
-    running = await startGateway(made.loaded, { env });
+    ({ running, model, home, cleanup } = await startE2eGateway('discord', { api_url: discord.apiUrl }, env, KEY_VAR));
     expect(running.report.started).toEqual(['discord']);
   }, 60_000);
 

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/cli/commands/gateway.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
+import type { RunningGateway } from '../../src/cli/commands/gateway.js';
+import type { FakeOpenAI } from '../fakes/openai-server.js';
 import { FakeSlack, slackMessage, type SlackCall } from '../fakes/slack-server.js';
-import { e2eConfig, e2eModel, groupAlive, release, requestFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { startE2eGateway, groupAlive, release, requestFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 if (!hasPython && process.env.CI !== 'true') console.log('slack end-to-end tests skipped: python3 is not installed');
@@ -38,23 +38,7 @@ async function startAll(mode: 'socket' | 'http'): Promise<void> {
   };
   const port = mode === 'http' ? await freePort() : 3000;
   httpPort = port;
-  const made = e2eConfig(
-    {
-      model: { base_url: 'http://127.0.0.1:9/v1', name: 'fake-model', api_key_env: KEY_VAR },
-      platforms: {
-        slack: { mode, api_url: slack.apiUrl, port },
-        discord: { enabled: false },
-        telegram: { enabled: false },
-        web: { enabled: false },
-      },
-    },
-    env,
-  );
-  home = made.home;
-  cleanup = made.cleanup;
-  model = await startFakeOpenAI({ fallback: e2eModel(home) });
-  made.loaded.config.model.base_url = model.url;
-  running = await startGateway(made.loaded, { env });
+  ({ running, model, home, cleanup } = await startE2eGateway('slack', { mode, api_url: slack.apiUrl, port }, env, KEY_VAR));
   expect(running.report.started).toEqual(['slack']);
 }
 

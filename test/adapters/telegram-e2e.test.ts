@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/cli/commands/gateway.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
-import { e2eConfig, e2eModel, groupAlive, release, requestFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
+import type { RunningGateway } from '../../src/cli/commands/gateway.js';
+import type { FakeOpenAI } from '../fakes/openai-server.js';
+import { startE2eGateway, groupAlive, release, requestFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
@@ -24,24 +24,8 @@ async function startAll(options: { refuseHtml?: boolean } = {}): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: `${ADA},${BOB}` };
   delete env.TELEGRAM_WEBHOOK_URL;
   delete env.GATEWAY_ALLOW_ALL_USERS;
-  const made = e2eConfig(
-    {
-      model: { base_url: 'http://127.0.0.1:9/v1', name: 'fake-model', api_key_env: KEY_VAR },
-      platforms: {
-        telegram: { api_root: api.apiRoot },
-        slack: { enabled: false },
-        discord: { enabled: false },
-        web: { enabled: false },
-      },
-    },
-    env,
-  );
-  home = made.home;
-  cleanup = made.cleanup;
-  model = await startFakeOpenAI({ fallback: e2eModel(home) });
-  made.loaded.config.model.base_url = model.url;
-  running = await startGateway(made.loaded, { env });
-  expect(running.report.started).toEqual(['telegram']);
+  ({ running, model, home, cleanup } = await startE2eGateway('telegram', { api_root: api.apiRoot }, env, KEY_VAR));
+  expect(running!.report.started).toEqual(['telegram']);
 }
 
 afterEach(async () => {

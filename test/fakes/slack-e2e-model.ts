@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig, type ConfigOverrides, type LoadedConfig } from '../../src/config/index.js';
-import type { FakeReply, RecordedRequest } from './openai-server.js';
+import { startFakeOpenAI, type FakeOpenAI, type FakeReply, type RecordedRequest } from './openai-server.js';
+import type { RunningGateway } from '../../src/cli/commands/gateway.js';
 
 /**
  * The model's side of the chat-platform end-to-end tests (Slack and Discord share it). Users
@@ -82,6 +83,35 @@ export function e2eConfig(overrides: ConfigOverrides, env: NodeJS.ProcessEnv): {
   const home = mkdtempSync(join(tmpdir(), 'hermes-e2e-'));
   const loaded = loadConfig({ home, overrides, loadEnv: false, env });
   return { loaded, home, cleanup: () => rmSync(home, { recursive: true, force: true }) };
+}
+
+export interface E2eGateway {
+  running: RunningGateway;
+  model: FakeOpenAI;
+  home: string;
+  cleanup: () => void;
+}
+
+const PLATFORMS = ['slack', 'discord', 'telegram', 'web'] as const;
+
+/**
+ * `hermes gateway` as the CLI starts it, with only `platform` enabled (with `settings`), a
+ * fresh HERMES_HOME, and the fake model playing `e2eModel`. The caller stops all three.
+ */
+export async function startE2eGateway(
+  platform: 'slack' | 'discord' | 'telegram',
+  settings: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  keyVar: string,
+): Promise<E2eGateway> {
+  const platforms = Object.fromEntries(PLATFORMS.map((name) => [name, name === platform ? settings : { enabled: false }]));
+  const made = e2eConfig({ model: { base_url: 'http://127.0.0.1:9/v1', name: 'fake-model', api_key_env: keyVar }, platforms }, env);
+  const model = await startFakeOpenAI({ fallback: e2eModel(made.home) });
+  made.loaded.config.model.base_url = model.url;
+  // Loaded here, not at the top: the fakes stay importable without the CLI's modules.
+  const { startGateway } = await import('../../src/cli/commands/gateway.js');
+  const running = await startGateway(made.loaded, { env });
+  return { running, model, home: made.home, cleanup: made.cleanup };
 }
 
 /** The model request whose messages end with the user text containing `tag`. */
