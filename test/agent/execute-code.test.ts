@@ -30,6 +30,17 @@ async function realAgent(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv
 
 const code = (source: string) => ({ name: 'execute_code', arguments: { code: source } });
 
+
+/** A skill that declares HERMES_TEST_ACME_API_KEY, and a script that prints what it sees of it. */
+function writeAcmeSkill(home: string): void {
+  mkdirSync(join(home, 'skills', 'acme'), { recursive: true });
+  writeFileSync(
+    join(home, 'skills', 'acme', 'SKILL.md'),
+    '---\nname: acme\ndescription: Acme API\nrequired_environment_variables: [HERMES_TEST_ACME_API_KEY]\n---\nUse the key.\n',
+  );
+}
+const SHOW_ACME_KEY = 'import os\nprint(os.environ.get("HERMES_TEST_ACME_API_KEY", "unset"))';
+
 describe.runIf(hasPython || process.env.CI === 'true')('execute_code through the agent', () => {
   it('a script that calls read_file over RPC: the next request holds only what the script printed', async () => {
     h = await harness();
@@ -143,12 +154,8 @@ describe.runIf(hasPython || process.env.CI === 'true')('execute_code through the
 
   it("a skill's variable reaches a script only after skill_view (a running kernel after reset: true)", async () => {
     h = await harness();
-    mkdirSync(join(h.home, 'skills', 'acme'), { recursive: true });
-    writeFileSync(
-      join(h.home, 'skills', 'acme', 'SKILL.md'),
-      '---\nname: acme\ndescription: Acme API\nrequired_environment_variables: [HERMES_TEST_ACME_API_KEY]\n---\nUse the key.\n',
-    );
-    const show = 'import os\nprint(os.environ.get("HERMES_TEST_ACME_API_KEY", "unset"))';
+    writeAcmeSkill(h.home);
+    const show = SHOW_ACME_KEY;
     h.fake.enqueue(
       { toolCalls: [{ id: 'before', ...code(show) }] },
       { toolCalls: [{ id: 'view', name: 'skill_view', arguments: { name: 'acme' } }] },
@@ -176,12 +183,8 @@ describe.runIf(hasPython || process.env.CI === 'true')('execute_code through the
 describe.runIf(hasPython || process.env.CI === 'true')('execute_code without session kernels', () => {
   it("a skill's variable reaches the very next script after skill_view", async () => {
     h = await harness();
-    mkdirSync(join(h.home, 'skills', 'acme'), { recursive: true });
-    writeFileSync(
-      join(h.home, 'skills', 'acme', 'SKILL.md'),
-      '---\nname: acme\ndescription: Acme API\nrequired_environment_variables: [HERMES_TEST_ACME_API_KEY]\n---\nUse the key.\n',
-    );
-    const show = 'import os\nprint(os.environ.get("HERMES_TEST_ACME_API_KEY", "unset"))';
+    writeAcmeSkill(h.home);
+    const show = SHOW_ACME_KEY;
     h.fake.enqueue(
       { toolCalls: [{ id: 'before', ...code(show) }] },
       { toolCalls: [{ id: 'view', name: 'skill_view', arguments: { name: 'acme' } }] },
