@@ -10,7 +10,7 @@ describe('the execute_code result', () => {
     expect(Object.keys(result).slice(0, 4)).toEqual(['status', 'output', 'tool_calls_made', 'duration_seconds']);
     expect(result).toMatchObject({ status: 'success', output: 'hi\n', tool_calls_made: 0, exit_code: 0, stdout_truncated: false, stdout_bytes_total: 3 });
     expect(result.error).toBeUndefined();
-    expect(Math.round(result.duration_seconds * 100)).toBe(result.duration_seconds * 100);
+    expect(result.duration_seconds).toBe(Number(result.duration_seconds.toFixed(2)));
   });
 
   it('shows the traceback and the exception line for a failing script', async () => {
