@@ -3,8 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const hasProc = process.platform === 'linux';
 
-/** Sends `signal` to every process in the group led by `pgid`; false when none is left. */
+/**
+ * Sends `signal` to every process in the group led by `pgid`; false when none is left.
+ * @throws RangeError for a pgid that is not a real group (0 or 1 would signal our own group or every process).
+ */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  if (!Number.isInteger(pgid) || pgid <= 1) throw new RangeError(`refusing to signal process group ${pgid}`);
   try {
     process.kill(-pgid, signal);
     return true;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalEnvironment, buildChildEnv, groupAlive } from '../../src/environments/index.js';
+import { LocalEnvironment, buildChildEnv, groupAlive, signalGroup } from '../../src/environments/index.js';
 
 /** True while `pid` runs; a zombie waiting for PID 1 to reap it (slow in some containers) is dead. */
 function alive(pid: number): boolean {
@@ -21,6 +21,12 @@ function alive(pid: number): boolean {
 
 const env = () =>
   new LocalEnvironment({ cwd: mkdtempSync(join(tmpdir(), 'hermes-local-')), timeout: 10, childEnv: () => buildChildEnv() });
+
+describe('signalGroup', () => {
+  it('refuses group ids that would reach our own group or every process', () => {
+    for (const pgid of [0, 1, -5, Number.NaN]) expect(() => signalGroup(pgid, 0)).toThrow(RangeError);
+  });
+});
 
 describe('LocalEnvironment', () => {
   it('runs a command in its cwd and merges stdout and stderr in order', async () => {

@@ -23,6 +23,8 @@ export interface TestSshd {
   /** The user's private key. */
   key: string;
   dir: string;
+  /** The sessions' TMPDIR: what remote commands leave behind shows here, not in the host's /tmp. */
+  tmp: string;
   stop(): Promise<void>;
 }
 
@@ -68,10 +70,12 @@ export async function startSshd(): Promise<TestSshd> {
     const made = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path], { encoding: 'utf8' });
     if (made.status !== 0) throw new Error(`ssh-keygen failed: ${made.stderr}`);
   }
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp, { mode: 0o700 });
   const authorized = join(dir, 'authorized_keys');
   // SHLVL=1 makes the login bash skip ~/.bashrc (bash sources it for ssh commands only at
   // level 1): this machine's root .bashrc costs ~0.7 s per command and is not under test.
-  writeFileSync(authorized, `environment="SHLVL=1" ${readFileSync(`${key}.pub`, 'utf8')}`);
+  writeFileSync(authorized, `environment="SHLVL=1",environment="TMPDIR=${tmp}" ${readFileSync(`${key}.pub`, 'utf8')}`);
   const port = await freePort();
   const config = join(dir, 'sshd_config');
   writeFileSync(
@@ -88,7 +92,7 @@ export async function startSshd(): Promise<TestSshd> {
       'KbdInteractiveAuthentication no',
       `AuthorizedKeysFile ${authorized}`,
       'StrictModes no',
-      'PermitUserEnvironment SHLVL',
+      'PermitUserEnvironment SHLVL,TMPDIR',
       'MaxSessions 50',
       'MaxStartups 50:30:100',
       'AllowStreamLocalForwarding yes',
@@ -112,6 +116,7 @@ export async function startSshd(): Promise<TestSshd> {
     user: 'root',
     key,
     dir,
+    tmp,
     async stop() {
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));

@@ -16,7 +16,7 @@ export const BOOTSTRAP = 'IFS= read -r n || exit 125; s=$(head -c "$n"); eval "$
 export const pgidFile = (id: string): string => `/tmp/.hermes-pg-${id}`;
 
 /** Variables of the remote login the command keeps; everything else comes from the gateway. */
-const REMOTE_KEPT = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL'];
+const REMOTE_KEPT = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR'];
 
 /**
  * Names of this host that mean nothing on another one: the remote side keeps its own.
@@ -48,7 +48,7 @@ export interface RemoteScriptOptions {
 
 /**
  * The script the bootstrap evaluates: `cd`, drop every exported variable but the remote's
- * PATH/HOME/USER/LOGNAME/SHELL, export the sent ones, then `setsid` in the background so its
+ * PATH/HOME/USER/LOGNAME/SHELL/TMPDIR, export the sent ones, then `setsid` in the background so its
  * pid (which is its process group id: a background job of a non-interactive shell is not a
  * group leader, so setsid does not fork) can be recorded; then wait, kill stragglers, clean up.
  */

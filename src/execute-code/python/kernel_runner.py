@@ -51,11 +51,13 @@ def _main():
     kernel_pid = os.getpid()
 
     def die():
-        # Node is gone: take the whole group (the cells' subprocesses too) down with us.
+        # Node is gone: take the whole group (the cells' subprocesses too) down with us, but
+        # only when the group is ours: a runner started inside another's group must not kill it.
         try:
-            os.killpg(pgid, SIGKILL)
+            if pgid == kernel_pid:
+                os.killpg(pgid, SIGKILL)
         finally:
-            os.kill(os.getpid(), SIGKILL)
+            os.kill(kernel_pid, SIGKILL)
 
     def watch_lifeline():
         # Warm the traceback machinery off the startup path; cells register their source in it.

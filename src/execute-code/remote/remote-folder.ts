@@ -46,7 +46,8 @@ export async function createRemoteFolder(environment: Environment, files: Record
   const command = [
     'umask 077',
     "command -v python3 >/dev/null 2>&1 || { echo '@@nopython'; exit 0; }",
-    `d=$(mktemp -d "/tmp/${prefix}-XXXXXXXXXX") || exit 1`,
+    // The backend's TMPDIR when it sets one (a noexec or shared /tmp is its owner's call).
+    `d=$(mktemp -d "\${TMPDIR:-/tmp}/${prefix}-XXXXXXXXXX") || exit 1`,
     'chmod 700 "$d" && mkdir "$d/rpc" || exit 1',
     `for name in ${names.map(quote).join(' ')}; do IFS= read -r n || exit 1; head -c "$n" > "$d/$name" || exit 1; done`,
     'echo "@@dir $d"',
@@ -65,9 +66,12 @@ export async function createRemoteFolder(environment: Environment, files: Record
   return dir;
 }
 
+/** An absolute path whose last part is one of our folders, without `..`: the only thing we rm -rf. */
+const OUR_FOLDER = /^(?:\/(?!\.\.?\/)[^/\n]+)*\/hermes-r(?:exec|kernel)-[A-Za-z0-9]+$/;
+
 /** Removes the folder (best effort: a failure is logged by the caller). */
 export async function removeRemoteFolder(environment: Environment, dir: string): Promise<boolean> {
-  if (!/^\/tmp\/hermes-[a-z-]+-[A-Za-z0-9]+$/.test(dir)) return false;
+  if (!OUR_FOLDER.test(dir)) return false;
   const result = await environment.execute(`rm -rf -- ${quote(dir)}`, { timeout: 60 });
   return result.exit_code === 0;
 }

@@ -1,14 +1,18 @@
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { LocalEnvironment } from '../../../src/environments/index.js';
 import { FileRpcPoller } from '../../../src/execute-code/remote/index.js';
 import { tempDir } from '../../helpers/tool-context.js';
 
+const made: string[] = [];
+afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 /** The poller works through any Environment's `execute`; a local one makes its folder this host's. */
 function setup() {
-  const dir = tempDir('hermes-rexec-test-');
+  const dir = tempDir('hermes-filerpc-test-');
+  made.push(dir);
   mkdirSync(join(dir, 'rpc'));
   const environment = new LocalEnvironment({ cwd: dir, timeout: 30, childEnv: () => ({ PATH: process.env.PATH ?? '/usr/bin:/bin' }) });
   const calls: unknown[] = [];

@@ -17,9 +17,6 @@ import { alive } from '../helpers.js';
 const missing = process.env.CI === 'true' ? undefined : sshdUnavailable();
 if (missing) console.warn(`remote execute_code tests cannot run here: ${missing}`);
 
-/** Folders execute_code made on the remote side (this machine's /tmp). */
-const remoteFolders = () => readdirSync('/tmp').filter((name) => /^hermes-(rexec|rkernel)-/.test(name));
-
 describe.runIf(!missing)('execute_code over SSH (file transport)', () => {
   let sshd: TestSshd;
   let env: SshEnvironment;
@@ -45,6 +42,8 @@ describe.runIf(!missing)('execute_code over SSH (file transport)', () => {
     executors.push(made);
     return made;
   };
+  /** The folders execute_code made on the backend (its TMPDIR is the test sshd's own). */
+  const remoteFolders = () => readdirSync(sshd.tmp).filter((name) => /^hermes-(rexec|rkernel)-/.test(name));
   const context = (signal?: AbortSignal) => makeToolContext({ environment: env, home, signal });
 
   beforeAll(async () => {
@@ -170,10 +169,13 @@ describe.runIf(!missing)('execute_code over SSH (file transport)', () => {
   });
 
   it('keeps state between calls in a remote session kernel', async () => {
+    const before = remoteFolders();
     const made = executor(true);
     const first = await made.execute({ sessionId: 'k1', context: context(), code: 'from hermes_tools import web_search\nx = web_search(query="kept")["echoed"]\nprint("set")' });
     expect(first.status).toBe('success');
     expect(first.kernel).toMatchObject({ mode: 'session', reused: false, execution_count: 1 });
+    const kernelFolders = remoteFolders().filter((name) => !before.includes(name));
+    expect(kernelFolders).toEqual([expect.stringMatching(/^hermes-rkernel-/)]);
     const second = await made.execute({ sessionId: 'k1', context: context(), code: 'print(x * 2)' });
     expect(second.output).toBe('keptkept\n');
     expect(second.kernel).toMatchObject({ mode: 'session', reused: true, execution_count: 2 });
@@ -181,7 +183,7 @@ describe.runIf(!missing)('execute_code over SSH (file transport)', () => {
     expect(failing.status).toBe('error');
     expect(failing.output).toContain('KeyError');
     await made.resetSession('k1');
-    expect(remoteFolders().filter((name) => name.startsWith('hermes-rkernel-'))).toEqual([]);
+    expect(remoteFolders()).toEqual(before);
   });
 
   it('kills a remote kernel cell on timeout and starts a fresh kernel next time', async () => {
