@@ -10,7 +10,7 @@ import { tempDir } from '../../helpers/tool-context.js';
 /**
  * A stand-in `docker` client that runs `exec` on this host, for the environment's own logic
  * (wrapper, recreation, labels reuse) where no engine is installed; the real engine is
- * exercised by docker-engine.real-test.ts (`npm run test:docker`).
+ * exercised by docker-real.test.ts when one answers.
  */
 function fakeDocker(): { binary: string; state: string } {
   const state = tempDir('hermes-fake-docker-');
