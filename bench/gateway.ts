@@ -3,7 +3,7 @@
  * who sends the next message once the previous one is answered. Three rows:
  *   - baseline: a bare grammY runner bot that answers "ok" (transport floor, no gateway);
  *   - the gateway with an agent that answers at once (the gateway core's own cost);
- *   - the gateway with the real agent, SQLite sessions and the fake model answering at once.
+ *   - the gateway with the real agent, SQLite sessions and the fake model (in its own thread) answering at once.
  * Then the interrupt latency: a chat runs a sleeping execute_code script, a second message
  * arrives, and the time until the script's process group is dead is measured.
  */
@@ -83,7 +83,23 @@ class FakeTelegramThread {
 }
 
 const FAKE_ROLE = 'hermes-bench-fake-telegram';
+const MODEL_ROLE = 'hermes-bench-fake-model';
 type WorkerEvent = { type: 'ready'; apiRoot: string; token: string } | { type: 'sent'; chatId: string; text: string; at: number };
+
+/** The fake model answering "ok" in a worker thread, like the Bot API: across the network, not on our loop. */
+async function startModelThread(): Promise<{ url: string; close(): Promise<void> }> {
+  const worker = new Worker(new URL(import.meta.url), { workerData: { role: MODEL_ROLE } });
+  const url = await new Promise<string>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('message', (message: { url: string }) => resolve(message.url));
+  });
+  return { url, close: async () => void (await worker.terminate()) };
+}
+
+async function serveFakeModel(): Promise<void> {
+  const model = await startFakeOpenAI({ fallback: { text: 'ok' } });
+  parentPort!.postMessage({ url: model.url });
+}
 
 /** The worker side: serves the fake Bot API and reports every sendMessage with its time. */
 async function serveFakeTelegram(): Promise<void> {
@@ -99,7 +115,9 @@ async function serveFakeTelegram(): Promise<void> {
   parentPort!.postMessage({ type: 'ready', apiRoot: api.apiRoot, token: api.token });
 }
 
-if (!isMainThread && (workerData as { role?: string } | undefined)?.role === FAKE_ROLE) void serveFakeTelegram();
+const role = isMainThread ? undefined : (workerData as { role?: string } | undefined)?.role;
+if (role === FAKE_ROLE) void serveFakeTelegram();
+if (role === MODEL_ROLE) void serveFakeModel();
 
 /** Drives CHATS users until every message has its answer; latency is update injected → sendMessage. */
 async function drive(fake: FakeTelegramThread): Promise<LoadFigures> {
@@ -180,12 +198,12 @@ interface FakeBotApi {
 
 async function withRealAgent<F extends FakeBotApi, T>(
   startFake: () => Promise<F>,
-  fallbackFor: (home: string) => Parameters<typeof startFakeOpenAI>[0],
+  startModel: (home: string) => Promise<{ url: string; close(): Promise<void> }>,
   body: (api: F, home: string) => Promise<T>,
 ): Promise<T> {
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-gateway-'));
   const api = await startFake();
-  const model = await startFakeOpenAI(fallbackFor(home));
+  const model = await startModel(home);
   const env: NodeJS.ProcessEnv = { ...process.env, [KEY_VAR]: 'sk-bench', TELEGRAM_BOT_TOKEN: api.token, GATEWAY_ALLOW_ALL_USERS: 'true' };
   delete env.TELEGRAM_WEBHOOK_URL;
   const loaded = loadConfig({
@@ -212,7 +230,8 @@ async function withRealAgent<F extends FakeBotApi, T>(
 async function interruptLatencies(): Promise<number[]> {
   return withRealAgent(
     () => new FakeTelegramApi().start(),
-    (home) => ({ fallback: e2eModel(home) }),
+    // In this thread: the scripted model reads the script's pid file from `home`.
+    (home) => startFakeOpenAI({ fallback: e2eModel(home) }),
     async (api, home) => {
       const out: number[] = [];
       for (let i = 0; i < INTERRUPTS; i++) {
@@ -247,7 +266,7 @@ export async function run(): Promise<void> {
   console.log(row('baseline: bare grammY runner bot', base));
   const instant = await gatewayWithInstantAgent();
   console.log(row('gateway + agent that answers at once', instant, base));
-  const real = await withRealAgent(() => FakeTelegramThread.start(), () => ({ fallback: { text: 'ok' } }), (api) => drive(api));
+  const real = await withRealAgent(() => FakeTelegramThread.start(), startModelThread, (api) => drive(api));
   console.log(row('gateway + real agent (SQLite) + fake model', real, base));
 
   if (spawnSync('python3', ['--version']).status !== 0) {

@@ -44,10 +44,27 @@ function newSessionId(): string {
 export class SessionStore {
   private readonly db: Database.Database;
   private readonly logger: Logger;
+  /** Prepared once each: preparing costs more than most of these queries. */
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly appendInTransaction: (sessionId: string, message: ChatMessage) => void;
 
   private constructor(db: Database.Database, logger: Logger) {
     this.db = db;
     this.logger = logger;
+    this.appendInTransaction = db.transaction((sessionId: string, message: ChatMessage) => {
+      const now = Date.now();
+      this.sql('INSERT INTO messages (session_id, created_at, message) VALUES (?, ?, ?)').run(sessionId, now, JSON.stringify(message));
+      this.sql('UPDATE sessions SET updated_at = ? WHERE id = ?').run(now, sessionId);
+    });
+  }
+
+  private sql<P extends unknown[] = unknown[], R = unknown>(text: string): Database.Statement<P, R> {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement as unknown as Database.Statement<P, R>;
   }
 
   /** Opens (creating when missing) and migrates the database at `file`. */
@@ -87,24 +104,20 @@ export class SessionStore {
 
   /** The current session of a thread key, if it has one. */
   current(key: string): SessionRecord | undefined {
-    const row = this.db
-      .prepare<[string], SessionRow>('SELECT * FROM sessions WHERE key = ? ORDER BY seq DESC LIMIT 1')
-      .get(key);
+    const row = this.sql<[string], SessionRow>('SELECT * FROM sessions WHERE key = ? ORDER BY seq DESC LIMIT 1').get(key);
     return row ? this.record(row) : undefined;
   }
 
   /** A session by id (old sessions stay readable after `/new`). */
   get(id: string): SessionRecord | undefined {
-    const row = this.db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?').get(id);
+    const row = this.sql<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?').get(id);
     return row ? this.record(row) : undefined;
   }
 
   /** Every session a key has had, oldest first. */
   history(key: string): SessionRecord[] {
-    return this.db
-      .prepare<[string], SessionRow>('SELECT * FROM sessions WHERE key = ? ORDER BY seq')
-      .all(key)
-      .map((row) => this.record(row));
+    const rows = this.sql<[string], SessionRow>('SELECT * FROM sessions WHERE key = ? ORDER BY seq').all(key);
+    return rows.map((row) => this.record(row));
   }
 
   /** The current session of `key`, created when there is none (atomic across processes). */
@@ -120,30 +133,18 @@ export class SessionStore {
   private insert(key: string): SessionRecord {
     const now = Date.now();
     const id = newSessionId();
-    this.db
-      .prepare('INSERT INTO sessions (id, key, created_at, updated_at) VALUES (?, ?, ?, ?)')
-      .run(id, key, now, now);
+    this.sql('INSERT INTO sessions (id, key, created_at, updated_at) VALUES (?, ?, ?, ?)').run(id, key, now, now);
     return { id, key, createdAt: now, updatedAt: now, interruptedReason: null, passthrough: [] };
   }
 
   /** Appends one message; it is on disk when this returns. */
   append(sessionId: string, message: ChatMessage): void {
-    const now = Date.now();
-    this.db.transaction(() => {
-      this.db
-        .prepare('INSERT INTO messages (session_id, created_at, message) VALUES (?, ?, ?)')
-        .run(sessionId, now, JSON.stringify(message));
-      this.db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(now, sessionId);
-    })();
+    this.appendInTransaction(sessionId, message);
   }
 
   /** The session's messages in order. A row that cannot be read is skipped with a log line. */
   messages(sessionId: string): ChatMessage[] {
-    const rows = this.db
-      .prepare<[string], { seq: number; message: string }>(
-        'SELECT seq, message FROM messages WHERE session_id = ? ORDER BY seq',
-      )
-      .all(sessionId);
+    const rows = this.sql<[string], { seq: number; message: string }>('SELECT seq, message FROM messages WHERE session_id = ? ORDER BY seq').all(sessionId);
     const out: ChatMessage[] = [];
     for (const row of rows) {
       let value: unknown;
@@ -164,15 +165,13 @@ export class SessionStore {
   }
 
   messageCount(sessionId: string): number {
-    const row = this.db
-      .prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?')
-      .get(sessionId);
+    const row = this.sql<[string], { n: number }>('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?').get(sessionId);
     return row?.n ?? 0;
   }
 
   /** Marks (or clears, with null) that the session's last turn was interrupted. */
   setInterrupted(sessionId: string, reason: string | null): void {
-    this.db.prepare('UPDATE sessions SET interrupted_reason = ? WHERE id = ?').run(reason, sessionId);
+    this.sql('UPDATE sessions SET interrupted_reason = ? WHERE id = ?').run(reason, sessionId);
   }
 
   /** Adds names to the session's passthrough list; returns the whole list. */
@@ -181,7 +180,7 @@ export class SessionStore {
       .transaction(() => {
         const current = this.get(sessionId)?.passthrough ?? [];
         const merged = [...new Set([...current, ...names])];
-        this.db.prepare('UPDATE sessions SET passthrough = ? WHERE id = ?').run(JSON.stringify(merged), sessionId);
+        this.sql('UPDATE sessions SET passthrough = ? WHERE id = ?').run(JSON.stringify(merged), sessionId);
         return merged;
       })
       .immediate();
