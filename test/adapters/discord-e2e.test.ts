@@ -3,7 +3,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/cli/commands/gateway.js';
 import type { FakeOpenAI } from '../fakes/openai-server.js';
 import { FakeDiscord, type DiscordCall, type FakeDiscordUser } from '../fakes/discord-server.js';
-import { startE2eGateway, groupAlive, release, requestFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { groupAlive } from '../../src/environments/index.js';
+import { startE2eGateway, release, requestFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 if (!hasPython && process.env.CI !== 'true') console.log('discord end-to-end tests skipped: python3 is not installed');

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/cli/commands/gateway.js';
 import type { FakeOpenAI } from '../fakes/openai-server.js';
-import { startE2eGateway, groupAlive, release, requestFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { groupAlive } from '../../src/environments/index.js';
+import { startE2eGateway, release, requestFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;

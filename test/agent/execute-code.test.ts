@@ -6,6 +6,7 @@ import { silentLogger } from '../../src/shared/index.js';
 import { createAgent, type Agent } from '../../src/agent/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
 import { harness, toolMessages, type Harness } from './harness.js';
+import { readPid } from '../helpers/pid-file.js';
 
 /*
  * The whole loop with the real pieces createAgent wires: the seven script tools, the
@@ -107,7 +108,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('execute_code through the
       },
     });
     expect((await turn).status).toBe('interrupted');
-    const pgid = Number(readFileSync(join(h.home, 'pgid'), 'utf8'));
+    const pgid = readPid(join(h.home, 'pgid'));
     await expect.poll(() => groupAlive(pgid), { timeout: 10_000 }).toBe(false);
 
     h.fake.enqueue({ text: 'Stopped it.' });

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { groupAlive } from '../../src/environments/index.js';
 import type { AgentEvent } from '../../src/agent/index.js';
 import { echoTool, harness, registryOf, shellTool, toolMessages, type Harness } from './harness.js';
+import { readPid } from '../helpers/pid-file.js';
 
 let h: Harness;
 afterEach(async () => h?.cleanup());
@@ -182,7 +182,7 @@ describe('interrupts', () => {
     });
     const result = await turn;
     expect(result.status).toBe('interrupted');
-    const pgid = Number(readFileSync(join(h.home, 'pgid'), 'utf8'));
+    const pgid = readPid(join(h.home, 'pgid'));
     expect(groupAlive(pgid)).toBe(false);
     expect(events.filter((e) => e.type === 'tool_started').map((e) => (e as { name: string }).name)).toEqual(['terminal']);
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtCli, hermes } from '../helpers/hermes-process.js';
 import { alive } from '../execute-code/helpers.js';
+import { waitForPid } from '../helpers/pid-file.js';
 
 const home = () => mkdtempSync(join(tmpdir(), 'hermes-exec-cli-'));
 
@@ -57,14 +58,13 @@ describe('hermes exec', () => {
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stdin.end(`import subprocess, time\np = subprocess.Popen(["sleep", "1000"])\nopen(${JSON.stringify(pidFile)}, "w").write(str(p.pid))\ntime.sleep(1000)\n`);
-    await expect.poll(() => existsSync(pidFile), { timeout: 30_000 }).toBe(true);
+    const pid = await waitForPid(pidFile, 30_000);
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(1);
     const result = JSON.parse(stdout) as { status: string; output: string };
     expect(result.status).toBe('interrupted');
     expect(result.output).toBe('[execution interrupted — interrupted by user]');
-    const { readFileSync } = await import('node:fs');
-    expect(alive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
+    expect(alive(pid)).toBe(false);
   }, 60_000);
 });

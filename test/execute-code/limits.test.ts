@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { alive, perCallExecutor } from './helpers.js';
+import { readPid, waitForPid } from '../helpers/pid-file.js';
 
 describe('execute_code limits', () => {
   it('kills the script, its child and its grandchild on timeout', async () => {
@@ -21,7 +22,7 @@ time.sleep(1000)
     expect(result.error).toBe('Script timed out after 4s and was killed.');
     expect(result.output).toBe('started\nScript timed out after 4s and was killed.');
     for (const name of ['script.pid', 'child.pid', 'grandchild.pid']) {
-      const pid = Number(readFileSync(`${cwd}/${name}`, 'utf8'));
+      const pid = readPid(`${cwd}/${name}`);
       expect(alive(pid), name).toBe(false);
     }
   });
@@ -61,12 +62,12 @@ print("working", flush=True)
 time.sleep(1000)
 `,
     });
-    while (!existsSync(`${cwd}/sleep.pid`)) await new Promise((r) => setTimeout(r, 20));
+    const sleeper = await waitForPid(`${cwd}/sleep.pid`);
     controller.abort('user sent a new message');
     const result = await pending;
     expect(result.status).toBe('interrupted');
     expect(result.output).toBe('working\n[execution interrupted — user sent a new message]');
-    expect(alive(Number(readFileSync(`${cwd}/sleep.pid`, 'utf8')))).toBe(false);
+    expect(alive(sleeper)).toBe(false);
   });
 
   it('says [execution interrupted] when the abort has no reason', async () => {

@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createCodeExecutor } from '../../src/execute-code/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
 import { alive, tempDirs } from './helpers.js';
 import { makeToolContext } from '../helpers/tool-context.js';
 import type { LocalEnvironment } from '../../src/environments/index.js';
+import { readPid, waitForPid } from '../helpers/pid-file.js';
 
 const executors: { close(): Promise<void> }[] = [];
 afterAll(() => Promise.all(executors.map((e) => e.close())));
@@ -70,7 +71,7 @@ describe('execute_code with session kernels', () => {
       'Cell timed out after 3s; the session kernel was killed and its state was lost. The next execute_code call starts a fresh kernel.',
     );
     expect(result.output.startsWith('waiting\n')).toBe(true);
-    expect(alive(Number(readFileSync(`${cwd}/sleep.pid`, 'utf8')))).toBe(false);
+    expect(alive(readPid(`${cwd}/sleep.pid`))).toBe(false);
     const next = await executor.execute({ sessionId: 'a', code: 'print("state" in globals())' });
     expect(next).toMatchObject({ output: 'False\n', kernel: { reused: false, state_reset: true, execution_count: 1 } });
   });
@@ -83,13 +84,13 @@ describe('execute_code with session kernels', () => {
       signal: controller.signal,
       code: 'import subprocess, time\np = subprocess.Popen(["sleep", "1000"])\nprint("napping", flush=True)\nopen("sleep.pid", "w").write(str(p.pid))\ntime.sleep(1000)',
     });
-    while (!existsSync(`${cwd}/sleep.pid`)) await new Promise((r) => setTimeout(r, 20));
+    const sleeper = await waitForPid(`${cwd}/sleep.pid`);
     controller.abort('user sent a new message');
     const result = await pending;
     expect(result.status).toBe('interrupted');
     expect(result.output).toBe('napping\n[execution interrupted — user sent a new message]');
     expect(result.error).toContain('state was lost');
-    expect(alive(Number(readFileSync(`${cwd}/sleep.pid`, 'utf8')))).toBe(false);
+    expect(alive(sleeper)).toBe(false);
     expect((await executor.execute({ sessionId: 'a', code: 'print(1)' })).kernel).toMatchObject({ reused: false, state_reset: true });
   });
 

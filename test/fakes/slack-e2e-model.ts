@@ -1,10 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig, type ConfigOverrides, type LoadedConfig } from '../../src/config/index.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply, type RecordedRequest } from './openai-server.js';
 import type { RunningGateway } from '../../src/cli/commands/gateway.js';
+import { groupAlive } from '../../src/environments/index.js';
+import { waitForPid } from '../helpers/pid-file.js';
 
 /**
  * The model's side of the chat-platform end-to-end tests (Slack and Discord share it). Users
@@ -52,25 +54,12 @@ export function longAnswer(): string {
 
 /** Waits until `<dir>/<name>.pgid` exists and returns the process group id in it. */
 export async function waitForPgid(dir: string, name: string): Promise<number> {
-  const file = join(dir, `${name}.pgid`);
-  while (!existsSync(file)) await sleep(25);
-  return Number(readFileSync(file, 'utf8'));
+  return waitForPid(join(dir, `${name}.pgid`), 60_000);
 }
 
 /** Lets a `[WAIT:<name>]` script finish. */
 export function release(dir: string, name: string): void {
   writeFileSync(join(dir, `${name}.go`), 'go');
-}
-
-/** Whether any process of the group is still alive. */
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw error;
-  }
 }
 
 /** Waits until the process group is gone (the test's own timeout bounds the wait). */

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SshEnvironment } from '../../../src/environments/ssh/index.js';
 import { startSshd, sshdUnavailable, type TestSshd } from '../../helpers/sshd.js';
 import { connectTo } from './helpers.js';
+import { waitForPid } from '../../helpers/pid-file.js';
 
 const missing = process.env.CI === 'true' ? undefined : sshdUnavailable();
 if (missing) console.warn(`ssh environment tests cannot run here: ${missing}`);
@@ -80,13 +81,13 @@ describe.runIf(!missing)('SshEnvironment against a real sshd', () => {
     const pidFile = join(work, 'interrupt.pid');
     const controller = new AbortController();
     const running = env.execute(`sleep 300 & echo $! > ${pidFile}; wait`, { signal: controller.signal });
-    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await sleep(50);
+    const sleeper = await waitForPid(pidFile);
     controller.abort('user sent a new message');
     const result = await running;
     expect(result.interrupted).toBe(true);
     expect(result.exit_code).toBe(130);
     expect(result.output).toContain('[execution interrupted — user sent a new message]');
-    expect(await waitGone(Number(readFileSync(pidFile, 'utf8')))).toBe(true);
+    expect(await waitGone(sleeper)).toBe(true);
   });
 
   it('never puts the command, its variables or its stdin on a command line', async () => {

@@ -13,6 +13,7 @@ import { makeToolContext } from '../../helpers/tool-context.js';
 import { startSshd, sshdUnavailable, type TestSshd } from '../../helpers/sshd.js';
 import { connectTo } from '../../environments/ssh/helpers.js';
 import { alive } from '../helpers.js';
+import { readPid, waitForPid } from '../../helpers/pid-file.js';
 
 const missing = process.env.CI === 'true' ? undefined : sshdUnavailable();
 if (missing) console.warn(`remote execute_code tests cannot run here: ${missing}`);
@@ -150,19 +151,19 @@ describe.runIf(!missing)('execute_code over SSH (file transport)', () => {
     const code = `import os, time\nopen(${JSON.stringify(pidFile)}, "w").write(str(os.getpid()))\ntime.sleep(300)`;
     const timedOut = await executor(false, { timeout: 2 }).execute({ sessionId: 's5', context: context(), code });
     expect(timedOut.status).toBe('timeout');
-    const firstPid = Number(readFileSync(pidFile, 'utf8'));
+    const firstPid = readPid(pidFile);
     for (let i = 0; i < 100 && alive(firstPid); i++) await sleep(50);
     expect(alive(firstPid)).toBe(false);
 
     rmSync(pidFile);
     const controller = new AbortController();
     const running = executor(false).execute({ sessionId: 's6', context: context(controller.signal), code });
-    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await sleep(50);
+    await waitForPid(pidFile);
     controller.abort('user sent a new message');
     const interrupted = await running;
     expect(interrupted.status).toBe('interrupted');
     expect(interrupted.output).toContain('[execution interrupted — user sent a new message]');
-    const secondPid = Number(readFileSync(pidFile, 'utf8'));
+    const secondPid = readPid(pidFile);
     for (let i = 0; i < 100 && alive(secondPid); i++) await sleep(50);
     expect(alive(secondPid)).toBe(false);
     expect(remoteFolders()).toEqual(before);
@@ -216,8 +217,7 @@ describe.runIf(!missing)('execute_code over SSH (file transport)', () => {
       sessionId: 'k4', context: context(),
       code: `import os, time\nopen(${JSON.stringify(pidFile)}, "w").write(str(os.getpid()))\ntime.sleep(300)`,
     });
-    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await sleep(50);
-    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    process.kill(await waitForPid(pidFile), 'SIGKILL');
     const result = await running;
     expect(result.status).toBe('error');
     expect(result.error).toMatch(/The session kernel died while running the cell/);

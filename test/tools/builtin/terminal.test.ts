@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { groupAlive } from '../../../src/environments/index.js';
 import { terminalTool } from '../../../src/tools/builtin/index.js';
 import { makeToolContext } from '../../helpers/tool-context.js';
+import { readPid } from '../../helpers/pid-file.js';
 
 const terminal = terminalTool();
 
@@ -54,7 +55,7 @@ describe('terminal', () => {
     };
     expect(result.exit_code).toBe(124);
     expect(result.output).toContain('[Command timed out after 0.5s and was killed]');
-    const child = Number(readFileSync(join(ctx.environment.cwd, 'child'), 'utf8'));
+    const child = readPid(join(ctx.environment.cwd, 'child'));
     expect(running(child)).toBe(false);
   });
 
@@ -72,7 +73,7 @@ describe('terminal', () => {
     setTimeout(() => controller.abort('user sent a new message'), 300);
     const result = (await running) as { output: string; exit_code: number };
     expect(result.output).toMatch(/\[execution interrupted — user sent a new message\]$/);
-    expect(groupAlive(Number(readFileSync(join(ctx.environment.cwd, 'pgid'), 'utf8')))).toBe(false);
+    expect(groupAlive(readPid(join(ctx.environment.cwd, 'pgid')))).toBe(false);
   });
 
   it('caps output at terminal.max_output_bytes keeping head and tail', async () => {
