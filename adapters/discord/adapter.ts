@@ -156,11 +156,12 @@ export class DiscordAdapter implements PlatformAdapter {
     const target = replyTo as DiscordReplyTarget;
     const open = this.openInteraction(target);
     if (open?.messages.has(messageId)) {
-      await open.interaction.webhook.editMessage(messageId, { content: text, allowedMentions: NO_PINGS });
+      await open.interaction.webhook.editMessage(messageId, { content: text, components: [], allowedMentions: NO_PINGS });
       return;
     }
+    // Without `components: []` Discord keeps the old ones (an approval request's buttons).
     await this.rest().patch(Routes.channelMessage(target.channelId, messageId), {
-      body: { content: text, allowed_mentions: NO_PINGS },
+      body: { content: text, components: [], allowed_mentions: NO_PINGS },
     });
   }
 

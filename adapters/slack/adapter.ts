@@ -133,7 +133,8 @@ export class SlackAdapter implements PlatformAdapter {
 
   async edit(replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
     const target = replyTo as SlackReplyTarget;
-    await this.client().chat.update({ channel: target.channel, ts: messageId, text: markdownToMrkdwn(text) });
+    // Without `blocks: []` Slack keeps the old blocks (an approval request's buttons).
+    await this.client().chat.update({ channel: target.channel, ts: messageId, text: markdownToMrkdwn(text), blocks: [] });
   }
 
   /** Puts an hourglass reaction on the asking message, once per turn; removed when the turn ends. */

@@ -3,7 +3,7 @@ import type { HermesConfig } from '../config/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { AccessPolicy } from './access.js';
-import { ApprovalDesk, type ApprovalBrokerLike } from './approvals.js';
+import { ApprovalDesk, approvalOutcomeText, type ApprovalBrokerLike } from './approvals.js';
 import { ApprovalBroker } from '../approvals/index.js';
 import { formatAge, helpText, parseCommand, type CommandName } from './commands.js';
 import { GatewayError } from './errors.js';
@@ -197,15 +197,22 @@ export class Gateway {
     );
   }
 
-  private requestApproval(adapter: PlatformAdapter, replyTo: ReplyTarget, request: ApprovalRequest, signal: AbortSignal): Promise<boolean> {
+  private async requestApproval(adapter: PlatformAdapter, replyTo: ReplyTarget, request: ApprovalRequest, signal: AbortSignal): Promise<boolean> {
     const seconds = this.options.config.approvals.timeout;
-    const text =
-      `⚠️ Approval needed (${request.reason}):\n${request.command}\n\n` +
-      `Reply /approve to run it or /deny to refuse; it is refused after ${seconds} s.`;
+    const header = `⚠️ Approval needed (${request.reason}):\n${request.command}`;
+    const text = `${header}\n\nReply /approve to run it or /deny to refuse; it is refused after ${seconds} s.`;
+    let buttons: { messageId: string } | undefined;
     const announce = adapter.askApproval
-      ? async () => void (await adapter.askApproval!(replyTo, text))
+      ? async () => void (buttons = await adapter.askApproval!(replyTo, text))
       : () => this.reply(adapter, replyTo, text);
-    return this.approvals.ask(replyTo.threadKey, request, signal, announce);
+    const outcome = await this.approvals.ask(replyTo.threadKey, request, signal, announce);
+    // The buttons go once the request has ended, so nobody presses a dead one.
+    if (buttons && adapter.edit) {
+      await adapter
+        .edit(replyTo, buttons.messageId, `${header}\n\n${approvalOutcomeText(outcome, seconds)}`)
+        .catch((error: unknown) => this.logger.warn({ err: error, thread: replyTo.threadKey }, 'could not update the approval message'));
+    }
+    return outcome.kind === 'approved';
   }
 
   private async command(name: CommandName, message: InboundMessage, adapter: PlatformAdapter): Promise<void> {
@@ -232,7 +239,7 @@ export class Gateway {
       case 'approve':
       case 'deny': {
         const approved = name === 'approve';
-        if (!this.approvals.answer(key, approved)) return say('No command is waiting for approval.');
+        if (!this.approvals.answer(key, approved, message.user.name ?? message.user.id)) return say('No command is waiting for approval.');
         return say(approved ? 'Approved.' : 'Denied.');
       }
     }

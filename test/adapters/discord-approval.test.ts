@@ -93,6 +93,10 @@ describe('Discord approval buttons through the gateway', () => {
     await channelPost(s, threadId, 'Approved.');
     await channelPost(s, threadId, 'ran it');
     expect(s.agent.turns).toHaveLength(1);
+    // The request now says how it ended, and its buttons are gone.
+    const settled = s.discord.messages.find((m) => m.id === buttons.id)!;
+    expect(settled.content).toMatch(/chmod -R 777 \.\n\n✅ Approved by bob\.$/);
+    expect(settled.components).toEqual([]);
   });
 
   it('Deny resolves the approval false', async () => {
@@ -104,6 +108,9 @@ describe('Discord approval buttons through the gateway', () => {
     expect(s.answers).toEqual([false]);
     await channelPost(s, threadId, 'Denied.');
     await channelPost(s, threadId, 'left it alone');
+    const settled = s.discord.messages.find((m) => m.id === buttons.id)!;
+    expect(settled.content).toMatch(/\n\n❌ Denied by alice\.$/);
+    expect(settled.components).toEqual([]);
   });
 
   it('refuses a press by a user who is not allowed like any message of theirs; the request keeps waiting', async () => {
@@ -145,6 +152,9 @@ describe('Discord approval buttons through the gateway', () => {
     expect((await callbackOf(s, press)).body).toEqual({ type: 6 });
     await until(() => s.answers.length === 1, 'the approval answer');
     expect(s.answers).toEqual([true]);
+    // The deferred answer is edited through the interaction's webhook, its buttons removed too.
+    await until(() => s.discord.messages.find((m) => m.id === buttons.id)!.content.includes('Approved by'), 'the settled request');
+    expect(s.discord.messages.find((m) => m.id === buttons.id)!.components).toEqual([]);
   });
 
   it('leaves presses of buttons it does not own unanswered and undispatched', async () => {

@@ -83,7 +83,8 @@ describe('Slack approval buttons through the gateway', () => {
   it('Approve, pressed by an allowed user over HTTP, is acknowledged and resolves the approval true in the same thread', async () => {
     const s = await setup('http');
     const { threadTs, buttons } = await askInThread(s);
-    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_approve', user: 'U3', channel: 'C1', ts: postedTs(s.slack, buttons) });
+    const ts = postedTs(s.slack, buttons);
+    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_approve', user: 'U3', channel: 'C1', ts });
     const response = await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), payload);
     expect(response.status).toBe(200);
     await until(() => s.answers.length === 1, 'the approval answer');
@@ -91,17 +92,25 @@ describe('Slack approval buttons through the gateway', () => {
     await s.slack.waitForCall('chat.postMessage', (c) => c.params.thread_ts === threadTs && c.params.text === 'Approved.');
     await s.slack.waitForCall('chat.postMessage', (c) => c.params.thread_ts === threadTs && c.params.text === 'ran it');
     expect(s.agent.turns).toHaveLength(1);
+    // The request now says how it ended, and its buttons are gone.
+    const settled = s.slack.messages.find((m) => m.ts === ts)!;
+    expect(settled.text).toMatch(/git reset --hard\n\n✅ Approved by u3\.$/);
+    expect(settled.blocks).toEqual([]);
   });
 
   it('Deny resolves the approval false', async () => {
     const s = await setup('http');
     const { threadTs, buttons } = await askInThread(s);
-    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_deny', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) });
+    const ts = postedTs(s.slack, buttons);
+    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_deny', user: 'U1', channel: 'C1', ts });
     expect((await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), payload)).status).toBe(200);
     await until(() => s.answers.length === 1, 'the approval answer');
     expect(s.answers).toEqual([false]);
     await s.slack.waitForCall('chat.postMessage', (c) => c.params.thread_ts === threadTs && c.params.text === 'Denied.');
     await s.slack.waitForCall('chat.postMessage', (c) => c.params.thread_ts === threadTs && c.params.text === 'left it alone');
+    const settled = s.slack.messages.find((m) => m.ts === ts)!;
+    expect(settled.text).toMatch(/git reset --hard\n\n❌ Denied by u1\.$/);
+    expect(settled.blocks).toEqual([]);
   });
 
   it('refuses a press by a user who is not allowed like any message of theirs; the request keeps waiting', async () => {

@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 /** A gateway with the Telegram adapter on the fake Bot API and an agent that asks for approval of one command. */
-async function setup() {
+async function setup(timeoutSeconds = 300) {
   const api = await new FakeTelegramApi().start();
   const answers: boolean[] = [];
   const agent = new FakeAgent(async (options) => {
@@ -33,7 +33,7 @@ async function setup() {
     return { text: approved ? 'ran rm -rf build' : 'did not run it', status: 'completed' };
   });
   const adapter = new TelegramAdapter({ token: api.token, apiRoot: api.apiRoot, pollTimeoutSeconds: 2 });
-  const gateway = new Gateway({ agent, config: testConfig({ approvals: { timeout: 300 } }), env: { TELEGRAM_ALLOWED_USERS: String(ADA) } });
+  const gateway = new Gateway({ agent, config: testConfig({ approvals: { timeout: timeoutSeconds } }), env: { TELEGRAM_ALLOWED_USERS: String(ADA) } });
   gateway.register(adapter);
   const report = await gateway.start();
   expect(report.failed).toEqual([]);
@@ -46,12 +46,14 @@ async function setup() {
     await api.waitFor(() => api.sentTo(chatId, threadId).some((sent) => sent.reply_markup), 'the approval request');
     return api.sentTo(chatId, threadId).find((sent) => sent.reply_markup)!;
   };
-  return { api, agent, answers, request };
+  /** The approval request message as it is now (edits included). */
+  const current = (asked: SentTelegramMessage) => api.sent.find((sent) => sent.message_id === asked.message_id)!;
+  return { api, agent, answers, request, current };
 }
 
 describe('Telegram approval buttons (fake Bot API, real gateway)', () => {
   it('sends the request with Approve and Deny buttons; a press of Approve is answered and lets the command run', async () => {
-    const { api, answers, request } = await setup();
+    const { api, answers, request, current } = await setup();
     api.injectMessage({ chatId: ADA, userId: ADA, text: 'clean the build' });
     const asked = await request(ADA);
     expect(asked.text).toMatch(/Approval needed \(recursive delete\):\nrm -rf build/);
@@ -62,13 +64,16 @@ describe('Telegram approval buttons (fake Bot API, real gateway)', () => {
     await api.waitFor(() => api.sentTo(ADA).some((sent) => sent.text === 'ran rm -rf build'), 'the turn to finish');
     expect(answers).toEqual([true]);
     expect(api.sentTo(ADA).map((sent) => sent.text)).toContain('Approved.');
+    // The request now says how it ended, and its buttons are gone.
+    expect(current(asked).text).toBe('⚠️ Approval needed (recursive delete):\nrm -rf build\n\n✅ Approved by Ada.');
+    expect(current(asked).reply_markup).toBeUndefined();
     const pressId = (press.callback_query as { id: string }).id;
     expect(api.callbackAnswers.map((answer) => answer.callback_query_id)).toEqual([pressId]);
     expect(api.callsOf('getUpdates').some((call) => JSON.stringify(call.params.allowed_updates).includes('callback_query'))).toBe(true);
   });
 
   it('a press of Deny in a forum topic refuses the command in that topic\'s session', async () => {
-    const { api, agent, answers, request } = await setup();
+    const { api, agent, answers, request, current } = await setup();
     api.injectMessage({ chatId: GROUP, userId: ADA, chatType: 'supergroup', threadId: 7, text: `@${api.botUsername} clean the build` });
     const asked = await request(GROUP, 7);
     expect(asked.message_thread_id).toBe(7);
@@ -80,6 +85,8 @@ describe('Telegram approval buttons (fake Bot API, real gateway)', () => {
     expect(answers).toEqual([false]);
     expect(agent.turns.map((turn) => turn.options.sessionKey)).toEqual([`telegram:${GROUP}:7`]);
     expect(api.sentTo(GROUP, 7).map((sent) => sent.text)).toContain('Denied.');
+    expect(current(asked).text).toMatch(/\n\n❌ Denied by Ada\.$/);
+    expect(current(asked).reply_markup).toBeUndefined();
     expect(api.sentTo(GROUP).every((sent) => sent.message_thread_id === 7)).toBe(true);
     expect(api.callbackAnswers).toHaveLength(1);
   });
@@ -108,9 +115,19 @@ describe('Telegram approval buttons (fake Bot API, real gateway)', () => {
     const asked = await request(ADA);
     api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:approve', userId: ADA });
     await api.waitFor(() => api.sentTo(ADA).some((sent) => sent.text === 'ran rm -rf build'), 'the turn to finish');
-    api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:deny', userId: ADA });
+    api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:deny', userId: ADA, staleView: true });
     await api.waitFor(() => api.sentTo(ADA).some((sent) => sent.text === 'No command is waiting for approval.'), 'the late press');
     expect(answers).toEqual([true]);
     expect(api.callbackAnswers).toHaveLength(2);
+  });
+
+  it('a request nobody answers is refused at the timeout, and its message says so without buttons', async () => {
+    const { api, answers, request, current } = await setup(1);
+    api.injectMessage({ chatId: ADA, userId: ADA, text: 'clean the build' });
+    const asked = await request(ADA);
+    await api.waitFor(() => api.sentTo(ADA).some((sent) => sent.text === 'did not run it'), 'the turn to finish');
+    expect(answers).toEqual([false]);
+    expect(current(asked).text).toMatch(/\n\n⏱ Refused: nobody answered within 1 s\.$/);
+    expect(current(asked).reply_markup).toBeUndefined();
   });
 });

@@ -340,7 +340,7 @@ export class FakeDiscord extends EventEmitter {
       return [200, this.store(m[1], String(body.content ?? ''), 'channel', undefined, body.components)];
     }
     if (method === 'PATCH' && (m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path))) {
-      return this.editStored(m[2], String(body.content ?? ''));
+      return this.editStored(m[2], body);
     }
     if (method === 'POST' && (m = /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/.exec(path))) {
       // A thread started from a message has that message's id.
@@ -368,12 +368,12 @@ export class FakeDiscord extends EventEmitter {
       const token = m[2];
       if (m[3] === '@original') {
         const original = this.originals.get(token);
-        if (original) return this.editStored(original, String(body.content ?? ''));
+        if (original) return this.editStored(original, body);
         const created = this.store(this.channelOfInteraction(token), String(body.content ?? ''), 'interaction', token, body.components);
         this.originals.set(token, String(created.id));
         return [200, created];
       }
-      return this.editStored(m[3], String(body.content ?? ''));
+      return this.editStored(m[3], body);
     }
     if (method === 'POST' && (m = /^\/webhooks\/(\d+)\/([\w-]+)$/.exec(path))) {
       return [200, this.store(this.channelOfInteraction(m[2]), String(body.content ?? ''), 'interaction', m[2], body.components)];
@@ -403,10 +403,12 @@ export class FakeDiscord extends EventEmitter {
     return this.messageObject(message);
   }
 
-  private editStored(id: string, content: string): [number, unknown] {
+  /** As Discord does: the fields the edit leaves out stay as they were. */
+  private editStored(id: string, body: Record<string, unknown>): [number, unknown] {
     const message = this.messages.find((m) => m.id === id);
     if (!message) return [404, { message: 'Unknown Message', code: 10008 }];
-    message.content = content;
+    if (typeof body.content === 'string') message.content = body.content;
+    if (Array.isArray(body.components)) message.components = body.components;
     return [200, this.messageObject(message)];
   }
 
