@@ -121,6 +121,15 @@ describe('Telegram approval buttons (fake Bot API, real gateway)', () => {
     expect(api.callbackAnswers).toHaveLength(2);
   });
 
+  it('a new message while a request waits cancels it: the turn is interrupted and the message says so without buttons', async () => {
+    const { api, request, current } = await setup();
+    api.injectMessage({ chatId: ADA, userId: ADA, text: 'clean the build' });
+    const asked = await request(ADA);
+    api.injectMessage({ chatId: ADA, userId: ADA, text: 'never mind' });
+    await api.waitFor(() => current(asked).reply_markup === undefined, 'the first request to be settled');
+    expect(current(asked).text).toMatch(/\n\n⏹ Cancelled: the turn ended before an answer\.$/);
+  });
+
   it('a request nobody answers is refused at the timeout, and its message says so without buttons', async () => {
     const { api, answers, request, current } = await setup(1);
     api.injectMessage({ chatId: ADA, userId: ADA, text: 'clean the build' });
