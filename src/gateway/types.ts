@@ -34,6 +34,7 @@ export interface PlatformAdapter {
   start(handler: MessageHandler, signal: AbortSignal): Promise<void>;
   stop(): Promise<void>;
   send(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }>;
+  /** Replaces a sent message's text, and removes any buttons it had (a settled approval request). */
   edit?(replyTo: ReplyTarget, messageId: string, text: string): Promise<void>;
   /** Shows "typing…" once; the gateway repeats it while a turn runs. */
   typing?(replyTo: ReplyTarget): Promise<void>;
@@ -42,6 +43,7 @@ export interface PlatformAdapter {
    * A press comes back through the message handler as an ordinary message with the text
    * `/approve` or `/deny` from the presser, in the same thread, so it is authorized like any
    * other message. Without this method the gateway sends `text` and users type the command.
+   * Once the request ends the gateway `edit`s this message to say how, which removes the buttons.
    */
   askApproval?(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }>;
   /** Least milliseconds between two edits of one message the platform tolerates. */
