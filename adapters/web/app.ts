@@ -73,6 +73,8 @@ export function createWebApp(deps: WebAppDeps): Hono {
     return asset ? new Response(asset.body, { headers: { 'Content-Type': asset.type, 'Cache-Control': 'no-cache' } }) : undefined;
   };
   app.get('/', () => serve('/index.html')!);
+  // Browsers ask for it on pages that name no icon (a 401, a raw API answer).
+  app.get('/favicon.ico', () => serve('/icon.svg')!);
 
   app.get('/api/status', (c) => c.json(deps.status()));
   app.get('/api/threads', (c) => c.json({ threads: deps.store.listThreads() }));

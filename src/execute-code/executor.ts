@@ -21,7 +21,6 @@ import { SessionKernels } from './kernel-execution.js';
 import { RemoteCodeRunner } from './remote/index.js';
 import { refusedResult, validateCode } from './result.js';
 import { renderStub } from './stub.js';
-import { ensureSpillDir } from './stdout-sink.js';
 import type { CodeExecutor, ExecuteCodeRequest, ExecuteCodeResult } from './types.js';
 
 export interface CodeExecutorOptions {
@@ -100,7 +99,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
     const allowed = this.allowedTools(request, context);
     const stub = this.stubFor(allowed);
     const passthrough = this.passthrough(request, context);
-    await ensureSpillDir(this.paths.execCache);
+    // Nothing is awaited before the call joins its owner's kernel queue: cells run in the order issued.
     const call = {
       owner: request.sessionId,
       code: request.code as string,

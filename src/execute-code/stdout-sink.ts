@@ -1,5 +1,4 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { OutputCapture } from '../shared/output-capture.js';
@@ -57,7 +56,12 @@ export class StdoutSink {
   private openSpill(): void {
     const path = join(this.spillDir, `stdout-${Date.now()}-${randomBytes(4).toString('hex')}.txt`);
     this.spillPathValue = path;
-    // The folder is made synchronously-enough: the stream opens lazily after mkdir resolves.
+    // Made here, only when a script outgrows the cap, so a call never waits on it before its turn.
+    try {
+      mkdirSync(this.spillDir, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      this.spillError = error as Error;
+    }
     const stream = createWriteStream(path, { flags: 'w', mode: 0o600, highWaterMark: 256 * 1024 });
     stream.on('error', (error) => (this.spillError = error));
     this.spill = stream;
@@ -72,9 +76,4 @@ export class StdoutSink {
     this.spilled += part.length;
     this.spill.write(part);
   }
-}
-
-/** Makes sure the spill folder exists (HERMES_HOME/cache/exec). */
-export async function ensureSpillDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
 }

@@ -53,7 +53,9 @@ export async function openBrowser(): Promise<OpenBrowser> {
       if (viewport) await page.setViewportSize(viewport);
       const errors: string[] = [];
       page.on('console', (message) => {
-        if (message.type() === 'error') errors.push(message.text());
+        // For "Failed to load resource" the location is the resource: name it.
+        const where = message.location().url;
+        if (message.type() === 'error') errors.push(where ? `${message.text()} (${where})` : message.text());
       });
       page.on('pageerror', (error) => errors.push(error.message));
       return { page, errors };

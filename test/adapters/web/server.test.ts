@@ -178,6 +178,9 @@ describe('web chat server: safety and API', () => {
     expect(marked.headers['content-type']).toMatch(/^text\/javascript/);
     expect(marked.body).toContain('export{');
     expect((await call(url + 'vendor/purify.js')).body).toContain('export { purify_default as default }');
+    const favicon = await call(url + 'favicon.ico');
+    expect(favicon.status).toBe(200);
+    expect(favicon.headers['content-type']).toMatch(/^image\/svg\+xml/);
     for (const path of ['package.json', 'vendor/../../package.json', '%2e%2e/package.json', 'static/app.js', 'web-adapter.ts']) {
       expect((await call(url + path)).status, path).toBe(404);
     }
