@@ -3,7 +3,7 @@ export type { TerminalEnvironmentProvider, ProbeResult, DoctorCheck } from './pr
 export { LocalEnvironment, withoutStripped, type LocalEnvironmentOptions } from './local.js';
 export { buildChildEnv, looksSecret, HERMES_ALLOWED, addStrippedEnvKeys, strippedEnvKeys, type ChildEnvOptions } from './child-env.js';
 export { runInProcessGroup, abortReason, interruptedNotice, type RunGroupOptions, type RunGroupResult } from './run-group.js';
-export { terminateGroup, killGroup, groupAlive, signalGroup } from './process-group.js';
+export { terminateGroup, killGroup, groupAlive, processAlive, signalGroup } from './process-group.js';
 export { ProviderRegistry, BackendError, RESERVED_BACKEND_NAMES } from './registry.js';
 export { SafeProvider } from './safe-provider.js';
 export { EnvironmentManager, type EnvironmentManagerOptions } from './manager.js';

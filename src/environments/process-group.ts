@@ -26,27 +26,44 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 export function groupAlive(pgid: number): boolean {
   if (!signalGroup(pgid, 0)) return false;
   if (!hasProc) return true;
-  return livingMembers(pgid) > 0;
-}
-
-/** Members of the group that are not zombies, read from /proc. */
-function livingMembers(pgid: number): number {
-  let count = 0;
   for (const entry of readdirSync('/proc')) {
     const first = entry.charCodeAt(0);
     if (first < 48 || first > 57) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-    } catch {
-      continue; // exited while we looked
-    }
-    // Fields after the command name: state ppid pgrp ...
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') count++;
+    const stat = procStat(entry);
+    if (stat?.pgrp === pgid && living(stat.state)) return true;
   }
-  return count;
+  return false;
 }
+
+/** True while the process exists and, on Linux, is not a zombie (see groupAlive). */
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (hasProc) {
+    const stat = procStat(pid);
+    return stat !== undefined && living(stat.state);
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** State and process group of a process, from /proc; undefined once it is gone. */
+function procStat(pid: number | string): { state: string; pgrp: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return undefined; // exited while we looked
+  }
+  // Fields after the command name: state ppid pgrp ...
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0], pgrp: Number(fields[2]) };
+}
+
+const living = (state: string): boolean => state !== 'Z' && state !== 'X';
 
 /**
  * SIGTERM to the whole group, then SIGKILL once `graceMs` has passed with any member still

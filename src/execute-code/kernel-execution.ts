@@ -112,33 +112,56 @@ export class SessionKernels {
     await resources.staging.remove();
   }
 
-  private async runCell(kernel: KernelProcess, request: CellRequest): Promise<ExecuteCodeResult> {
-    const settings = this.deps.config.code_execution;
-    const resources = this.resources.get(kernel)!;
-    const stdout = new StdoutSink(settings.max_stdout_bytes, settings.max_spill_bytes, this.deps.spillDir);
-    const stderr = new OutputCapture(Math.floor(settings.max_stderr_bytes * 0.4), Math.ceil(settings.max_stderr_bytes * 0.6));
-    const close = resources.gate.open({ allowed: request.allowed, maxCalls: settings.max_tool_calls, context: request.context });
-    let calls = 0;
-    let outcome: CellOutcome;
-    try {
-      outcome = await kernel.runCell(request.code, {
-        timeoutMs: settings.timeout * 1000,
-        signal: request.context.signal,
-        onStdout: (chunk) => stdout.push(chunk),
-        onStderr: (chunk) => stderr.push(chunk),
-      });
-    } finally {
-      calls = close();
-    }
-    const spillPath = await stdout.finish();
-    const out = stdout.text();
-    const base = {
-      tool_calls_made: calls,
-      duration_seconds: secondsSince(request.startedMs),
-      ...stdoutFields({ text: out, truncated: stdout.capture.truncated, totalBytes: stdout.capture.total, spillPath }),
-    };
-    return cellResult(outcome, out, stderr.text(), settings.timeout, base);
+  private runCell(kernel: KernelProcess, request: CellRequest): Promise<ExecuteCodeResult> {
+    const { gate } = this.resources.get(kernel)!;
+    return runGatedCell(gate, request, this.deps.config, this.deps.spillDir, (io) => kernel.runCell(request.code, io));
   }
+}
+
+/** What any kernel's `runCell` gets from the call: its timeout, its signal and the output sinks. */
+export interface CellIo {
+  timeoutMs: number;
+  signal: AbortSignal;
+  onStdout(chunk: Buffer): void;
+  onStderr(chunk: Buffer): void;
+}
+
+/**
+ * Runs one cell through `run` (a local or a remote kernel) with the call's output caps and the
+ * kernel's gate open for this cell only, so the budget resets every cell; returns the
+ * execute_code result (the caller adds `kernel`).
+ */
+export async function runGatedCell(
+  gate: CallGate,
+  request: CellRequest,
+  config: HermesConfig,
+  spillDir: string,
+  run: (io: CellIo) => Promise<CellOutcome>,
+): Promise<ExecuteCodeResult> {
+  const settings = config.code_execution;
+  const stdout = new StdoutSink(settings.max_stdout_bytes, settings.max_spill_bytes, spillDir);
+  const stderr = new OutputCapture(Math.floor(settings.max_stderr_bytes * 0.4), Math.ceil(settings.max_stderr_bytes * 0.6));
+  const close = gate.open({ allowed: request.allowed, maxCalls: settings.max_tool_calls, context: request.context });
+  let calls = 0;
+  let outcome: CellOutcome;
+  try {
+    outcome = await run({
+      timeoutMs: settings.timeout * 1000,
+      signal: request.context.signal,
+      onStdout: (chunk) => stdout.push(chunk),
+      onStderr: (chunk) => stderr.push(chunk),
+    });
+  } finally {
+    calls = close();
+  }
+  const spillPath = await stdout.finish();
+  const out = stdout.text();
+  const base = {
+    tool_calls_made: calls,
+    duration_seconds: secondsSince(request.startedMs),
+    ...stdoutFields({ text: out, truncated: stdout.capture.truncated, totalBytes: stdout.capture.total, spillPath }),
+  };
+  return cellResult(outcome, out, stderr.text(), settings.timeout, base);
 }
 
 /** A pool with the configured cap and idle timeout; every call brings its own start. */

@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/shared/index.js';
 import { createAgent, type Agent } from '../../src/agent/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
 import { harness, toolMessages, type Harness } from './harness.js';
-import { readPid } from '../helpers/pid-file.js';
+import { readPid } from '../helpers/processes.js';
 
 /*
  * The whole loop with the real pieces createAgent wires: the seven script tools, the

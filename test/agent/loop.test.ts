@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { groupAlive } from '../../src/environments/index.js';
 import type { AgentEvent } from '../../src/agent/index.js';
 import { echoTool, harness, registryOf, shellTool, toolMessages, type Harness } from './harness.js';
-import { readPid } from '../helpers/pid-file.js';
+import { readPid } from '../helpers/processes.js';
 
 let h: Harness;
 afterEach(async () => h?.cleanup());

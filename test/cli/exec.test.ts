@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtCli, hermes } from '../helpers/hermes-process.js';
 import { alive } from '../execute-code/helpers.js';
-import { waitForPid } from '../helpers/pid-file.js';
+import { waitForPid } from '../helpers/processes.js';
 
 const home = () => mkdtempSync(join(tmpdir(), 'hermes-exec-cli-'));
 

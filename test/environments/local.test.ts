@@ -1,23 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalEnvironment, buildChildEnv, groupAlive, signalGroup } from '../../src/environments/index.js';
+import { LocalEnvironment, buildChildEnv, groupAlive, processAlive, signalGroup } from '../../src/environments/index.js';
 
-/** True while `pid` runs; a zombie waiting for PID 1 to reap it (slow in some containers) is dead. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  if (process.platform !== 'linux') return true;
-  try {
-    return !/\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
-  } catch {
-    return false;
-  }
-}
 
 const env = () =>
   new LocalEnvironment({ cwd: mkdtempSync(join(tmpdir(), 'hermes-local-')), timeout: 10, childEnv: () => buildChildEnv() });
@@ -42,7 +28,7 @@ describe('LocalEnvironment', () => {
     expect(result.exit_code).toBe(124);
     expect(result.output).toContain('[Command timed out after 0.5s and was killed]');
     const pid = Number((await local.readFile('pid')).toString());
-    expect(alive(pid)).toBe(false);
+    expect(processAlive(pid)).toBe(false);
   });
 
   it('interrupts with the abort reason and leaves no process behind', async () => {

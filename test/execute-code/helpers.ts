@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCodeExecutor, type CodeExecutorOptions } from '../../src/execute-code/index.js';
@@ -24,17 +24,5 @@ export function perCallExecutor(config: ConfigOverrides = {}, options: Partial<C
   return { executor, ...dirs };
 }
 
-/** True when a process with this pid exists (zombies count as gone). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
+/** True while the process runs (zombies count as gone). */
+export { processAlive as alive } from '../../src/environments/index.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, statSync } from 'node:fs';
 import { alive, perCallExecutor } from './helpers.js';
-import { readPid, waitForPid } from '../helpers/pid-file.js';
+import { readPid, waitForPid } from '../helpers/processes.js';
 
 describe('execute_code limits', () => {
   it('kills the script, its child and its grandchild on timeout', async () => {

@@ -5,7 +5,7 @@ import type { ConfigOverrides } from '../../src/config/index.js';
 import { alive, tempDirs } from './helpers.js';
 import { makeToolContext } from '../helpers/tool-context.js';
 import type { LocalEnvironment } from '../../src/environments/index.js';
-import { readPid, waitForPid } from '../helpers/pid-file.js';
+import { readPid, waitForPid } from '../helpers/processes.js';
 
 const executors: { close(): Promise<void> }[] = [];
 afterAll(() => Promise.all(executors.map((e) => e.close())));

@@ -6,7 +6,7 @@ import { loadConfig, type ConfigOverrides, type LoadedConfig } from '../../src/c
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply, type RecordedRequest } from './openai-server.js';
 import type { RunningGateway } from '../../src/cli/commands/gateway.js';
 import { groupAlive } from '../../src/environments/index.js';
-import { waitForPid } from '../helpers/pid-file.js';
+import { waitForPid } from '../helpers/processes.js';
 
 /**
  * The model's side of the chat-platform end-to-end tests (Slack and Discord share it). Users

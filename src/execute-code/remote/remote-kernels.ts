@@ -1,9 +1,6 @@
-import { OutputCapture } from '../../shared/output-capture.js';
 import { CallGate } from '../call-gate.js';
-import { cellResult, runInKernel, sessionKernelPool, type CellRequest } from '../kernel-execution.js';
-import type { KernelPool, CellOutcome } from '../kernel/index.js';
-import { StdoutSink } from '../stdout-sink.js';
-import { secondsSince, stdoutFields } from '../result.js';
+import { runGatedCell, runInKernel, sessionKernelPool, type CellRequest } from '../kernel-execution.js';
+import type { KernelPool } from '../kernel/index.js';
 import type { ExecuteCodeResult } from '../types.js';
 import { RemoteKernel } from './remote-kernel.js';
 import { remoteScriptEnv } from './remote-per-call.js';
@@ -54,32 +51,10 @@ export class RemoteKernels {
 
   private async runCell(kernel: RemoteKernel, request: CellRequest): Promise<ExecuteCodeResult> {
     const settings = this.deps.config.code_execution;
-    const gate = this.gates.get(kernel)!;
-    const stdout = new StdoutSink(settings.max_stdout_bytes, settings.max_spill_bytes, this.deps.spillDir);
-    const stderr = new OutputCapture(Math.floor(settings.max_stderr_bytes * 0.4), Math.ceil(settings.max_stderr_bytes * 0.6));
-    const close = gate.open({ allowed: request.allowed, maxCalls: settings.max_tool_calls, context: request.context });
-    let calls = 0;
-    let outcome: CellOutcome;
-    try {
-      outcome = await kernel.runCell(request.code, {
-        timeoutMs: settings.timeout * 1000,
-        signal: request.context.signal,
-        maxStdoutFetch: settings.max_spill_bytes,
-        maxStderrBytes: settings.max_stderr_bytes,
-        onStdout: (chunk) => stdout.push(chunk),
-        onStderr: (chunk) => stderr.push(chunk),
-      });
-    } finally {
-      calls = close();
-    }
+    const result = await runGatedCell(this.gates.get(kernel)!, request, this.deps.config, this.deps.spillDir, (io) =>
+      kernel.runCell(request.code, { ...io, maxStdoutFetch: settings.max_spill_bytes, maxStderrBytes: settings.max_stderr_bytes }),
+    );
     if (!kernel.alive) this.gates.delete(kernel);
-    const spillPath = await stdout.finish();
-    const out = stdout.text();
-    const base = {
-      tool_calls_made: calls,
-      duration_seconds: secondsSince(request.startedMs),
-      ...stdoutFields({ text: out, truncated: stdout.capture.truncated, totalBytes: stdout.capture.total, spillPath }),
-    };
-    return cellResult(outcome, out, stderr.text(), settings.timeout, base);
+    return result;
   }
 }

@@ -1,32 +1,15 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SshEnvironment } from '../../../src/environments/ssh/index.js';
 import { startSshd, sshdUnavailable, type TestSshd } from '../../helpers/sshd.js';
 import { connectTo } from './helpers.js';
-import { waitForPid } from '../../helpers/pid-file.js';
+import { waitForPid, waitGone } from '../../helpers/processes.js';
 
 const missing = process.env.CI === 'true' ? undefined : sshdUnavailable();
 if (missing) console.warn(`ssh environment tests cannot run here: ${missing}`);
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z');
-  } catch {
-    return false;
-  }
-}
-
-async function waitGone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
-    if (!alive(pid)) return true;
-    await sleep(50);
-  }
-  return false;
-}
 
 describe.runIf(!missing)('SshEnvironment against a real sshd', () => {
   let sshd: TestSshd;

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HostCommand } from '../../../src/environments/types.js';
+export { processAlive, waitGone } from '../../helpers/processes.js';
 import { KernelProcess, kernelArgv, type KernelStartOptions, type RunCellOptions } from '../../../src/execute-code/kernel/index.js';
 
 /**
@@ -47,27 +47,6 @@ export async function cell(kernel: KernelProcess, code: string, extra: Partial<R
   const run: CellRun = { stdout: '', stderr: '' };
   const outcome = await kernel.runCell(code, collect(run, extra));
   return { outcome, ...run };
-}
-
-/** True while the process exists and is not a zombie. */
-export function processAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
-
-/** Polls until `pid` is gone; true if it went within `ms` (a SIGKILL takes a moment to land). */
-export async function waitGone(pid: number, ms = 5000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (processAlive(pid)) {
-    if (Date.now() > deadline) return false;
-    await sleep(20);
-  }
-  return true;
 }
 
 /** Polls until `check` is true or `ms` passed; returns the last value. */

@@ -13,7 +13,7 @@ import { makeToolContext } from '../../helpers/tool-context.js';
 import { startSshd, sshdUnavailable, type TestSshd } from '../../helpers/sshd.js';
 import { connectTo } from '../../environments/ssh/helpers.js';
 import { alive } from '../helpers.js';
-import { readPid, waitForPid } from '../../helpers/pid-file.js';
+import { readPid, waitForPid } from '../../helpers/processes.js';
 
 const missing = process.env.CI === 'true' ? undefined : sshdUnavailable();
 if (missing) console.warn(`remote execute_code tests cannot run here: ${missing}`);

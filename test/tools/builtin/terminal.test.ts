@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { groupAlive } from '../../../src/environments/index.js';
 import { terminalTool } from '../../../src/tools/builtin/index.js';
 import { makeToolContext } from '../../helpers/tool-context.js';
-import { readPid } from '../../helpers/pid-file.js';
+import { processAlive, readPid } from '../../helpers/processes.js';
 
 const terminal = terminalTool();
 
-/** Alive and not a zombie waiting for init to reap it. */
-function running(pid: number): boolean {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 describe('terminal', () => {
   it('returns merged output and the exit code', async () => {
@@ -56,7 +47,7 @@ describe('terminal', () => {
     expect(result.exit_code).toBe(124);
     expect(result.output).toContain('[Command timed out after 0.5s and was killed]');
     const child = readPid(join(ctx.environment.cwd, 'child'));
-    expect(running(child)).toBe(false);
+    expect(processAlive(child)).toBe(false);
   });
 
   it('uses terminal.timeout when no timeout is given', async () => {

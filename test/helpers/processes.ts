@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processAlive } from '../../src/environments/index.js';
 
 /**
  * The pid a test script wrote to `file`. A script's `open(f, "w").write(pid)` makes the file
@@ -24,4 +25,16 @@ export async function waitForPid(file: string, timeoutMs = 10_000): Promise<numb
     }
     await sleep(25);
   }
+}
+
+export { processAlive };
+
+/** Polls until `pid` is gone (zombies count as gone); true if it went within `ms`. */
+export async function waitGone(pid: number, ms = 5000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (processAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await sleep(20);
+  }
+  return true;
 }
