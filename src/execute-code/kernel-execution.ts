@@ -83,7 +83,7 @@ export class SessionKernels {
       await staging.write('hermes_tools.py', request.stub);
       await rpc.listen();
       const command = await launchCommand({
-        environment: { ...environment, hostCommand: environment.hostCommand.bind(environment) },
+        environment,
         staging,
         rpc,
         settings,

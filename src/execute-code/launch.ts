@@ -7,7 +7,8 @@ import { resolveInterpreter } from './interpreter.js';
 import { scriptEnv } from './script-env.js';
 
 export interface LaunchOptions {
-  environment: Required<Pick<Environment, 'hostCommand'>> & Environment;
+  /** Must have `hostCommand` (callers check first and take another path without it). */
+  environment: Environment;
   staging: StagingDir;
   rpc: RpcServer;
   settings: HermesConfig['code_execution'];
@@ -36,6 +37,8 @@ export async function launchCommand(options: LaunchOptions): Promise<HostCommand
     strip: options.strip,
     logger: options.logger,
   });
-  const cwd = settings.mode === 'strict' ? staging.path : options.environment.cwd;
-  return options.environment.hostCommand(options.argv(python), { cwd, env, binds: [staging.path, ...(options.binds ?? [])] });
+  const { environment } = options;
+  if (!environment.hostCommand) throw new Error('execute_code: this terminal backend does not run processes on this host');
+  const cwd = settings.mode === 'strict' ? staging.path : environment.cwd;
+  return environment.hostCommand(options.argv(python), { cwd, env, binds: [staging.path, ...(options.binds ?? [])] });
 }

@@ -49,7 +49,7 @@ export async function executePerCall(input: PerCallInput): Promise<ExecuteCodeRe
     const script = await staging.write('script.py', input.code);
     await rpc.listen();
     const command = await launchCommand({
-      environment: { ...environment, hostCommand: environment.hostCommand.bind(environment) },
+      environment,
       staging,
       rpc,
       settings,

@@ -22,6 +22,22 @@ afterEach(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
+/** `hermes chat` on a pty with HERMES_HOME `home`: keystrokes in, everything shown so far out. */
+function chatOnPty(home: string) {
+  const child = spawn(
+    'python3',
+    ['-c', 'import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)', process.execPath, cli, '--home', home, 'chat', '--user', 'pty'],
+    { stdio: 'pipe', env: { ...process.env, HERMES_HOME: '' } },
+  );
+  let shown = '';
+  child.stdout.on('data', (chunk: Buffer) => (shown += chunk.toString()));
+  return {
+    type: (keys: string) => child.stdin.write(keys),
+    screen: () => shown,
+    exited: new Promise<number | null>((resolve) => child.on('close', resolve)),
+  };
+}
+
 describe.runIf(hasPython || process.env.CI === 'true')('hermes chat on a terminal', () => {
   it('prompts, answers, interrupts a turn on Ctrl-C, and exits on Ctrl-C at the prompt', async () => {
     if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` before these tests`);
@@ -29,34 +45,27 @@ describe.runIf(hasPython || process.env.CI === 'true')('hermes chat on a termina
     fake.enqueue({ text: 'Hi from the model.' }, { hang: true }, { text: 'Back again.' });
     home = mkdtempSync(join(tmpdir(), 'hermes-chat-pty-'));
     writeFileSync(join(home, 'config.yaml'), `model:\n  base_url: ${fake.url}\n  name: fake-model\n  max_retries: 0\n`);
-    const child = spawn(
-      'python3',
-      ['-c', 'import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)', process.execPath, cli, '--home', home, 'chat', '--user', 'pty'],
-      { stdio: 'pipe', env: { ...process.env, HERMES_HOME: '' } },
-    );
-    let screen = '';
-    child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const prompts = () => screen.split('you> ').length - 1;
+    const { type, screen, exited } = chatOnPty(home);
+    const prompts = () => screen().split('you> ').length - 1;
 
     await expect.poll(prompts, { timeout: 20_000 }).toBe(1);
-    expect(screen).toContain('hermes chat — model fake-model, backend local');
-    child.stdin.write('hello\r');
-    await expect.poll(() => screen, { timeout: 20_000 }).toContain('Hi from the model.');
+    expect(screen()).toContain('hermes chat — model fake-model, backend local');
+    type('hello\r');
+    await expect.poll(screen, { timeout: 20_000 }).toContain('Hi from the model.');
     await expect.poll(prompts, { timeout: 20_000 }).toBe(2);
 
-    child.stdin.write('think forever\r');
+    type('think forever\r');
     const hanging = await fake.waitForRequests(2);
-    child.stdin.write('\x03');
-    await expect.poll(() => screen, { timeout: 20_000 }).toContain('(turn interrupted: interrupted by user)');
+    type('\x03');
+    await expect.poll(screen, { timeout: 20_000 }).toContain('(turn interrupted: interrupted by user)');
     expect(hanging.aborted).toBe(true);
     await expect.poll(prompts, { timeout: 20_000 }).toBe(3);
 
-    child.stdin.write('again\r');
-    await expect.poll(() => screen, { timeout: 20_000 }).toContain('Back again.');
+    type('again\r');
+    await expect.poll(screen, { timeout: 20_000 }).toContain('Back again.');
     expect(String(fake.requests[2].body.messages.at(-1)!.content)).toContain('previous turn was interrupted (interrupted by user)');
     await expect.poll(prompts, { timeout: 20_000 }).toBe(4);
-    child.stdin.write('\x03');
+    type('\x03');
     expect(await exited).toBe(0);
   });
 });
@@ -79,32 +88,25 @@ describe.runIf(hasPython || process.env.CI === 'true')('hermes chat approvals on
       join(home, 'config.yaml'),
       `model:\n  base_url: ${fake.url}\n  name: fake-model\n  max_retries: 0\nterminal:\n  cwd: ${work}\n`,
     );
-    const child = spawn(
-      'python3',
-      ['-c', 'import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)', process.execPath, cli, '--home', home, 'chat', '--user', 'pty'],
-      { stdio: 'pipe', env: { ...process.env, HERMES_HOME: '' } },
-    );
-    let screen = '';
-    child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const asked = () => screen.split('Allow it? [y/N]').length - 1;
+    const { type, screen, exited } = chatOnPty(home);
+    const asked = () => screen().split('Allow it? [y/N]').length - 1;
 
-    await expect.poll(() => screen, { timeout: 20_000 }).toContain('you> ');
-    child.stdin.write('open it up\r');
+    await expect.poll(screen, { timeout: 20_000 }).toContain('you> ');
+    type('open it up\r');
     await expect.poll(asked, { timeout: 20_000 }).toBe(1);
-    expect(screen).toContain(risky);
-    child.stdin.write('n\r');
-    await expect.poll(() => screen, { timeout: 20_000 }).toContain('Done with the first.');
+    expect(screen()).toContain(risky);
+    type('n\r');
+    await expect.poll(screen, { timeout: 20_000 }).toContain('Done with the first.');
     const toolResult = (request: number) => JSON.parse(String(fake!.requests[request].body.messages.at(-1)!.content)) as Record<string, unknown>;
     expect(toolResult(1).error).toContain('the user did not approve it');
     expect(toolResult(1).output).toBeUndefined();
 
-    child.stdin.write('again please\r');
+    type('again please\r');
     await expect.poll(asked, { timeout: 20_000 }).toBe(2);
-    child.stdin.write('y\r');
-    await expect.poll(() => screen, { timeout: 20_000 }).toContain('Done with the second.');
+    type('y\r');
+    await expect.poll(screen, { timeout: 20_000 }).toContain('Done with the second.');
     expect(toolResult(3)).toEqual({ output: 'again\n', exit_code: 0 });
-    child.stdin.write('/exit\r');
+    type('/exit\r');
     expect(await exited).toBe(0);
   }, 90_000);
 });
