@@ -5,7 +5,7 @@ import type { RunningGateway } from '../../src/cli/commands/gateway.js';
 import type { FakeOpenAI } from '../fakes/openai-server.js';
 import { FakeSlack, slackMessage, type SlackCall } from '../fakes/slack-server.js';
 import { groupAlive } from '../../src/environments/index.js';
-import { startE2eGateway, release, requestFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { startE2eGateway, release, requestFor, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 if (!hasPython && process.env.CI !== 'true') console.log('slack end-to-end tests skipped: python3 is not installed');
@@ -83,9 +83,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('Slack end to end: Socket
     expect(String(answer.params.text)).toMatch(/^echo: /);
     await waitForGroupGone(pgidA);
     expect(groupAlive(pgidA)).toBe(false);
-    const second = requestFor(model.requests, '[A2]');
-    const toolMessages = second?.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content)) ?? [];
-    expect(toolMessages.some((content) => content.includes('[execution interrupted — user sent a new message]'))).toBe(true);
+    expect(toolResultsFor(model.requests, '[A2]').some((content) => content.includes('[execution interrupted — user sent a new message]'))).toBe(true);
 
     // Thread B was never touched: its script still runs, and finishes once released.
     expect(groupAlive(pgidB)).toBe(true);

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/cli/commands/gateway.js';
 import type { FakeOpenAI } from '../fakes/openai-server.js';
 import { groupAlive } from '../../src/environments/index.js';
-import { startE2eGateway, release, requestFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { startE2eGateway, release, requestFor, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
@@ -52,9 +52,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('Telegram end to end: lon
     await api.waitFor(() => textsTo(ADA).some(answered), 'the answer to the second message');
     await waitForGroupGone(pgidA);
     expect(groupAlive(pgidA)).toBe(false);
-    const second = requestFor(model.requests, '[A2]');
-    const toolMessages = second?.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content)) ?? [];
-    expect(toolMessages.some((content) => content.includes('[execution interrupted — user sent a new message]'))).toBe(true);
+    expect(toolResultsFor(model.requests, '[A2]').some((content) => content.includes('[execution interrupted — user sent a new message]'))).toBe(true);
     // The interrupted turn said nothing of its own in the chat.
     const said = textsTo(ADA).filter((text) => !text.startsWith('⚙️'));
     expect(said).toHaveLength(1);

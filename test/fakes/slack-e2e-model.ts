@@ -110,3 +110,9 @@ export function requestFor(requests: RecordedRequest[], tag: string): RecordedRe
     return last.role === 'user' && String(last.content).includes(tag);
   });
 }
+
+/** The tool results the model was sent with the user message tagged `tag`. */
+export function toolResultsFor(requests: RecordedRequest[], tag: string): string[] {
+  const request = requestFor(requests, tag);
+  return request?.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content)) ?? [];
+}
