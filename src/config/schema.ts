@@ -12,6 +12,20 @@ const positiveInt = (what = 'a positive integer') =>
   z.number({ error: `expected ${what}` }).int({ error: `expected ${what}` }).positive({ error: `expected ${what}` });
 const nonNegativeInt = () =>
   z.number({ error: 'expected a whole number ≥ 0' }).int({ error: 'expected a whole number ≥ 0' }).min(0, { error: 'expected a whole number ≥ 0' });
+/** setTimeout's limit is 2^31 - 1 ms; a longer delay fires after 1 ms. */
+export const MAX_SECONDS = 2_147_483;
+/** A duration in seconds: positive, and short enough for a Node timer. Use it for every duration key. */
+const seconds = () =>
+  positive().max(MAX_SECONDS, { error: `expected at most ${MAX_SECONDS} seconds` });
+/** A TCP port to connect to or listen on; `anyFree` also allows 0 (the system picks a free port). */
+const port = (options: { anyFree?: boolean } = {}) => {
+  const what = options.anyFree ? 'a port number from 0 to 65535 (0 picks any free port)' : 'a port number from 1 to 65535';
+  return z
+    .number({ error: `expected ${what}` })
+    .int({ error: `expected ${what}` })
+    .min(options.anyFree ? 0 : 1, { error: `expected ${what}` })
+    .max(65_535, { error: `expected ${what}` });
+};
 const bool = () => z.boolean({ error: 'expected true or false' });
 const text = () => z.string({ error: 'expected a string' });
 const names = () => z.array(text(), { error: 'expected a list of strings' });
@@ -29,7 +43,7 @@ export const configSchema = z.strictObject({
     api_key_env: text().default('OPENAI_API_KEY'),
     max_tokens: positiveInt().nullable().default(null),
     temperature: z.number({ error: 'expected a number' }).min(0).max(2).nullable().default(null),
-    timeout: positive().default(120),
+    timeout: seconds().default(120),
     max_retries: nonNegativeInt().default(3),
     stream: bool().default(false),
   }),
@@ -45,22 +59,23 @@ export const configSchema = z.strictObject({
   }),
   code_execution: section({
     mode: oneOf(['project', 'strict'] as const).default('project'),
-    timeout: positive().default(300),
+    timeout: seconds().default(300),
     max_tool_calls: positiveInt().default(50),
     python: text().default('python3'),
     rpc_transport: oneOf(['unix', 'tcp'] as const).default(process.platform === 'win32' ? 'tcp' : 'unix'),
     max_stdout_bytes: positiveInt().default(50_000),
     max_stderr_bytes: positiveInt().default(10_000),
     max_spill_bytes: positiveInt().default(5_000_000),
-    kill_grace: positive().default(5),
+    kill_grace: seconds().default(5),
     session_kernels: bool().default(true),
-    kernel_idle_timeout: positive().default(1800),
+    kernel_idle_timeout: seconds().default(1800),
     max_session_kernels: positiveInt().default(4),
+    max_rpc_connections: positiveInt().default(64),
   }),
   terminal: section({
     backend: text().default('local'),
     cwd: text().nullable().default(null),
-    timeout: positive().default(180),
+    timeout: seconds().default(180),
     max_output_bytes: positiveInt().default(50_000),
     env_passthrough: names().default([]),
     container_persistent: bool().default(true),
@@ -71,10 +86,10 @@ export const configSchema = z.strictObject({
     ssh: section({
       host: text().default(''),
       user: text().default(''),
-      port: positiveInt().default(22),
+      port: port().default(22),
       key: text().default(''),
       persistent: bool().default(true),
-      connect_timeout: positive().default(10),
+      connect_timeout: seconds().default(10),
       direct_channel: bool().default(true),
     }),
     docker: section({
@@ -92,7 +107,7 @@ export const configSchema = z.strictObject({
     brave_api_url: text().default('https://api.search.brave.com/res/v1/web/search'),
     tavily_api_url: text().default('https://api.tavily.com/search'),
     allow_private_addresses: bool().default(false),
-    timeout: positive().default(20),
+    timeout: seconds().default(20),
     max_bytes: positiveInt().default(5_000_000),
     max_redirects: nonNegativeInt().default(5),
     extract_char_limit: positiveInt().default(50_000),
@@ -109,7 +124,7 @@ export const configSchema = z.strictObject({
   }),
   approvals: section({
     mode: oneOf(['on', 'off'] as const).default('on'),
-    timeout: positive().default(300),
+    timeout: seconds().default(300),
   }),
   plugins: section({
     enabled: names().default([]),
@@ -120,7 +135,7 @@ export const configSchema = z.strictObject({
       enabled: bool().default(true),
       allowed_users: ids().default([]),
       mode: oneOf(['socket', 'http'] as const).default('socket'),
-      port: positiveInt().default(3000),
+      port: port().default(3000),
       api_url: text().default(''),
     }),
     discord: section({
@@ -136,8 +151,10 @@ export const configSchema = z.strictObject({
     web: section({
       enabled: bool().default(true),
       host: text().default('127.0.0.1'),
-      port: nonNegativeInt().default(8787),
+      port: port({ anyFree: true }).default(8787),
       token: text().default(''),
+      auth: oneOf(['token', 'none'] as const).default('token'),
+      max_streams: positiveInt().default(32),
     }),
   }),
 });
