@@ -107,6 +107,7 @@ export class EnvironmentManager {
       childEnv: () => this.childEnv(),
       persistent: config.terminal.container_persistent,
       hermesHome: paths.home,
+      maxOutputBytes: config.terminal.max_output_bytes,
     });
     tagEnvironment(environment, provider);
     this.logger.debug({ session: key, backend: provider.name }, `created a ${provider.name} environment for ${key}`);
