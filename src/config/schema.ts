@@ -125,6 +125,12 @@ export const configSchema = z.strictObject({
   approvals: section({
     mode: oneOf(['on', 'off'] as const).default('on'),
     timeout: seconds().default(300),
+    execute_code: oneOf(['off', 'ask'] as const).default('off'),
+    admins: section({
+      telegram: ids().default([]),
+      slack: ids().default([]),
+      discord: ids().default([]),
+    }),
   }),
   plugins: section({
     enabled: names().default([]),
