@@ -25,6 +25,10 @@ class FolderboxEnvironment {
   constructor(inner) {
     this.inner = inner;
     this.cwd = inner.cwd;
+    // Commands run on this host as the gateway's user and see its files.
+    this.kind = 'host';
+    // Where a script's cut stdout is saved, when the gateway's LocalEnvironment says.
+    if (typeof inner.spillFolder === 'function') this.spillFolder = () => inner.spillFolder();
   }
 
   async execute(command, options) {
@@ -35,6 +39,15 @@ class FolderboxEnvironment {
   // Lets execute_code start its Python here too; the process runs on this host in the folder.
   hostCommand(argv, options) {
     return this.inner.hostCommand(argv, { ...options, cwd: options.cwd ?? this.cwd });
+  }
+
+  // The file tools read and write directly, so the marker never lands in a file.
+  readFile(path, options) {
+    return this.inner.readFile(path, options);
+  }
+
+  writeFile(path, data, options) {
+    return this.inner.writeFile(path, data, options);
   }
 
   resolvePath(path) {
