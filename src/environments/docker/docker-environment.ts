@@ -95,7 +95,8 @@ export class DockerEnvironment extends RemoteShellEnvironment {
       if (found.exitCode !== 0) throw this.engineError(found.stderr);
       const [id, state] = found.stdout.trim().split('\n')[0]?.split(' ') ?? [];
       if (id) {
-        if (state !== 'running') await this.client(startArgs(id));
+        // docker prints `running`; podman 4 prints its status there (`Up 3 minutes ago`).
+        if (!/^(running|up)$/i.test(state ?? '')) await this.client(startArgs(id));
         this.container = id;
         if (await this.running()) return;
         await this.client(removeArgs(id));

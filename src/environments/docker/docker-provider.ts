@@ -1,5 +1,3 @@
-import { spawnSync } from 'node:child_process';
-import { basename } from 'node:path';
 import type { HermesConfig } from '../../config/schema.js';
 import type { HermesPaths } from '../../config/paths.js';
 import type { DoctorCheck, ProbeResult, TerminalEnvironmentProvider } from '../provider.js';
@@ -7,7 +5,8 @@ import type { CreateEnvironmentOptions, Environment } from '../types.js';
 import { findExecutable } from '../which.js';
 import { sessionFolderName } from '../sandbox/sandbox-provider.js';
 import { shortHash, type ContainerSpec } from './docker-args.js';
-import { DockerEnvironment } from './docker-environment.js';
+import { DockerEnvironment, DockerError } from './docker-environment.js';
+import { ENGINE_CLIENTS, askEngine, answers, chooseEngine, describeAnswers, type EngineAnswer, type EngineChoice } from './engine.js';
 
 /** Where the workspace volume is mounted in the container. */
 export const WORKDIR = '/workspace';
@@ -31,40 +30,44 @@ export class DockerProvider implements TerminalEnvironmentProvider {
     return `Commands run inside a ${docker.image} container (working folder ${WORKDIR}), ${docker.network ? 'with' : 'without'} network access; only ${WORKDIR} is kept on a volume.`;
   }
 
-  /** terminal.docker.binary, else docker, else podman, found on PATH. */
-  binary(): string | undefined {
+  /** The clients this backend may use, as found on PATH: the configured one, else docker and podman. */
+  clients(): Array<{ client: string; path: string }> {
     const configured = this.deps.config.terminal.docker.binary;
-    if (configured) return findExecutable(configured);
-    return findExecutable('docker') ?? findExecutable('podman');
+    return (configured ? [configured] : ENGINE_CLIENTS).flatMap((client) => {
+      const path = findExecutable(client);
+      return path ? [{ client, path }] : [];
+    });
   }
 
-  /** Checks for the client binary only; starts nothing. */
+  /** Which engine answers (terminal.docker.binary wins); asked with a short timeout and cached. */
+  engine(): Promise<EngineChoice> {
+    return chooseEngine(this.deps.config.terminal.docker.binary);
+  }
+
+  /** Checks for a client binary only; starts nothing and asks no engine. */
   isAvailable(): boolean {
-    return this.binary() !== undefined;
+    return this.clients().length > 0;
   }
 
   probe(): ProbeResult {
-    const binary = this.binary();
-    return binary
-      ? { ok: true, detail: `${basename(binary)} client at ${binary}, image ${this.deps.config.terminal.docker.image}` }
-      : { ok: false, detail: 'neither docker nor podman found on PATH (terminal.docker.binary)' };
+    const configured = this.deps.config.terminal.docker.binary;
+    const found = this.clients();
+    return found.length > 0
+      ? { ok: true, detail: `${found.map(({ client, path }) => `${client} client at ${path}`).join(', ')}; image ${this.deps.config.terminal.docker.image} (hermes doctor asks which engine answers)` }
+      : { ok: false, detail: configured ? `${configured} (terminal.docker.binary) is not on PATH` : 'neither docker nor podman is on PATH (terminal.docker.binary)' };
   }
 
-  doctorChecks(): DoctorCheck[] {
-    const binary = this.binary();
-    if (!binary) return [{ name: 'docker: client', ok: false, detail: 'docker/podman not found', fix: 'install Docker or Podman, or set terminal.docker.binary' }];
-    const version = spawnSync(binary, ['version', '--format', '{{.Server.Version}}'], { encoding: 'utf8', timeout: 10_000 });
-    const answered = version.status === 0 && version.stdout.trim() !== '';
-    return [
-      { name: 'docker: client', ok: true, detail: binary },
-      answered
-        ? { name: 'docker: engine', ok: true, detail: `engine ${version.stdout.trim()} answers` }
-        : {
-            name: 'docker: engine', ok: false,
-            detail: (version.stderr || 'no answer').trim().split('\n').at(-1),
-            fix: 'start the engine (systemctl start docker, or podman for rootless) and make sure this user may use it',
-          },
-    ];
+  /** Which engine answered, and how to pick another one that is installed. */
+  async doctorChecks(): Promise<DoctorCheck[]> {
+    const configured = this.deps.config.terminal.docker.binary;
+    const choice = await this.engine();
+    // The clients the choice did not ask (podman once docker answered; both when one is pinned).
+    const askedPaths = new Set(choice.asked.map((answer) => answer.path));
+    const rest = ENGINE_CLIENTS.filter((client) => !choice.asked.some((answer) => answer.client === client) && !askedPaths.has(findExecutable(client)));
+    const others = await Promise.all(rest.map(askEngine));
+    // With no engine chosen the first line already says what every asked client answered.
+    const notUsed = [...(choice.use ? choice.asked.filter((answer) => answer !== choice.use) : []), ...others].filter((answer) => answer.path !== undefined);
+    return [engineCheck(choice, configured, notUsed), ...notUsed.map((answer) => otherEngineCheck(answer, choice, configured))];
   }
 
   setupInstructions(): string {
@@ -73,7 +76,7 @@ export class DockerProvider implements TerminalEnvironmentProvider {
       `The docker backend runs commands in a long-lived ${docker.image} container with docker or podman`,
       `(terminal.docker.binary). Only ${WORKDIR} (a volume) survives the container; the network is ${docker.network ? 'on' : 'off'}`,
       '(terminal.docker.network). execute_code needs python3 in the image.',
-      this.isAvailable() ? `${this.binary()} is installed.` : 'Install Docker or Podman first.',
+      this.isAvailable() ? `${this.clients().map(({ path }) => path).join(' and ')} installed; hermes doctor says which engine answers.` : 'Install Podman (or Docker) first.',
     ].join('\n');
   }
 
@@ -100,8 +103,10 @@ export class DockerProvider implements TerminalEnvironmentProvider {
   async createEnvironment(options: CreateEnvironmentOptions): Promise<Environment> {
     const { config } = this.deps;
     const childEnv = typeof options.childEnv === 'function' ? (options.childEnv as () => Record<string, string>) : () => ({});
+    const engine = await this.engine();
+    if (!engine.use) throw noEngineError(engine, config.terminal.docker.binary);
     return DockerEnvironment.create({
-      binary: this.binary() ?? 'docker',
+      binary: engine.use.path,
       spec: this.spec(options.taskId),
       persistent: config.terminal.container_persistent,
       timeout: options.timeout,
@@ -111,4 +116,44 @@ export class DockerProvider implements TerminalEnvironmentProvider {
       logger: options.logger,
     });
   }
+}
+
+const PICK = 'hermes config set terminal.docker.binary';
+
+function noEngineError(choice: EngineChoice, configured: string): DockerError {
+  const what = configured ? `the container engine of terminal.docker.binary (${configured}) does not answer` : 'no container engine answers';
+  return new DockerError('DOCKER_ENGINE', `${what}: ${describeAnswers(choice.asked)}. Start one (or install podman), or set terminal.docker.binary; run \`hermes doctor\`.`);
+}
+
+/** The required line: which engine the backend uses, or why none. */
+function engineCheck(choice: EngineChoice, configured: string, notUsed: EngineAnswer[]): DoctorCheck {
+  if (choice.use) {
+    const why = choice.configured ? 'set by terminal.docker.binary' : `the first of ${ENGINE_CLIENTS.join(', ')} that answers`;
+    return { name: 'docker: engine', ok: true, detail: `${choice.use.client} at ${choice.use.path} answers (engine ${choice.use.version}), ${why}` };
+  }
+  const answering = notUsed.find(answers);
+  const detail = choice.asked.every((answer) => answer.path === undefined)
+    ? `${configured || ENGINE_CLIENTS.join(' or ')} is not on PATH`
+    : `${configured ? `terminal.docker.binary (${configured}) does not answer` : 'no container engine answers'}: ${describeAnswers(choice.asked)}`;
+  const fix = answering
+    ? `${answering.client} answers: ${PICK} ${answering.client}`
+    : 'start the engine (systemctl start docker), or install podman (apt-get install podman), and make sure this user may use it';
+  return { name: 'docker: engine', ok: false, detail, fix };
+}
+
+/** An informational line per other installed client: whether it answers, and how to pick it. */
+function otherEngineCheck(answer: EngineAnswer, choice: EngineChoice, configured: string): DoctorCheck {
+  const name = `docker: other engine ${answer.client}`;
+  if (answers(answer)) {
+    return { name, ok: true, required: false, detail: `${answer.path} answers too (engine ${answer.version}); to use it: ${PICK} ${answer.client}` };
+  }
+  // Unpinned, a client earlier in the order is chosen by itself once its engine answers.
+  const comesFirst = !configured && choice.use !== undefined && ENGINE_CLIENTS.indexOf(answer.client) < ENGINE_CLIENTS.indexOf(choice.use.client);
+  return {
+    name, ok: false, required: false,
+    detail: `${answer.path} does not answer: ${answer.error}`,
+    fix: comesFirst && choice.use
+      ? `once its engine answers it is chosen before ${choice.use.client}; to keep ${choice.use.client}: ${PICK} ${choice.use.client}`
+      : `start its engine, then ${PICK} ${answer.client}`,
+  };
 }

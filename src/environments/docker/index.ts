@@ -5,3 +5,7 @@ export {
   runArgs, execArgs, findArgs, removeArgs, removeVolumeArgs, inspectArgs, startArgs, shortHash,
   SHELL_CAPS, LABEL_GATEWAY, LABEL_SESSION, NO_SUCH_CONTAINER, type ContainerSpec,
 } from './docker-args.js';
+export {
+  chooseEngine, askEngine, answers, describeAnswers, forgetEngineAnswers, ENGINE_CLIENTS,
+  type EngineAnswer, type AnsweringEngine, type EngineChoice,
+} from './engine.js';
