@@ -1,7 +1,12 @@
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
-import type { Environment, ExecuteOptions, ExecuteResult, HostCommand } from './types.js';
+import { constants } from 'node:fs';
+import { open, writeFile, mkdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import type {
+  Environment, EnvironmentKind, ExecuteOptions, ExecuteResult, FileOptions, HostCommand, HostCommandOptions, ReadFileOptions, SpillFolder,
+} from './types.js';
 import { commandResult, runInProcessGroup } from './run-group.js';
+import { fileError } from './file-errors.js';
 import { strippedEnvKeys } from './child-env.js';
 
 /** Per-command variables lose every provider's stripEnvKeys too. */
@@ -20,58 +25,109 @@ export interface LocalEnvironmentOptions {
   childEnv: () => Record<string, string>;
   maxOutputBytes?: number;
   graceMs?: number;
+  /** Where a script's cut stdout is saved (HERMES_HOME/cache/exec). */
+  spillDir?: string;
 }
 
-/** Commands run on this host with bash, each as the leader of its own process group. */
+/** The reason commands still running get when the environment is cleaned up. */
+export const CLEANUP_REASON = 'the terminal environment was closed';
+
+/**
+ * Commands run on this host with bash, each as the leader of its own process group, tied
+ * to the gateway by the lifeline (see spawnGroupLeader). No isolation: a command reads
+ * and writes what the gateway's user can.
+ */
 export class LocalEnvironment implements Environment {
+  readonly kind: EnvironmentKind = 'host';
   readonly cwd: string;
+  /** Commands still running, so cleanup() can end them. */
+  private readonly running = new Set<AbortController>();
 
   constructor(protected readonly options: LocalEnvironmentOptions) {
     this.cwd = resolve(options.cwd);
   }
 
+  /** Where `~` points for the environment's commands. */
+  protected get home(): string {
+    return homedir();
+  }
+
   resolvePath(path: string): string {
+    if (path === '~' || path.startsWith('~/')) return join(this.home, path.slice(1));
     return isAbsolute(path) ? path : resolve(this.cwd, path);
   }
 
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const timeout = options.timeout ?? this.options.timeout;
-    const spawn = this.wrap(['bash', '--noprofile', '--norc', '-c', command], options.cwd ? this.resolvePath(options.cwd) : this.cwd, []);
-    const run = await runInProcessGroup(spawn.file, spawn.args, {
-      cwd: spawn.cwd,
-      env: { ...this.options.childEnv(), ...withoutStripped(options.env) },
-      stdin: options.stdin,
-      timeout,
-      signal: options.signal,
-      maxOutputBytes: this.options.maxOutputBytes ?? 50_000,
-      graceMs: this.options.graceMs,
-    });
-    return commandResult({ ...run, exitCode: run.exitCode ?? (run.signal ? 128 : 1) }, timeout);
+    const spawn = this.wrap(['bash', '--noprofile', '--norc', '-c', command], options.cwd ? this.resolvePath(options.cwd) : this.cwd, { binds: [], readOnly: [] });
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(options.signal?.reason);
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    this.running.add(stop);
+    try {
+      const run = await runInProcessGroup(spawn.file, spawn.args, {
+        cwd: spawn.cwd,
+        env: { ...this.options.childEnv(), ...this.commandEnv(options.env) },
+        stdin: options.stdin,
+        timeout,
+        signal: stop.signal,
+        maxOutputBytes: this.options.maxOutputBytes ?? 50_000,
+        graceMs: this.options.graceMs,
+      });
+      return commandResult({ ...run, exitCode: run.exitCode ?? (run.signal ? 128 : 1) }, timeout);
+    } finally {
+      this.running.delete(stop);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
   }
 
-  hostCommand(argv: string[], options: { cwd?: string; env: Record<string, string>; binds?: string[] }): HostCommand {
-    const spawn = this.wrap(argv, options.cwd ?? this.cwd, options.binds ?? []);
-    return { ...spawn, env: withoutStripped(options.env) };
+  hostCommand(argv: string[], options: HostCommandOptions): HostCommand {
+    const spawn = this.wrap(argv, options.cwd ?? this.cwd, { binds: options.binds ?? [], readOnly: options.readOnly ?? [] });
+    return { ...spawn, env: options.env ? this.commandEnv(options.env) : this.options.childEnv() };
   }
 
   /**
    * How an argv that should run in `cwd` (as the environment sees it) starts on this host.
-   * Local runs it as is; the sandbox wraps it in bubblewrap with `binds` mounted.
+   * Local runs it as is; the sandbox wraps it in bubblewrap with the extra mounts.
    */
-  protected wrap(argv: string[], cwd: string, _binds: string[]): { file: string; args: string[]; cwd: string } {
+  protected wrap(argv: string[], cwd: string, _mounts: { binds: string[]; readOnly: string[] }): { file: string; args: string[]; cwd: string } {
     const [file, ...args] = argv;
     return { file, args, cwd };
   }
 
-  readFile(path: string): Promise<Buffer> {
-    return readFile(this.resolvePath(path));
+  async readFile(path: string, options: ReadFileOptions = {}): Promise<Buffer> {
+    const full = this.resolvePath(path);
+    // One open, then fstat: the size checked is the size of the file read. O_NONBLOCK: a FIFO must not hang the open.
+    const handle = await open(full, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const info = await handle.stat();
+      if (info.isDirectory()) throw fileError('EISDIR', full);
+      if (!info.isFile()) throw fileError('EIO', full, undefined, 'not a regular file: a FIFO, device or socket');
+      if (options.maxBytes !== undefined && info.size > options.maxBytes) throw fileError('EFBIG', full, info.size);
+      return await handle.readFile({ signal: options.signal });
+    } finally {
+      await handle.close();
+    }
   }
 
-  async writeFile(path: string, data: Buffer | string): Promise<void> {
+  async writeFile(path: string, data: Buffer | string, options: FileOptions = {}): Promise<void> {
     const full = this.resolvePath(path);
     await mkdir(dirname(full), { recursive: true });
-    await writeFile(full, data);
+    await writeFile(full, data, { signal: options.signal });
   }
 
-  async cleanup(): Promise<void> {}
+  spillFolder(): SpillFolder | undefined {
+    const dir = this.options.spillDir;
+    return dir ? { host: dir, visible: dir } : undefined;
+  }
+
+  /** Ends every command still running (gateway shutdown, session end). */
+  async cleanup(): Promise<void> {
+    for (const stop of this.running) stop.abort(CLEANUP_REASON);
+  }
+
+  private commandEnv(env: Record<string, string> | undefined): Record<string, string> {
+    return withoutStripped(env);
+  }
 }

@@ -41,7 +41,8 @@ export class EnvironmentManager {
 
   /** Whether each session gets its own environment. */
   get isolated(): boolean {
-    return !this.options.config.terminal.container_persistent && this.provider.sessionIsolatedWhenNonpersistent;
+    const provider = this.provider;
+    return provider.alwaysSessionIsolated || (!this.options.config.terminal.container_persistent && provider.sessionIsolatedWhenNonpersistent);
   }
 
   /**

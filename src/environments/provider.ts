@@ -45,6 +45,8 @@ export interface TerminalEnvironmentProvider {
   readonly stripEnvKeys?: readonly string[] | ReadonlySet<string>;
   /** With `terminal.container_persistent: false`, give each session its own environment. */
   readonly sessionIsolatedWhenNonpersistent?: boolean;
+  /** Give every session its own environment, whatever `container_persistent` says (a sandbox per session). */
+  readonly alwaysSessionIsolated?: boolean;
   /** A sentence for the system prompt: where commands run. */
   readonly envDescription?: string;
   /** Cheap (no network, under 2 s): can this backend be used here? */

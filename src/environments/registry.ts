@@ -15,7 +15,7 @@ const NAME_PATTERN = /^[a-z0-9_]+$/;
 /** A registration or lookup of a terminal backend that cannot be done. */
 export class BackendError extends HermesError {
   override readonly name = 'BackendError';
-  constructor(code: 'BACKEND_REFUSED' | 'BACKEND_UNKNOWN' | 'BACKEND_UNAVAILABLE', message: string) {
+  constructor(code: 'BACKEND_REFUSED' | 'BACKEND_UNKNOWN' | 'BACKEND_UNAVAILABLE' | 'SANDBOX_WORKSPACE_UNSAFE', message: string) {
     super(code, message);
   }
 }

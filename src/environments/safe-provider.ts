@@ -64,6 +64,12 @@ export class SafeProvider {
     return value ?? false;
   }
 
+  /** Every session gets an environment of its own, persistent or not (the sandbox). A throwing value isolates. */
+  get alwaysSessionIsolated(): boolean {
+    const value = this.read<boolean | undefined>('alwaysSessionIsolated', (v) => v === undefined || isBool(v), true);
+    return value ?? false;
+  }
+
   get envDescription(): string {
     return this.read('envDescription', (v) => typeof v === 'string', '');
   }

@@ -1,4 +1,7 @@
+import { resolve } from 'node:path';
+import { Duplex } from 'node:stream';
 import { execa, type ResultPromise } from 'execa';
+import { findExecutable } from './which.js';
 import { groupAlive, killGroup, terminateGroup } from './process-group.js';
 
 export interface GroupSpawn {
@@ -35,9 +38,25 @@ export interface GroupExit {
 /** A running group leader, as execa returns it (streams not buffered, never rejecting). */
 export type GroupChild = ResultPromise<{ buffer: false; reject: false; all: true }>;
 
-/** Starts `spawn` as the leader of a new process group; attach to its streams before `superviseGroup`. */
+/**
+ * The lifeline: a watcher started first in the new group holds fd 3, the far end of a socket
+ * only the gateway holds. When the gateway goes — even by SIGKILL, when no handler runs — the
+ * socket closes, `read` returns, and the watcher kills its whole group; then `exec` runs the
+ * command as the group's leader, with fd 3 closed. A command that leaves the group (setsid)
+ * escapes it: only the sandbox's PID namespace catches those.
+ */
+const LIFELINE_SCRIPT = '(exec 0<&3 1>/dev/null 2>/dev/null; read -r _; kill -KILL 0) & exec 3<&-; exec "$@"';
+const SHELL = '/bin/sh';
+
+/**
+ * Starts `spawn` as the leader of a new process group, tied to this process by the lifeline;
+ * attach to its streams before `superviseGroup`.
+ */
 export function spawnGroupLeader(spawn: GroupSpawn): GroupChild {
-  return execa(spawn.file, spawn.args, {
+  // A program that is not there is spawned as is, so it fails the way a spawn fails (ENOENT), not as exit 127.
+  const found = findExecutable(spawn.file.includes('/') ? resolve(spawn.cwd, spawn.file) : spawn.file, spawn.env.PATH);
+  const [file, args] = found ? [SHELL, ['-c', LIFELINE_SCRIPT, 'hermes-lifeline', found, ...spawn.args]] : [spawn.file, spawn.args];
+  const child = execa(file, args, {
     cwd: spawn.cwd,
     env: spawn.env,
     extendEnv: false,
@@ -47,8 +66,15 @@ export function spawnGroupLeader(spawn: GroupSpawn): GroupChild {
     buffer: false,
     reject: false,
     stripFinalNewline: false,
-    ...(spawn.stdin !== undefined ? { input: spawn.stdin } : { stdin: 'ignore' as const }),
+    stdio: [spawn.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
+    ...(spawn.stdin !== undefined ? { input: spawn.stdin } : {}),
   }) as GroupChild;
+  const lifeline: unknown = (child.stdio as readonly unknown[])[3];
+  if (lifeline instanceof Duplex) {
+    lifeline.on('error', () => {});
+    void child.finally(() => lifeline.destroy());
+  }
+  return child;
 }
 
 /**

@@ -23,6 +23,34 @@ export interface ExecuteResult {
   truncated?: boolean;
 }
 
+/**
+ * What an environment is, which decides how the gateway may reach its files:
+ * - `host`: commands run on this host as the gateway's user, and see this host's files;
+ *   the tools may use the file system directly (local).
+ * - `isolated`: commands run on this host through `hostCommand`, but see only a view of
+ *   their own (sandbox); its files are reached only by running something inside it.
+ * - `remote`: commands run elsewhere (SSH, a container, most plugins); everything goes
+ *   through `execute` (or the optional file operations).
+ * An environment that does not say is `remote`: nothing is assumed about it.
+ */
+export type EnvironmentKind = 'host' | 'isolated' | 'remote';
+
+/** Options of the file operations. */
+export interface FileOptions {
+  signal?: AbortSignal;
+}
+
+export interface ReadFileOptions extends FileOptions {
+  /** Refuse (EFBIG) a file larger than this many bytes, before reading it where possible. */
+  maxBytes?: number;
+}
+
+/** Where a script's cut stdout is saved: the host folder it is written to and the same folder as the environment sees it. */
+export interface SpillFolder {
+  host: string;
+  visible: string;
+}
+
 /** A way to start a process on this host, for backends that wrap local processes (local, sandbox). */
 export interface HostCommand {
   file: string;
@@ -36,6 +64,8 @@ export interface HostCommand {
  * through the session's Environment, so they behave alike on every backend.
  */
 export interface Environment {
+  /** What it is (see EnvironmentKind); absent means `remote`. */
+  readonly kind?: EnvironmentKind;
   /** The working folder commands start in, as the environment sees it. */
   readonly cwd: string;
   execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult>;
@@ -43,15 +73,48 @@ export interface Environment {
   /**
    * Backends whose processes run on this host implement this: it turns an argv into the
    * command that runs it inside the environment (bubblewrap wraps it; local returns it).
-   * `binds` are host paths the process must reach (the RPC socket, the staging folder).
+   * `binds` are host paths the process must reach read-write (the staging folder with the
+   * RPC socket), `readOnly` those it may only read (the kernel runner).
    * Remote backends leave it out, and execute_code uses the file transport instead.
    */
-  hostCommand?(argv: string[], options: { cwd?: string; env: Record<string, string>; binds?: string[] }): HostCommand;
-  /** Optional fast paths for the file tools; without them the tools go through `execute`. */
-  readFile?(path: string): Promise<Buffer>;
-  writeFile?(path: string, data: Buffer | string): Promise<void>;
-  /** Resolves a path the way the environment's commands would (relative to its cwd). */
+  hostCommand?(argv: string[], options: HostCommandOptions): HostCommand;
+  /**
+   * Optional file operations for the file tools; without them the tools go through `execute`.
+   * They reach exactly what a command run in the environment reaches (symlinks, `/proc`
+   * included) and fail with an errno `code` (ENOENT, EISDIR, EACCES, EROFS, EFBIG).
+   */
+  readFile?(path: string, options?: ReadFileOptions): Promise<Buffer>;
+  /** Writes a file, creating parent folders. */
+  writeFile?(path: string, data: Buffer | string, options?: FileOptions): Promise<void>;
+  /** Resolves a path the way the environment's commands would (relative to its cwd, `~` its home). */
   resolvePath?(path: string): string;
+  /** Where a script's cut stdout is saved so that `read_file` here can open it. */
+  spillFolder?(): SpillFolder | undefined;
+}
+
+export interface HostCommandOptions {
+  cwd?: string;
+  /** The process's variables; without them, the environment's own (what its commands get). */
+  env?: Record<string, string>;
+  binds?: string[];
+  readOnly?: string[];
+}
+
+/** An environment whose processes start on this host (local, sandbox): execute_code runs through `hostCommand`. */
+export type HostProcessEnvironment = Environment & {
+  readonly kind: 'host' | 'isolated';
+  hostCommand(argv: string[], options: HostCommandOptions): HostCommand;
+};
+
+/** What the environment is; one that does not say is `remote`. */
+export function environmentKind(environment: Environment): EnvironmentKind {
+  const kind = environment.kind;
+  return kind === 'host' || kind === 'isolated' ? kind : 'remote';
+}
+
+/** True when scripts start on this host through `hostCommand` (local, sandbox); the one place that decides it. */
+export function runsOnThisHost(environment: Environment): environment is HostProcessEnvironment {
+  return environmentKind(environment) !== 'remote' && typeof environment.hostCommand === 'function';
 }
 
 export interface CreateEnvironmentOptions {

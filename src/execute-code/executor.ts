@@ -10,7 +10,7 @@ import {
 } from '../config/index.js';
 import { LocalEnvironment } from '../environments/local.js';
 import { buildChildEnv } from '../environments/child-env.js';
-import type { Environment } from '../environments/types.js';
+import { runsOnThisHost, type Environment, type SpillFolder } from '../environments/types.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { ToolRegistry } from '../tools/registry.js';
 import type { ToolContext } from '../tools/types.js';
@@ -70,6 +70,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
       cwd,
       timeout: this.config.terminal.timeout,
       maxOutputBytes: this.config.terminal.max_output_bytes,
+      spillDir: this.paths.execCache,
       childEnv: () =>
         buildChildEnv({ passthrough: this.config.terminal.env_passthrough, strip: this.strip(), logger: this.logger, label: 'terminal' }),
     });
@@ -86,7 +87,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
         registry: this.registry,
         logger: this.logger,
         strip: () => this.strip(),
-        spillDir: this.paths.execCache,
+        spillFor: (request) => this.spillFor(request.context.environment),
       });
     }
   }
@@ -110,7 +111,8 @@ export class DefaultCodeExecutor implements CodeExecutor {
       passthrough,
       startedMs,
     };
-    if (!context.environment.hostCommand) return this.remote.execute(call);
+    const environment = context.environment;
+    if (!runsOnThisHost(environment)) return this.remote.execute(call);
     let note: string | undefined;
     if (this.kernels) {
       const cell = await this.kernels.run(call);
@@ -123,12 +125,12 @@ export class DefaultCodeExecutor implements CodeExecutor {
       stub,
       allowed,
       context,
-      environment: context.environment,
+      environment,
       gate: new CallGate(this.registry),
       config: this.config,
       passthrough,
       strip: this.strip(),
-      spillDir: this.paths.execCache,
+      spill: this.spillFor(environment),
       logger: this.logger.child({ session: request.sessionId }),
       startedMs,
     });
@@ -187,6 +189,11 @@ export class DefaultCodeExecutor implements CodeExecutor {
 
   private passthrough(request: ExecuteCodeRequest, context: ToolContext): Set<string> {
     return new Set([...this.config.terminal.env_passthrough, ...(request.passthrough ?? []), ...(context.passthrough ?? [])]);
+  }
+
+  /** Where a cut stdout goes: where the environment's own read_file can open it, else HERMES_HOME/cache/exec. */
+  private spillFor(environment: Environment): SpillFolder {
+    return environment.spillFolder?.() ?? { host: this.paths.execCache, visible: this.paths.execCache };
   }
 
   private strip(): Iterable<string> {

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
-import type { Environment } from '../environments/types.js';
+import { runsOnThisHost, type SpillFolder } from '../environments/types.js';
 import { interruptedNotice } from '../environments/run-group.js';
 import { OutputCapture } from '../shared/output-capture.js';
 import { errorMessage } from '../shared/errors.js';
@@ -53,7 +53,7 @@ export class SessionKernels {
       registry: ToolRegistry;
       logger: Logger;
       strip: () => Iterable<string>;
-      spillDir: string;
+      spillFor: (request: CellRequest) => SpillFolder;
     },
   ) {
     this.pool = sessionKernelPool(deps.config, deps.logger);
@@ -73,12 +73,17 @@ export class SessionKernels {
   }
 
   private async startKernel(request: CellRequest): Promise<KernelProcess> {
-    const environment: Environment = request.context.environment;
-    if (!environment.hostCommand) throw new KernelStartError('the terminal backend does not run processes on this host');
+    const environment = request.context.environment;
+    if (!runsOnThisHost(environment)) throw new KernelStartError('the terminal backend does not run processes on this host');
     const settings = this.deps.config.code_execution;
     const staging = await StagingDir.create();
     const gate = new CallGate(this.deps.registry);
-    const rpc = new RpcServer({ transport: settings.rpc_transport, socketPath: staging.socketPath, handler: gate.handle });
+    const rpc = new RpcServer({
+      transport: settings.rpc_transport,
+      socketPath: staging.socketPath,
+      handler: gate.handle,
+      maxConnections: settings.max_rpc_connections,
+    });
     try {
       await staging.write('hermes_tools.py', request.stub);
       await rpc.listen();
@@ -88,7 +93,7 @@ export class SessionKernels {
         rpc,
         settings,
         argv: kernelArgv,
-        binds: [dirname(kernelRunnerPath())],
+        readOnly: [dirname(kernelRunnerPath())],
         passthrough: request.passthrough,
         strip: this.deps.strip(),
         logger: this.deps.logger,
@@ -114,7 +119,7 @@ export class SessionKernels {
 
   private runCell(kernel: KernelProcess, request: CellRequest): Promise<ExecuteCodeResult> {
     const { gate } = this.resources.get(kernel)!;
-    return runGatedCell(gate, request, this.deps.config, this.deps.spillDir, (io) => kernel.runCell(request.code, io));
+    return runGatedCell(gate, request, this.deps.config, this.deps.spillFor(request), (io) => kernel.runCell(request.code, io));
   }
 }
 
@@ -135,11 +140,11 @@ export async function runGatedCell(
   gate: CallGate,
   request: CellRequest,
   config: HermesConfig,
-  spillDir: string,
+  spill: SpillFolder,
   run: (io: CellIo) => Promise<CellOutcome>,
 ): Promise<ExecuteCodeResult> {
   const settings = config.code_execution;
-  const stdout = new StdoutSink(settings.max_stdout_bytes, settings.max_spill_bytes, spillDir);
+  const stdout = new StdoutSink(settings.max_stdout_bytes, settings.max_spill_bytes, spill);
   const stderr = new OutputCapture(Math.floor(settings.max_stderr_bytes * 0.4), Math.ceil(settings.max_stderr_bytes * 0.6));
   const close = gate.open({ allowed: request.allowed, maxCalls: settings.max_tool_calls, context: request.context });
   let calls = 0;

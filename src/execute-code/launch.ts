@@ -1,5 +1,5 @@
 import type { HermesConfig } from '../config/schema.js';
-import type { Environment, HostCommand } from '../environments/types.js';
+import type { HostCommand, HostProcessEnvironment } from '../environments/types.js';
 import type { Logger } from '../shared/logger.js';
 import type { RpcServer } from './rpc/server.js';
 import type { StagingDir } from './staging.js';
@@ -7,15 +7,14 @@ import { resolveInterpreter } from './interpreter.js';
 import { scriptEnv } from './script-env.js';
 
 export interface LaunchOptions {
-  /** Must have `hostCommand` (callers check first and take another path without it). */
-  environment: Environment;
+  environment: HostProcessEnvironment;
   staging: StagingDir;
   rpc: RpcServer;
   settings: HermesConfig['code_execution'];
   /** The command to run, given the interpreter: a script, or the kernel runner. */
   argv(python: string): string[];
-  /** Host paths the process must reach besides the staging folder. */
-  binds?: string[];
+  /** Host paths the process may read besides the staging folder (the kernel runner). */
+  readOnly?: string[];
   passthrough: Iterable<string>;
   strip: Iterable<string>;
   logger?: Logger;
@@ -37,8 +36,6 @@ export async function launchCommand(options: LaunchOptions): Promise<HostCommand
     strip: options.strip,
     logger: options.logger,
   });
-  const { environment } = options;
-  if (!environment.hostCommand) throw new Error('execute_code: this terminal backend does not run processes on this host');
-  const cwd = settings.mode === 'strict' ? staging.path : environment.cwd;
-  return environment.hostCommand(options.argv(python), { cwd, env, binds: [staging.path, ...(options.binds ?? [])] });
+  const cwd = settings.mode === 'strict' ? staging.path : options.environment.cwd;
+  return options.environment.hostCommand(options.argv(python), { cwd, env, binds: [staging.path], readOnly: options.readOnly });
 }

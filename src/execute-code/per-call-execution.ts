@@ -1,4 +1,4 @@
-import type { Environment } from '../environments/types.js';
+import type { HostProcessEnvironment, SpillFolder } from '../environments/types.js';
 import type { HermesConfig } from '../config/schema.js';
 import type { Logger } from '../shared/logger.js';
 import type { ToolContext } from '../tools/types.js';
@@ -16,12 +16,12 @@ export interface PerCallInput {
   stub: string;
   allowed: ReadonlySet<string>;
   context: ToolContext;
-  environment: Environment;
+  environment: HostProcessEnvironment;
   gate: CallGate;
   config: HermesConfig;
   passthrough: Iterable<string>;
   strip: Iterable<string>;
-  spillDir: string;
+  spill: SpillFolder;
   logger: Logger;
   startedMs: number;
 }
@@ -30,17 +30,13 @@ export interface PerCallInput {
 export async function executePerCall(input: PerCallInput): Promise<ExecuteCodeResult> {
   const { config, environment, context } = input;
   const settings = config.code_execution;
-  if (!environment.hostCommand) {
-    return {
-      status: 'error',
-      output: '',
-      tool_calls_made: 0,
-      duration_seconds: secondsSince(input.startedMs),
-      error: 'execute_code cannot start a script on this terminal backend: it does not run processes on this host.',
-    };
-  }
   const staging = await StagingDir.create();
-  const rpc = new RpcServer({ transport: settings.rpc_transport, socketPath: staging.socketPath, handler: input.gate.handle });
+  const rpc = new RpcServer({
+    transport: settings.rpc_transport,
+    socketPath: staging.socketPath,
+    handler: input.gate.handle,
+    maxConnections: settings.max_rpc_connections,
+  });
   const closeGate = input.gate.open({ allowed: input.allowed, maxCalls: settings.max_tool_calls, context });
   let callsMade = 0;
   let run: ScriptRun;
@@ -66,7 +62,7 @@ export async function executePerCall(input: PerCallInput): Promise<ExecuteCodeRe
       maxStdoutBytes: settings.max_stdout_bytes,
       maxStderrBytes: settings.max_stderr_bytes,
       maxSpillBytes: settings.max_spill_bytes,
-      spillDir: input.spillDir,
+      spill: input.spill,
     });
   } finally {
     callsMade = closeGate();

@@ -1,4 +1,4 @@
-import type { HostCommand } from '../environments/types.js';
+import type { HostCommand, SpillFolder } from '../environments/types.js';
 import { spawnGroupLeader, superviseGroup, type GroupExit } from '../environments/supervise-group.js';
 import { OutputCapture } from '../shared/output-capture.js';
 import { StdoutSink } from './stdout-sink.js';
@@ -11,7 +11,7 @@ export interface ScriptRunOptions {
   maxStdoutBytes: number;
   maxStderrBytes: number;
   maxSpillBytes: number;
-  spillDir: string;
+  spill: SpillFolder;
 }
 
 export interface ScriptRun extends GroupExit {
@@ -25,7 +25,7 @@ export interface ScriptRun extends GroupExit {
  * spilling sink, stderr capped, and the group supervised (timeout, abort, stragglers).
  */
 export async function runScriptProcess(options: ScriptRunOptions): Promise<ScriptRun> {
-  const stdout = new StdoutSink(options.maxStdoutBytes, options.maxSpillBytes, options.spillDir);
+  const stdout = new StdoutSink(options.maxStdoutBytes, options.maxSpillBytes, options.spill);
   const stderr = new OutputCapture(Math.floor(options.maxStderrBytes * 0.4), Math.ceil(options.maxStderrBytes * 0.6));
   const child = spawnGroupLeader(options.command);
   child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));

@@ -2,6 +2,8 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { OutputCapture } from '../shared/output-capture.js';
+import type { SpillFolder } from '../environments/types.js';
+import { pruneSpills } from './spill-prune.js';
 
 export const truncationMarker = (omitted: number, total: number) =>
   `\n... [OUTPUT TRUNCATED - ${omitted} bytes omitted out of ${total} total] ...\n`;
@@ -23,7 +25,7 @@ export class StdoutSink {
   constructor(
     private readonly maxBytes: number,
     private readonly spillBytes: number,
-    private readonly spillDir: string,
+    private readonly spillTo: SpillFolder,
   ) {
     this.capture = new OutputCapture(Math.floor(maxBytes * 0.4), Math.ceil(maxBytes * 0.6));
   }
@@ -41,7 +43,7 @@ export class StdoutSink {
     this.writeSpill(chunk);
   }
 
-  /** Waits for the spill file to be complete; returns its path when stdout was truncated. */
+  /** Waits for the spill file to be complete; returns its path as the script's environment sees it, when stdout was truncated. */
   async finish(): Promise<string | undefined> {
     const spill = this.spill;
     if (!spill) return undefined;
@@ -54,14 +56,16 @@ export class StdoutSink {
   }
 
   private openSpill(): void {
-    const path = join(this.spillDir, `stdout-${Date.now()}-${randomBytes(4).toString('hex')}.txt`);
-    this.spillPathValue = path;
+    const name = `stdout-${Date.now()}-${randomBytes(4).toString('hex')}.txt`;
+    const path = join(this.spillTo.host, name);
+    this.spillPathValue = join(this.spillTo.visible, name);
     // Made here, only when a script outgrows the cap, so a call never waits on it before its turn.
     try {
-      mkdirSync(this.spillDir, { recursive: true, mode: 0o700 });
+      mkdirSync(this.spillTo.host, { recursive: true, mode: 0o700 });
     } catch (error) {
       this.spillError = error as Error;
     }
+    pruneSpills(this.spillTo.host, name);
     const stream = createWriteStream(path, { flags: 'w', mode: 0o600, highWaterMark: 256 * 1024 });
     stream.on('error', (error) => (this.spillError = error));
     this.spill = stream;

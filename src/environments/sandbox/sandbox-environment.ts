@@ -1,17 +1,21 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { LocalEnvironment, type LocalEnvironmentOptions } from '../local.js';
+import type { EnvironmentKind, FileOptions, HostCommand, ReadFileOptions, SpillFolder } from '../types.js';
 import { bwrapArgs } from './bwrap-args.js';
+import { readInSandbox, writeInSandbox } from './sandbox-files.js';
+import { inside, systemView } from './system-view.js';
 
 export interface SandboxEnvironmentOptions extends Omit<LocalEnvironmentOptions, 'cwd'> {
-  /** Host folder mounted read-write at the same path; commands start there. */
+  /** Host folder mounted read-write at the same path; commands start there, and it is `~` inside. */
   workspace: string;
   /** Private host folder that becomes /tmp inside the sandbox. */
   tmp: string;
   network: boolean;
-  extraRoBinds?: readonly string[];
-  /** Host folders the sandbox must not see (HERMES_HOME). */
+  /** Host paths shown read-only: `terminal.sandbox.extra_ro_binds`, the interpreter's prefixes. */
+  readOnly?: readonly string[];
+  /** Host folders hidden should the workspace hold them (HERMES_HOME). */
   hide?: readonly string[];
   /** The bubblewrap executable. */
   bwrap?: string;
@@ -19,13 +23,18 @@ export interface SandboxEnvironmentOptions extends Omit<LocalEnvironmentOptions,
   removeWorkspace?: boolean;
 }
 
+/** Where a cut stdout is saved inside the sandbox's private /tmp. */
+const SPILL_FOLDER = 'hermes-spill';
+
 /**
- * Commands run under bubblewrap: new PID, IPC, UTS and (unless `network`) network
- * namespaces, the system read-only, the workspace read-write, a private /tmp. Killing a
- * command's process group kills bwrap, and with it the whole PID namespace: daemons that
- * left the group with setsid die too.
+ * Commands run under bubblewrap in a view built from parts (see bwrapArgs): the system
+ * read-only and less its secrets, the workspace read-write, a private /tmp, /proc and /dev,
+ * and nothing else of the host. New PID, IPC, UTS and (unless `network`) network namespaces:
+ * killing a command's group kills bwrap, and with it every process inside, setsid or not.
+ * The file tools run inside too, so they reach what a command reaches and nothing more.
  */
 export class SandboxEnvironment extends LocalEnvironment {
+  override readonly kind: EnvironmentKind = 'isolated';
   private readonly sandbox: SandboxEnvironmentOptions;
 
   constructor(options: SandboxEnvironmentOptions) {
@@ -33,52 +42,50 @@ export class SandboxEnvironment extends LocalEnvironment {
     this.sandbox = options;
   }
 
-  protected override wrap(argv: string[], cwd: string, binds: string[]): { file: string; args: string[]; cwd: string } {
+  protected override get home(): string {
+    return this.cwd;
+  }
+
+  protected override wrap(argv: string[], cwd: string, mounts: { binds: string[]; readOnly: string[] }): { file: string; args: string[]; cwd: string } {
+    const { system, masks } = systemView();
     const args = bwrapArgs({
       workspace: this.cwd,
       tmp: this.sandbox.tmp,
       network: this.sandbox.network,
-      extraRoBinds: this.sandbox.extraRoBinds ?? [],
-      // A tmpfs needs a mount point, and the read-only root cannot get a new one.
-      hide: (this.sandbox.hide ?? []).filter((path) => existsSync(path)),
-      binds: binds.map((path) => resolve(path)),
+      system,
+      masks,
+      readOnly: [...(this.sandbox.readOnly ?? []), ...mounts.readOnly.map((path) => resolve(path))],
+      // A tmpfs needs a mount point, which only the writable workspace can give.
+      hide: (this.sandbox.hide ?? []).filter((path) => inside(this.cwd, path) && existsSync(path)),
+      binds: mounts.binds.map((path) => resolve(path)),
       chdir: cwd,
     });
     // bwrap itself starts in the workspace, which exists on the host; --chdir sets the inner cwd.
     return { file: this.sandbox.bwrap ?? 'bwrap', args: [...args, ...argv], cwd: this.cwd };
   }
 
-  /** File tools read what the sandbox sees: /tmp is the private folder, hidden folders are empty. */
-  override async readFile(path: string): Promise<Buffer> {
-    return super.readFile(this.hostPath(path, false));
+  /** Reads what `cat` inside the sandbox would read. */
+  override readFile(path: string, options: ReadFileOptions = {}): Promise<Buffer> {
+    return readInSandbox((argv) => this.runInside(argv), this.resolvePath(path), options);
   }
 
-  /** File tools write only where sandboxed commands can: the workspace and /tmp. */
-  override async writeFile(path: string, data: Buffer | string): Promise<void> {
-    return super.writeFile(this.hostPath(path, true), data);
+  /** Writes where a command inside the sandbox could: the workspace and /tmp. */
+  override writeFile(path: string, data: Buffer | string, options: FileOptions = {}): Promise<void> {
+    return writeInSandbox((argv) => this.runInside(argv), this.resolvePath(path), data, options);
+  }
+
+  /** Cut stdout goes to the private /tmp, where read_file inside can open it. */
+  override spillFolder(): SpillFolder {
+    return { host: join(this.sandbox.tmp, SPILL_FOLDER), visible: `/tmp/${SPILL_FOLDER}` };
   }
 
   override async cleanup(): Promise<void> {
+    await super.cleanup();
     await rm(this.sandbox.tmp, { recursive: true, force: true });
     if (this.sandbox.removeWorkspace) await rm(this.cwd, { recursive: true, force: true });
   }
 
-  /** The host path behind a path as the sandbox sees it; EROFS/ENOENT the way the sandbox would fail. */
-  private hostPath(path: string, write: boolean): string {
-    const full = this.resolvePath(path);
-    if (inside(this.cwd, full)) return full;
-    if (inside('/tmp', full)) return join(this.sandbox.tmp, relative('/tmp', full));
-    if ((this.sandbox.hide ?? []).some((hidden) => inside(hidden, full))) {
-      throw Object.assign(new Error(`ENOENT: no such file or directory (hidden from the sandbox), '${full}'`), { code: 'ENOENT' });
-    }
-    if (write) {
-      throw Object.assign(new Error(`EROFS: read-only file system in the sandbox, '${full}' (write under ${this.cwd} or /tmp)`), { code: 'EROFS' });
-    }
-    return full;
+  private runInside(argv: string[]): HostCommand {
+    return this.hostCommand(argv, {});
   }
-}
-
-function inside(folder: string, path: string): boolean {
-  const rel = relative(folder, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }

@@ -8,6 +8,9 @@ import type { DoctorCheck, ProbeResult, TerminalEnvironmentProvider } from '../p
 import type { CreateEnvironmentOptions, Environment } from '../types.js';
 import { findExecutable } from '../which.js';
 import { SandboxEnvironment } from './sandbox-environment.js';
+import { BackendError } from '../registry.js';
+import { interpreterView } from './interpreter-view.js';
+import { resolverPath, unsafeWorkspace } from './system-view.js';
 
 const INSTALL_HINT = 'install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora), apk add bubblewrap (Alpine)';
 
@@ -28,12 +31,14 @@ export class SandboxProvider implements TerminalEnvironmentProvider {
   readonly cachePathBase = null;
   readonly stripEnvKeys: readonly string[] = [];
   readonly sessionIsolatedWhenNonpersistent = true;
+  /** One session's sandbox sees nothing of another's, whatever `container_persistent` says. */
+  readonly alwaysSessionIsolated = true;
 
   constructor(private readonly deps: { config: HermesConfig; paths: HermesPaths }) {}
 
   get envDescription(): string {
     const net = this.deps.config.terminal.sandbox.network ? 'with network access' : 'without network access';
-    return `Commands run in a bubblewrap sandbox on Linux, ${net}: the system is read-only, only the working folder and /tmp are writable, and background processes end with the command.`;
+    return `Commands run in a bubblewrap sandbox on Linux, ${net}: the system is read-only, only the working folder (also ~) and /tmp are writable, nothing else of the host (home folders, /run, /var) is there, and background processes end with the command.`;
   }
 
   isAvailable(): boolean {
@@ -84,18 +89,33 @@ export class SandboxProvider implements TerminalEnvironmentProvider {
     const { config, paths } = this.deps;
     const ownWorkspace = !config.terminal.cwd;
     const workspace = config.terminal.cwd ? resolve(config.terminal.cwd) : join(paths.sandboxes, sessionFolderName(options.taskId));
+    const unsafe = unsafeWorkspace(workspace);
+    if (unsafe) {
+      throw new BackendError('SANDBOX_WORKSPACE_UNSAFE', `terminal.cwd: ${workspace} cannot be the sandbox's writable workspace: ${unsafe}. Choose a project folder, or leave terminal.cwd empty for a folder per session under ${paths.sandboxes}.`);
+    }
     mkdirSync(workspace, { recursive: true });
-    const childEnv = typeof options.childEnv === 'function' ? (options.childEnv as () => Record<string, string>) : () => ({});
+    const childEnv: () => Record<string, string> = typeof options.childEnv === 'function' ? (options.childEnv as () => Record<string, string>) : () => ({});
+    const hostPath = childEnv().PATH ?? process.env.PATH;
+    const settings = config.code_execution;
+    const interpreters = interpreterView(
+      [settings.python, ...['VIRTUAL_ENV', 'CONDA_PREFIX'].flatMap((name) => (process.env[name] ? [join(process.env[name]!, 'bin', 'python')] : []))],
+      hostPath,
+    );
+    const resolver = config.terminal.sandbox.network ? resolverPath() : undefined;
     return new SandboxEnvironment({
       // Absolute, so a child PATH without /usr/bin cannot lose it.
       bwrap: findExecutable('bwrap') ?? 'bwrap',
       workspace,
       tmp: mkdtempSync(join(tmpdir(), 'hermes-sandbox-tmp-')),
       network: config.terminal.sandbox.network,
-      extraRoBinds: config.terminal.sandbox.extra_ro_binds,
+      readOnly: [...interpreters.readOnly, ...config.terminal.sandbox.extra_ro_binds.map((path) => resolve(path)), ...(resolver ? [resolver] : [])],
       hide: [paths.home],
       timeout: options.timeout,
-      childEnv: () => ({ ...childEnv(), TMPDIR: '/tmp' }),
+      childEnv: () => {
+        const base = childEnv();
+        const path = [...interpreters.pathDirs, base.PATH ?? '/usr/local/bin:/usr/bin:/bin'].join(':');
+        return { ...base, PATH: path, HOME: workspace, TMPDIR: '/tmp' };
+      },
       maxOutputBytes: config.terminal.max_output_bytes,
       graceMs: config.code_execution.kill_grace * 1000,
       removeWorkspace: ownWorkspace && !config.terminal.container_persistent,

@@ -51,7 +51,7 @@ export class RemoteKernels {
 
   private async runCell(kernel: RemoteKernel, request: CellRequest): Promise<ExecuteCodeResult> {
     const settings = this.deps.config.code_execution;
-    const result = await runGatedCell(this.gates.get(kernel)!, request, this.deps.config, this.deps.spillDir, (io) =>
+    const result = await runGatedCell(this.gates.get(kernel)!, request, this.deps.config, { host: this.deps.spillDir, visible: this.deps.spillDir }, (io) =>
       kernel.runCell(request.code, { ...io, maxStdoutFetch: settings.max_spill_bytes, maxStderrBytes: settings.max_stderr_bytes }),
     );
     if (!kernel.alive) this.gates.delete(kernel);

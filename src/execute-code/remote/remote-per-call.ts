@@ -16,8 +16,8 @@ import { RpcServer } from '../rpc/server.js';
 import { StagingDir } from '../staging.js';
 import { RemoteExecError, createRemoteFolder, fileTransportStub, quote, readRemoteFile, removeRemoteFolder } from './remote-folder.js';
 
-/** The same inputs as a local one-shot script. */
-export type RemotePerCallInput = PerCallInput;
+/** The same inputs as a local one-shot script, on any environment; the cut stdout is kept on the gateway's host. */
+export type RemotePerCallInput = Omit<PerCallInput, 'environment' | 'spill'> & { environment: Environment; spillDir: string };
 
 /** The variables of a remote script: the scrubbed set worth sending, and where its folder is. */
 export function remoteScriptEnv(dir: string, passthrough: Iterable<string>, strip: Iterable<string>, logger?: Logger): Record<string, string> {
@@ -56,7 +56,7 @@ export async function executeRemotePerCall(input: RemotePerCallInput): Promise<E
     return { status: 'error', output: message, error: message, tool_calls_made: 0, duration_seconds: secondsSince(input.startedMs) };
   }
   const closeGate = input.gate.open({ allowed: input.allowed, maxCalls: settings.max_tool_calls, context });
-  const direct = config.terminal.ssh.direct_channel ? await openDirectChannel(environment, dir, input.gate) : undefined;
+  const direct = config.terminal.ssh.direct_channel ? await openDirectChannel(environment, dir, input.gate, settings.max_rpc_connections) : undefined;
   const poller = new FileRpcPoller({
     environment,
     dir,
@@ -107,11 +107,12 @@ async function openDirectChannel(
   environment: Environment,
   dir: string,
   gate: CallGate,
+  maxConnections: number,
 ): Promise<{ env: Record<string, string>; close(): Promise<void> } | undefined> {
   const forwarding = environment as Partial<SocketForwarding>;
   if (typeof forwarding.forwardUnixSocket !== 'function') return undefined;
   const staging = await StagingDir.create();
-  const rpc = new RpcServer({ transport: 'unix', socketPath: staging.socketPath, handler: gate.handle });
+  const rpc = new RpcServer({ transport: 'unix', socketPath: staging.socketPath, handler: gate.handle, maxConnections });
   const release = async () => {
     await rpc.close();
     await staging.remove();
@@ -152,7 +153,7 @@ async function fetchStreams(
 ): Promise<Streams> {
   const sizes = await environment.execute(`wc -c < ${quote(dir)}/stdout; wc -c < ${quote(dir)}/stderr`, { timeout: 60 });
   const [outSize = 0, errSize = 0] = sizes.output.trim().split(/\s+/).map(Number);
-  const stdout = new StdoutSink(limits.max_stdout_bytes, limits.max_spill_bytes, limits.spillDir);
+  const stdout = new StdoutSink(limits.max_stdout_bytes, limits.max_spill_bytes, { host: limits.spillDir, visible: limits.spillDir });
   const wanted = Math.min(outSize, limits.max_spill_bytes);
   if (wanted > 0) stdout.push(await readRemoteFile(environment, `${dir}/stdout`, 0, wanted, limits.maxOutput));
   // The count past the spill cap is still reported: the bytes were written.

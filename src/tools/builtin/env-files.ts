@@ -1,8 +1,5 @@
-import { stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { posix } from 'node:path';
-import { LocalEnvironment } from '../../environments/local.js';
-import type { Environment } from '../../environments/types.js';
+import { environmentKind, type Environment } from '../../environments/types.js';
 import { errorMessage } from '../../shared/errors.js';
 import { shellQuote } from './shell-quote.js';
 
@@ -21,48 +18,37 @@ export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 const SHELL_CHUNK_BYTES = 24 * 1024;
 
 /**
- * Whether the environment's files are this host's files, read with this process's rights.
- * Only then may the tools read the file system directly (the built-in search, size checks);
- * a sandbox or a remote backend must be gone through, so it can hide what it hides.
+ * Whether the environment's files are this host's files, read with this process's rights
+ * (`local`). Only then may the tools touch the file system directly (the built-in search,
+ * similar names); a sandbox or a remote backend is always gone through, so it hides what it hides.
  */
-export function isHostLocal(env: Environment): env is LocalEnvironment {
-  return env instanceof LocalEnvironment;
+export function isHostLocal(env: Environment): boolean {
+  return environmentKind(env) === 'host';
 }
 
 /**
- * A path as the environment's commands see it: absolute, relative ones from its cwd.
- * `~` and `~/…` are the user's home on host-based environments (those with `resolvePath`).
+ * A path as the environment's commands see it: absolute, relative ones from its cwd, `~`
+ * its home (on environments that resolve paths themselves).
  */
 export function resolveEnvPath(env: Environment, path: string): string {
-  if (env.resolvePath) {
-    if (path === '~' || path.startsWith('~/')) return posix.join(homedir(), path.slice(1));
-    return env.resolvePath(path);
-  }
-  return posix.resolve(env.cwd, path);
+  return env.resolvePath ? env.resolvePath(path) : posix.resolve(env.cwd, path);
 }
 
 /** Reads a file through the environment: its `readFile` when it has one, else base64 over `execute`. */
 export async function readEnvFile(env: Environment, path: string, signal?: AbortSignal): Promise<ReadOutcome> {
   const full = resolveEnvPath(env, path);
-  if (env.readFile) {
-    try {
-      // Check the size first where we can, so a huge log is refused before it is loaded.
-      if (isHostLocal(env)) {
-        const info = await stat(full);
-        if (info.isDirectory()) return { kind: 'directory', path: full };
-        if (info.size > MAX_FILE_BYTES) return { kind: 'too_large', path: full, size: info.size };
-      }
-      const data = await env.readFile(full);
-      if (data.length > MAX_FILE_BYTES) return { kind: 'too_large', path: full, size: data.length };
-      return { kind: 'file', path: full, data };
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing', path: full };
-      if (code === 'EISDIR') return { kind: 'directory', path: full };
-      return { kind: 'failed', path: full, reason: errorMessage(error) };
-    }
+  if (!env.readFile) return readOverShell(env, full, signal);
+  try {
+    const data = await env.readFile(full, { maxBytes: MAX_FILE_BYTES, signal });
+    if (data.length > MAX_FILE_BYTES) return { kind: 'too_large', path: full, size: data.length };
+    return { kind: 'file', path: full, data };
+  } catch (error) {
+    const { code, size } = error as NodeJS.ErrnoException & { size?: number };
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing', path: full };
+    if (code === 'EISDIR') return { kind: 'directory', path: full };
+    if (code === 'EFBIG') return { kind: 'too_large', path: full, size: size ?? MAX_FILE_BYTES + 1 };
+    return { kind: 'failed', path: full, reason: errorMessage(error) };
   }
-  return readOverShell(env, full, signal);
 }
 
 async function readOverShell(env: Environment, full: string, signal?: AbortSignal): Promise<ReadOutcome> {
@@ -105,7 +91,7 @@ export async function writeEnvFile(
 ): Promise<string> {
   const full = resolveEnvPath(env, path);
   if (env.writeFile) {
-    await env.writeFile(full, data);
+    await env.writeFile(full, data, { signal });
     return full;
   }
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;

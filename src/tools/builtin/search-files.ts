@@ -2,7 +2,6 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import type { Tool } from '../types.js';
-import { buildChildEnv } from '../../environments/child-env.js';
 import { errorMessage } from '../../shared/errors.js';
 import { isHostLocal, resolveEnvPath } from './env-files.js';
 import { ResultCollector } from './search/collector.js';
@@ -97,12 +96,7 @@ export function searchFilesTool(options: { backend?: SearchBackend } = {}): Tool
         return collector.result();
       }
 
-      const childEnv = buildChildEnv({
-        passthrough: [...ctx.config.terminal.env_passthrough, ...(ctx.passthrough ?? [])],
-        logger: ctx.logger,
-        label: 'search_files',
-      });
-      const failure = await searchRipgrep(request, env, childEnv, collector, ctx.signal);
+      const failure = await searchRipgrep(request, env, collector, ctx.signal);
       if (failure) {
         return /path not found/.test(failure.error) ? { error: `search_files: path not found or not readable: ${rootFull} (relative paths start at ${env.cwd})` } : failure;
       }

@@ -11,7 +11,7 @@ import { capHeadTail } from './text.js';
  */
 const args = z.object({
   command: z.string().min(1).describe('Shell command (bash) to run in the foreground'),
-  timeout: z.number().positive().nullable().default(null).describe('Seconds before the command is killed; default terminal.timeout'),
+  timeout: z.number().positive().nullable().default(null).describe('Seconds before the command is killed; default terminal.timeout, at most terminal.max_timeout'),
   workdir: z.string().min(1).nullable().default(null).describe('Folder to run in; default the working folder'),
 });
 
@@ -36,8 +36,9 @@ export function terminalTool(): Tool {
       if (!verdict.allowed) return { error: verdict.error };
       // `cd` inside the shell, not a spawn cwd: a missing folder then gets the shell's own clear message.
       const script = workdir ? `cd -- ${shellPath(workdir)} || exit 1\n${command}` : command;
+      // A model-given timeout never outlasts the configured maximum.
       const result = await ctx.environment.execute(script, {
-        timeout: timeout ?? ctx.config.terminal.timeout,
+        timeout: Math.min(timeout ?? ctx.config.terminal.timeout, ctx.config.terminal.max_timeout),
         signal: ctx.signal,
       });
       const output = capHeadTail(result.output, ctx.config.terminal.max_output_bytes).text;

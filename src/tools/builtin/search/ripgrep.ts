@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { posix } from 'node:path';
 import { execa } from 'execa';
-import type { Environment } from '../../../environments/types.js';
+import { runsOnThisHost, type Environment } from '../../../environments/types.js';
 import { readEnvFile } from '../env-files.js';
 import { shellQuote } from '../shell-quote.js';
 import { capLine } from '../text.js';
@@ -136,14 +136,14 @@ function judge(exitCode: number | undefined, message: string, parser: RgParser, 
 export async function searchRipgrep(
   request: SearchRequest,
   env: Environment,
-  childEnv: Record<string, string>,
   sink: SearchSink,
   signal?: AbortSignal,
 ): Promise<RgFailure> {
   const parser = new RgParser(request, sink);
   const args = ripgrepArgs(request);
-  if (env.hostCommand) {
-    const host = env.hostCommand(['rg', ...args], { cwd: env.cwd, env: childEnv });
+  if (runsOnThisHost(env)) {
+    // The environment's own variables: ripgrep needs no secret, and in a sandbox it runs inside.
+    const host = env.hostCommand(['rg', ...args], { cwd: env.cwd });
     const child = execa(host.file, host.args, {
       cwd: host.cwd,
       env: host.env,

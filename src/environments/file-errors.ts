@@ -1,0 +1,18 @@
+/** The errno codes the file operations fail with, and what each means to the model. */
+const MEANINGS = {
+  ENOENT: 'no such file or directory',
+  EISDIR: 'is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  EACCES: 'permission denied',
+  EROFS: 'read-only file system',
+  EFBIG: 'file too large',
+  EIO: 'input/output error',
+} as const;
+
+export type FileErrorCode = keyof typeof MEANINGS;
+
+/** An Error with an errno `code`, as node:fs throws them, for file operations that run elsewhere. */
+export function fileError(code: FileErrorCode, path: string, size?: number, detail?: string): NodeJS.ErrnoException & { size?: number } {
+  const more = detail ? ` (${detail})` : '';
+  return Object.assign(new Error(`${code}: ${MEANINGS[code]}${more}, '${path}'`), { code, path, ...(size !== undefined ? { size } : {}) });
+}
