@@ -59,7 +59,11 @@ class _Connection(object):
             slot = self.pending[call_id] = _Slot()
         data = (_encode({"id": call_id, "tool": tool, "args": args, "token": self.token}) + "\n").encode("utf-8")
         with self.send_lock:
-            self.sock.sendall(data)
+            try:
+                self.sock.sendall(data)
+            except OSError:
+                self._refused()
+                raise
         while not slot.done:
             if self.read_lock.acquire(False):
                 try:
@@ -74,12 +78,24 @@ class _Connection(object):
                     slot.event.wait(0.002)
         return slot.result
 
+    def _refused(self):
+        # The gateway may have refused the connection (one JSON line, then closed): say why.
+        try:
+            message = _json.loads(self.reader.readline() or b"{}")
+        except (OSError, ValueError):
+            return
+        if isinstance(message, dict) and "error" in message and "id" not in message:
+            self.broken = "hermes_tools: " + str(message["error"])
+            raise ConnectionError(message["error"])
+
     def _read_one(self):
         if self.broken is not None:
             raise ConnectionError(self.broken)
         line = self.reader.readline()
-        if not line:
-            self.broken = "hermes_tools: the gateway closed the RPC connection"
+        message = _json.loads(line) if line else {}
+        if not line or ("id" not in message and "error" in message):
+            # Without an id the gateway speaks of the connection: it refused it, or is closing it.
+            self.broken = "hermes_tools: " + str(message.get("error", "the gateway closed the RPC connection"))
             with self.state_lock:
                 slots = list(self.pending.values())
                 self.pending.clear()
@@ -89,7 +105,6 @@ class _Connection(object):
                 if slot.event is not None:
                     slot.event.set()
             return
-        message = _json.loads(line)
         with self.state_lock:
             slot = self.pending.pop(message.get("id"), None)
         if slot is None:
