@@ -2,16 +2,24 @@ import type { CallbackQuery, InlineKeyboardMarkup, Message, User } from 'grammy/
 import type { InboundMessage } from '../src/gateway/index.js';
 import type { TelegramReplyTarget } from './telegram.js';
 
-/** `callback_data` of the two approval buttons; the prefix keeps other bots' data apart. */
-export const APPROVE_DATA = 'hermes:approve';
-export const DENY_DATA = 'hermes:deny';
+/** `callback_data` of the approval buttons and the command each press stands for; the prefix keeps other bots' data apart. */
+export const APPROVAL_BUTTONS: ReadonlyMap<string, string> = new Map([
+  ['hermes:approve', '/approve'],
+  ['hermes:approve:session', '/approve session'],
+  ['hermes:approve:always', '/approve always'],
+  ['hermes:deny', '/deny'],
+]);
 
-/** The inline keyboard under an approval request. */
+/** The inline keyboard under an approval request: two rows, so the labels fit a phone. */
 export const APPROVAL_KEYBOARD: InlineKeyboardMarkup = {
   inline_keyboard: [
     [
-      { text: 'Approve', callback_data: APPROVE_DATA },
-      { text: 'Deny', callback_data: DENY_DATA },
+      { text: 'Approve once', callback_data: 'hermes:approve' },
+      { text: 'This session', callback_data: 'hermes:approve:session' },
+    ],
+    [
+      { text: 'Always', callback_data: 'hermes:approve:always' },
+      { text: 'Deny', callback_data: 'hermes:deny' },
     ],
   ],
 };
@@ -22,15 +30,13 @@ export function telegramThreadKey(chatId: number, topic: number | undefined): st
 }
 
 /** What a press of one of our buttons asks for, or undefined for data that is not ours. */
-export function approvalCommand(data: string | undefined): '/approve' | '/deny' | undefined {
-  if (data === APPROVE_DATA) return '/approve';
-  if (data === DENY_DATA) return '/deny';
-  return undefined;
+export function approvalCommand(data: string | undefined): string | undefined {
+  return data === undefined ? undefined : APPROVAL_BUTTONS.get(data);
 }
 
 /**
- * The press of an approval button as the message the gateway expects: `/approve` or `/deny`
- * from the user who pressed, in the chat and forum topic of the button message, so it is
+ * The press of an approval button as the message the gateway expects (`/approve`,
+ * `/approve session`, `/approve always` or `/deny`) from the user who pressed, in the chat and forum topic of the button message, so it is
  * authorized like anything that user types. Undefined when the press is not ours, or when
  * Telegram no longer shows us the message (older than 48 hours: no topic to route by).
  */

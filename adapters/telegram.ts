@@ -49,7 +49,7 @@ const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
  * parallel) or a webhook that checks Telegram's secret-token header. A DM is one session per
  * chat; in groups the bot answers when mentioned or replied to; forum topics are sessions of
  * their own. Replies go out as HTML, and as plain text when Telegram refuses the markup.
- * Approval requests carry Approve and Deny inline buttons.
+ * Approval requests carry inline buttons: Approve once, This session, Always, Deny.
  */
 export class TelegramAdapter implements PlatformAdapter {
   readonly name = 'telegram';
@@ -118,8 +118,8 @@ export class TelegramAdapter implements PlatformAdapter {
       const message = this.toInbound(ctx.message);
       if (message) await deliver(message);
     });
-    // A press of Approve or Deny is answered at once (the client shows a spinner until then)
-    // and then goes to the gateway as the presser's /approve or /deny, authorized as usual.
+    // A press of an approval button is answered at once (the client shows a spinner until then)
+    // and then goes to the gateway as the presser's /approve … or /deny, authorized as usual.
     this.bot.on('callback_query', async (ctx) => {
       const message = pressToInbound(ctx.callbackQuery, this.name);
       await ctx
@@ -161,7 +161,7 @@ export class TelegramAdapter implements PlatformAdapter {
     return this.sendWith(replyTo, text, {});
   }
 
-  /** Sends the request with Approve and Deny buttons; a press comes back as /approve or /deny. */
+  /** Sends the request with the approval buttons; a press comes back as the presser's /approve … or /deny. */
   async askApproval(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
     return this.sendWith(replyTo, text, { reply_markup: APPROVAL_KEYBOARD });
   }

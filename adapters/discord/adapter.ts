@@ -132,7 +132,7 @@ export class DiscordAdapter implements PlatformAdapter {
     return { messageId: message.id };
   }
 
-  /** Sends the request with an action row of Approve and Deny buttons (see `approval.ts`). */
+  /** Sends the request with an action row of approval buttons (see `approval.ts`). */
   async askApproval(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
     const target = replyTo as DiscordReplyTarget;
     const content = fitMessage(text, this.maxMessageLength);
@@ -256,8 +256,8 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   /**
-   * A press of Approve or Deny: acknowledged at once without changing the message (type 6), then
-   * dispatched as `/approve` or `/deny` from the presser in the channel or thread it was pressed
+   * A press of an approval button: acknowledged at once without changing the message (type 6), then
+   * dispatched as its command (`/approve`, `/approve session`, …) from the presser in the channel or thread it was pressed
    * in, so the gateway authorizes it like any message and a refused press leaves the buttons usable.
    */
   private async onButton(interaction: ButtonInteraction, handler: MessageHandler): Promise<void> {

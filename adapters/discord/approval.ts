@@ -1,16 +1,20 @@
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, type APIActionRowComponent, type APIComponentInMessageActionRow } from 'discord.js';
 
-/** `custom_id`s of the Approve and Deny buttons, and the command each press stands for. */
-export const DISCORD_APPROVAL_BUTTONS: ReadonlyMap<string, '/approve' | '/deny'> = new Map([
+/** `custom_id`s of the approval buttons, and the command each press stands for. */
+export const DISCORD_APPROVAL_BUTTONS: ReadonlyMap<string, string> = new Map([
   ['hermes:approve', '/approve'],
+  ['hermes:approve:session', '/approve session'],
+  ['hermes:approve:always', '/approve always'],
   ['hermes:deny', '/deny'],
 ]);
 
-/** The action row under an approval request: Approve (green) and Deny (red). */
+/** The action row under an approval request: Approve once (green), This session, Always, Deny (red). */
 export function approvalRow(): APIActionRowComponent<APIComponentInMessageActionRow> {
   return new ActionRowBuilder<ButtonBuilder>()
     .addComponents(
-      new ButtonBuilder().setCustomId('hermes:approve').setLabel('Approve').setStyle(ButtonStyle.Success),
+      new ButtonBuilder().setCustomId('hermes:approve').setLabel('Approve once').setStyle(ButtonStyle.Success),
+      new ButtonBuilder().setCustomId('hermes:approve:session').setLabel('This session').setStyle(ButtonStyle.Primary),
+      new ButtonBuilder().setCustomId('hermes:approve:always').setLabel('Always').setStyle(ButtonStyle.Secondary),
       new ButtonBuilder().setCustomId('hermes:deny').setLabel('Deny').setStyle(ButtonStyle.Danger),
     )
     .toJSON();

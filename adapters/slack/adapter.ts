@@ -114,7 +114,7 @@ export class SlackAdapter implements PlatformAdapter {
     return { messageId: String(result.ts) };
   }
 
-  /** Posts the request in the conversation's thread with Approve and Deny buttons (see `approval.ts`). */
+  /** Posts the request in the conversation's thread with the approval buttons (see `approval.ts`). */
   async askApproval(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
     const target = replyTo as SlackReplyTarget;
     const mrkdwn = markdownToMrkdwn(text);

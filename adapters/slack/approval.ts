@@ -2,8 +2,13 @@ import type { types } from '@slack/bolt';
 import type { InboundMessage } from '../../src/gateway/types.js';
 import type { SlackReplyTarget } from './inbound.js';
 
-/** `action_id`s of the Approve and Deny buttons, and the command each press stands for. */
-export const SLACK_APPROVAL_ACTIONS = { hermes_approve: '/approve', hermes_deny: '/deny' } as const;
+/** `action_id`s of the approval buttons, and the command each press stands for. */
+export const SLACK_APPROVAL_ACTIONS = {
+  hermes_approve: '/approve',
+  hermes_approve_session: '/approve session',
+  hermes_approve_always: '/approve always',
+  hermes_deny: '/deny',
+} as const;
 
 /** One of the approval buttons' `action_id`s. */
 export type SlackApprovalActionId = keyof typeof SLACK_APPROVAL_ACTIONS;
@@ -11,7 +16,15 @@ export type SlackApprovalActionId = keyof typeof SLACK_APPROVAL_ACTIONS;
 // A section block's text holds at most 3,000 characters.
 const SECTION_LIMIT = 3000;
 
-/** The blocks of an approval request: the (already mrkdwn) text, then Approve and Deny. */
+const button = (actionId: SlackApprovalActionId, label: string, style?: 'primary' | 'danger'): types.Button => ({
+  type: 'button',
+  action_id: actionId,
+  text: { type: 'plain_text', text: label },
+  value: SLACK_APPROVAL_ACTIONS[actionId],
+  ...(style ? { style } : {}),
+});
+
+/** The blocks of an approval request: the (already mrkdwn) text, then Approve once, This session, Always and Deny. */
 export function approvalBlocks(mrkdwn: string): types.KnownBlock[] {
   const text = mrkdwn.length > SECTION_LIMIT ? `${mrkdwn.slice(0, SECTION_LIMIT - 1)}…` : mrkdwn;
   return [
@@ -20,8 +33,10 @@ export function approvalBlocks(mrkdwn: string): types.KnownBlock[] {
       type: 'actions',
       block_id: 'hermes_approval',
       elements: [
-        { type: 'button', action_id: 'hermes_approve', style: 'primary', text: { type: 'plain_text', text: 'Approve' }, value: 'approve' },
-        { type: 'button', action_id: 'hermes_deny', style: 'danger', text: { type: 'plain_text', text: 'Deny' }, value: 'deny' },
+        button('hermes_approve', 'Approve once', 'primary'),
+        button('hermes_approve_session', 'This session'),
+        button('hermes_approve_always', 'Always'),
+        button('hermes_deny', 'Deny', 'danger'),
       ],
     },
   ];
@@ -37,7 +52,8 @@ export interface SlackButtonPress {
 }
 
 /**
- * The message a press of an approval button stands for: `/approve` or `/deny` from the presser,
+ * The message a press of an approval button stands for (`/approve`, `/approve session`,
+ * `/approve always` or `/deny`) from the presser,
  * in the thread the buttons were posted in (the same threadKey the conversation has), or
  * undefined when the payload lacks the channel or message (not a message button).
  */

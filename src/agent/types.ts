@@ -1,3 +1,5 @@
+import type { ApprovalRequest } from '../approvals/index.js';
+
 /** What the agent reports while a turn runs; the gateway renders these through an adapter. */
 export type AgentEvent =
   | { type: 'tool_started'; callId: string; name: string; args: unknown }
@@ -5,12 +7,8 @@ export type AgentEvent =
   /** Assistant text: an interim message between tool calls, or the final answer. */
   | { type: 'text'; text: string; final: boolean };
 
-export interface ApprovalRequest {
-  /** The command waiting for approval. */
-  command: string;
-  /** Why it needs approval, in a few words (`recursive delete`, `pipes a download into a shell`). */
-  reason: string;
-}
+/** What waits for approval: a command, a file write or a script, why, and the signal that ends the wait. */
+export type { ApprovalRequest } from '../approvals/index.js';
 
 export interface RunTurnOptions {
   /** The thread key the gateway gives (`slack:T1:C1:1700000000.1`); one session per key. */

@@ -1,6 +1,6 @@
 import type { Tool } from '../tools/types.js';
 import type { HermesConfig } from '../config/schema.js';
-import { SCRIPT_TOOL_NAMES, SCRIPT_TOOL_SIGNATURES } from '../tools/builtin/index.js';
+import { SCRIPT_TOOL_NAMES, SCRIPT_TOOL_SIGNATURES, checkScript } from '../tools/builtin/index.js';
 import type { CodeExecutor } from './types.js';
 
 /** The model-facing description: what to import, the limits, and how state works. */
@@ -44,6 +44,11 @@ export function executeCodeTool(executor: CodeExecutor, config: HermesConfig): T
       required: ['code'],
     },
     async handler(args, ctx) {
+      // approvals.execute_code: ask — the whole script waits for the user before it starts.
+      if (typeof args.code === 'string') {
+        const verdict = await checkScript(args.code, ctx);
+        if (!verdict.allowed) return { error: verdict.error };
+      }
       return executor.execute({
         code: args.code,
         reset: args.reset === true,

@@ -4,8 +4,8 @@ export const COMMANDS = [
   { name: 'stop', description: 'stop the running turn' },
   { name: 'status', description: 'model, backend, session and kernel state' },
   { name: 'help', description: 'what the bot can do' },
-  { name: 'approve', description: 'allow the command waiting for approval' },
-  { name: 'deny', description: 'refuse the command waiting for approval' },
+  { name: 'approve', description: 'allow the waiting request once; "session" until /new, "always" as a rule' },
+  { name: 'deny', description: 'refuse the request waiting for approval' },
 ] as const;
 
 export type CommandName = (typeof COMMANDS)[number]['name'];

@@ -3,8 +3,8 @@ import type { HermesConfig } from '../config/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { AccessPolicy } from './access.js';
-import { ApprovalDesk, approvalOutcomeText, type ApprovalBrokerLike } from './approvals.js';
-import { ApprovalBroker } from '../approvals/index.js';
+import { answerReply, approvalOutcomeText, approvalPrompt, approvalQueueFor, approvalStatusLines, forgetReply, parseApprovalCommand } from './approvals.js';
+import type { ApprovalPerson, ApprovalQueue } from '../approvals/index.js';
 import { formatAge, helpText, parseCommand, type CommandName } from './commands.js';
 import { GatewayError } from './errors.js';
 import { ThreadLane } from './lane.js';
@@ -23,8 +23,12 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Where the allow-list variables are read (default `process.env`). */
   env?: NodeJS.ProcessEnv;
-  /** The approval broker; one from `src/approvals` with `approvals.timeout` when absent. */
-  approvals?: ApprovalBrokerLike;
+  /**
+   * Where approval requests wait and how they are answered; when absent, one with
+   * `approvals.timeout` and `approvals.admins` whose "always" rules last only this run
+   * (`hermes gateway` keeps them in `HERMES_HOME/approvals.yaml`).
+   */
+  approvals?: ApprovalQueue;
 }
 
 export interface StartReport {
@@ -41,7 +45,7 @@ export class Gateway {
   private readonly lanes = new Map<string, ThreadLane>();
   private readonly semaphore: Semaphore;
   private readonly access: AccessPolicy;
-  private readonly approvals: ApprovalDesk;
+  private readonly approvals: ApprovalQueue;
   private readonly logger: Logger;
   /** Command replies and other work that outlives `dispatch`. */
   private readonly background = new Set<Promise<unknown>>();
@@ -53,7 +57,7 @@ export class Gateway {
     this.logger = (options.logger ?? silentLogger()).child({ component: 'gateway' });
     this.semaphore = new Semaphore(config.gateway.max_concurrent_turns);
     this.access = new AccessPolicy(config, options.env ?? process.env);
-    this.approvals = new ApprovalDesk(options.approvals ?? new ApprovalBroker({ timeoutMs: config.approvals.timeout * 1000 }));
+    this.approvals = options.approvals ?? approvalQueueFor(config, { logger: this.logger });
   }
 
   /** Adds an adapter; its messages are dispatched here once `start` runs. */
@@ -114,7 +118,7 @@ export class Gateway {
     const command = parseCommand(message.text);
     if (command) {
       this.logger.info({ ...log, command: command.name }, 'chat command');
-      this.track(this.command(command.name, message, adapter));
+      this.track(this.command(command.name, command.args, message, adapter));
       return;
     }
     this.lane(message.threadKey).push(message);
@@ -184,38 +188,62 @@ export class Gateway {
   private async runTurn(messages: InboundMessage[], signal: AbortSignal): Promise<void> {
     const adapter = this.adapters.get(messages[0].platform);
     if (!adapter) return;
+    // The turn answers the last message: its sender is who may answer its approval requests.
+    const last = messages[messages.length - 1];
+    const requester: ApprovalPerson = { platform: last.platform, id: last.user.id, ...(last.user.name ? { name: last.user.name } : {}) };
     await runRenderedTurn(
       {
         agent: this.options.agent,
         adapter,
         logger: this.logger,
         toolProgress: this.options.config.display.tool_progress,
-        requestApproval: (replyTo, request, turnSignal) => this.requestApproval(adapter, replyTo, request, turnSignal),
+        requestApproval: (replyTo, request, turnSignal) => this.requestApproval(adapter, replyTo, request, turnSignal, requester),
       },
       messages,
       signal,
     );
   }
 
-  private async requestApproval(adapter: PlatformAdapter, replyTo: ReplyTarget, request: ApprovalRequest, signal: AbortSignal): Promise<boolean> {
+  /**
+   * Shows one request (with buttons where the adapter has them) and waits in the queue. When
+   * the request cannot be shown it is refused at once and nothing is left waiting; once it
+   * ends, its message says how and loses its buttons.
+   */
+  private async requestApproval(
+    adapter: PlatformAdapter,
+    replyTo: ReplyTarget,
+    request: ApprovalRequest,
+    signal: AbortSignal,
+    requester: ApprovalPerson,
+  ): Promise<boolean> {
     const seconds = this.options.config.approvals.timeout;
-    const header = `⚠️ Approval needed (${request.reason}):\n${request.command}`;
-    const text = `${header}\n\nReply /approve to run it or /deny to refuse; it is refused after ${seconds} s.`;
-    let buttons: { messageId: string } | undefined;
-    const announce = adapter.askApproval
-      ? async () => void (buttons = await adapter.askApproval!(replyTo, text))
-      : () => this.reply(adapter, replyTo, text);
-    const outcome = await this.approvals.ask(replyTo.threadKey, request, signal, announce);
-    // The buttons go once the request has ended, so nobody presses a dead one.
-    if (buttons && adapter.edit) {
-      await adapter
-        .edit(replyTo, buttons.messageId, `${header}\n\n${approvalOutcomeText(outcome, seconds)}`)
-        .catch((error: unknown) => this.logger.warn({ err: error, thread: replyTo.threadKey }, 'could not update the approval message'));
+    const prompt = approvalPrompt(request, requester, seconds);
+    let shown: { messageId: string; buttons: boolean } | undefined;
+    const outcome = await this.approvals.ask({
+      sessionKey: replyTo.threadKey,
+      request,
+      requester,
+      signal,
+      announce: async () => {
+        shown = adapter.askApproval
+          ? { ...(await adapter.askApproval(replyTo, prompt.text)), buttons: true }
+          : { ...(await adapter.send(replyTo, prompt.text)), buttons: false };
+      },
+    });
+    if (outcome.kind === 'undelivered') {
+      this.logger.warn({ err: outcome.error, thread: replyTo.threadKey }, 'could not show an approval request; it is refused');
     }
-    return outcome.kind === 'approved';
+    const settle = adapter.settleApproval?.bind(adapter) ?? (shown?.buttons ? adapter.edit?.bind(adapter) : undefined);
+    if (shown && settle && outcome.kind !== 'preapproved' && outcome.kind !== 'undelivered') {
+      // The buttons go once the request has ended, so nobody presses a dead one.
+      await settle(replyTo, shown.messageId, `${prompt.header}\n\n${approvalOutcomeText(outcome, seconds)}`).catch((error: unknown) =>
+        this.logger.warn({ err: error, thread: replyTo.threadKey }, 'could not update the approval message'),
+      );
+    }
+    return outcome.kind === 'approved' || outcome.kind === 'preapproved';
   }
 
-  private async command(name: CommandName, message: InboundMessage, adapter: PlatformAdapter): Promise<void> {
+  private async command(name: CommandName, args: string, message: InboundMessage, adapter: PlatformAdapter): Promise<void> {
     const key = message.threadKey;
     const say = (text: string) => this.reply(adapter, message.replyTo, text);
     switch (name) {
@@ -230,6 +258,7 @@ export class Gateway {
       }
       case 'new':
         try {
+          this.approvals.endSession(key);
           await this.lane(key).reset(NEW_SESSION_REASON);
           return say('Started a new session. The earlier conversation is kept but no longer used.');
         } catch (error) {
@@ -238,9 +267,13 @@ export class Gateway {
         }
       case 'approve':
       case 'deny': {
-        const approved = name === 'approve';
-        if (!this.approvals.answer(key, approved, message.user.name ?? message.user.id)) return say('No command is waiting for approval.');
-        return say(approved ? 'Approved.' : 'Denied.');
+        const parsed = parseApprovalCommand(name, args);
+        if (parsed.kind === 'invalid') return say(parsed.message);
+        if (parsed.kind === 'forget') return say(forgetReply(this.approvals.rules, parsed.rule));
+        const by: ApprovalPerson = { platform: message.platform, id: message.user.id, ...(message.user.name ? { name: message.user.name } : {}) };
+        const result = this.approvals.answer(key, by, parsed.answer);
+        if (result.kind === 'not_yours') this.logger.warn({ thread: key, user: by.id, requester: result.requester.id }, 'refused an approval answer from someone who did not ask');
+        return say(answerReply(result));
       }
     }
   }
@@ -258,6 +291,7 @@ export class Gateway {
         : 'Session: none yet (your next message starts one)',
       `Kernel: ${info?.kernel ?? 'none'}`,
       `Turn: ${turn}${state.queued > 0 ? `, ${state.queued} waiting` : ''}`,
+      ...approvalStatusLines(this.approvals.rules, this.approvals.sessionGrants(threadKey)),
     ].join('\n');
   }
 

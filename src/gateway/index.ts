@@ -1,7 +1,7 @@
 export type { InboundMessage, PlatformAdapter, ReplyTarget, MessageHandler, ChatType, TurnNotice } from './types.js';
 export { Gateway, SHUTDOWN_REASON, STOP_REASON, NEW_SESSION_REASON, type GatewayOptions, type StartReport } from './gateway.js';
 export { AccessPolicy, envName } from './access.js';
-export { ApprovalDesk, type ApprovalBrokerLike } from './approvals.js';
+export { approvalQueueFor, approvalPrompt, approvalOutcomeText, parseApprovalCommand, type ApprovalCommand } from './approvals.js';
 export { parseCommand, helpText, COMMANDS, type CommandName } from './commands.js';
 export { NEW_MESSAGE_REASON, type BusyInputMode } from './lane.js';
 export { splitMessage } from './split.js';

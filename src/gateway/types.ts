@@ -39,13 +39,19 @@ export interface PlatformAdapter {
   /** Shows "typing…" once; the gateway repeats it while a turn runs. */
   typing?(replyTo: ReplyTarget): Promise<void>;
   /**
-   * Sends an approval request with Approve and Deny buttons, where the platform has them.
-   * A press comes back through the message handler as an ordinary message with the text
-   * `/approve` or `/deny` from the presser, in the same thread, so it is authorized like any
-   * other message. Without this method the gateway sends `text` and users type the command.
-   * Once the request ends the gateway `edit`s this message to say how, which removes the buttons.
+   * Sends an approval request with buttons, where the platform has them: Approve once, This
+   * session, Always and Deny. A press comes back through the message handler as an ordinary
+   * message with the text `/approve`, `/approve session`, `/approve always` or `/deny` from the
+   * presser, in the same thread, so it is authorized like any other message. Without this
+   * method the gateway sends `text` and users type the command. Once the request ends the
+   * gateway settles this message to say how (`settleApproval`, else `edit`), which removes the buttons.
    */
   askApproval?(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }>;
+  /**
+   * Replaces an approval request's text with how it ended and removes its buttons; the
+   * gateway uses `edit` when this is absent (an adapter without a textual `edit` has this).
+   */
+  settleApproval?(replyTo: ReplyTarget, messageId: string, text: string): Promise<void>;
   /** Least milliseconds between two edits of one message the platform tolerates. */
   readonly minEditIntervalMs?: number;
   /** How often the gateway repeats `typing` while a turn runs (default 4000 ms). */

@@ -2,6 +2,7 @@ import type { Logger } from '../shared/logger.js';
 import type { Environment } from '../environments/types.js';
 import type { HermesConfig } from '../config/schema.js';
 import type { HermesPaths } from '../config/paths.js';
+import type { ApprovalRequest } from '../approvals/index.js';
 
 /** What a tool handler may use: who calls, how to stop, and where to run things. */
 export interface ToolContext {
@@ -16,8 +17,8 @@ export interface ToolContext {
   paths: HermesPaths;
   /** Names passed through to children for this session beyond `terminal.env_passthrough` (skills). */
   passthrough?: ReadonlySet<string>;
-  /** Asks the user to approve a risky command; absent means there is nobody to ask (deny). */
-  requestApproval?: (request: { command: string; reason: string }) => Promise<boolean>;
+  /** Asks the user to approve a risky command or write; absent means there is nobody to ask (deny). It ends on `request.signal`. */
+  requestApproval?: (request: ApprovalRequest) => Promise<boolean>;
   /** Tools the session has enabled; execute_code offers scripts only these of the seven. */
   enabledTools?: readonly string[];
 }

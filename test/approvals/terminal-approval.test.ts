@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApprovalBroker } from '../../src/approvals/index.js';
+import { ApprovalQueue, type ApprovalPerson } from '../../src/approvals/index.js';
 import { terminalTool } from '../../src/tools/builtin/index.js';
 import { EnvironmentManager, LocalEnvironment, ProviderRegistry, buildChildEnv, findExecutable } from '../../src/environments/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
@@ -12,23 +12,31 @@ import { makeToolContext, tempDir } from '../helpers/tool-context.js';
  * Through the real terminal tool: a risky command deletes a real file, so whether it ran is
  * visible on disk. `marker` exists until `rm -rf` (recursive delete outside /tmp) runs.
  */
-function setup(options: { approvals?: ConfigOverrides['approvals']; broker?: ApprovalBroker; noAsk?: boolean; signal?: AbortSignal } = {}) {
+const ADA: ApprovalPerson = { platform: 'test', id: 'ada' };
+
+/** A ToolContext whose requestApproval waits in `queue` for thread-1, as the gateway's does. */
+function askIn(queue: ApprovalQueue, signal?: AbortSignal) {
+  return (request: Parameters<ApprovalQueue['ask']>[0]['request']) =>
+    queue.ask({ sessionKey: 'thread-1', request, requester: ADA, signal }).then((outcome) => outcome.kind === 'approved' || outcome.kind === 'preapproved');
+}
+
+function setup(options: { approvals?: ConfigOverrides['approvals']; broker?: ApprovalQueue; noAsk?: boolean; signal?: AbortSignal } = {}) {
   const cwd = tempDir('hermes-approve-');
   const victim = join(cwd, 'victim');
   writeFileSync(victim, 'data');
-  const broker = options.broker ?? new ApprovalBroker({ timeoutMs: 60_000 });
+  const broker = options.broker ?? new ApprovalQueue({ timeoutMs: 60_000 });
   const ctx = makeToolContext({
     cwd,
     config: { approvals: options.approvals ?? {} },
     signal: options.signal,
-    ...(options.noAsk ? {} : { requestApproval: (request) => broker.request('thread-1', request, options.signal) }),
+    ...(options.noAsk ? {} : { requestApproval: askIn(broker, options.signal) }),
   });
   // `rm -rf` of an absolute path outside /tmp asks; the folder lives under /tmp, so use `..`.
   const risky = `rm -rf ../${cwd.split('/').pop()}/victim && echo removed`;
   return { ctx, broker, victim, risky, tool: terminalTool() };
 }
 
-async function waitForPending(broker: ApprovalBroker, key: string) {
+async function waitForPending(broker: ApprovalQueue, key: string) {
   for (let i = 0; i < 200 && !broker.pending(key); i++) await sleep(10);
   expect(broker.pending(key)).toBeDefined();
 }
@@ -50,7 +58,7 @@ describe('terminal approvals', () => {
     await waitForPending(broker, 'thread-1');
     expect(broker.pending('thread-1')?.reason).toMatch(/recursive delete/);
     expect(existsSync(victim)).toBe(true);
-    broker.resolve('thread-1', true);
+    broker.answer('thread-1', ADA, { approved: true, scope: 'once' });
     expect(await running).toEqual({ output: 'removed\n', exit_code: 0 });
     expect(existsSync(victim)).toBe(false);
   });
@@ -59,14 +67,14 @@ describe('terminal approvals', () => {
     const { ctx, broker, victim, risky, tool } = setup();
     const running = tool.handler({ command: risky }, ctx);
     await waitForPending(broker, 'thread-1');
-    broker.resolve('thread-1', false);
+    broker.answer('thread-1', ADA, { approved: false });
     expect(((await running) as { error: string }).error).toMatch(/did not approve it/);
     expect(existsSync(victim)).toBe(true);
   });
 
-  it('refuses after approvals.timeout without an answer', async () => {
-    const { ctx, victim, risky, tool } = setup({ approvals: { timeout: 0.2 }, broker: new ApprovalBroker({ timeoutMs: 60_000 }) });
-    expect(((await tool.handler({ command: risky }, ctx)) as { error: string }).error).toMatch(/denied or no answer in time/);
+  it('refuses when the queue\'s timeout passes without an answer', async () => {
+    const { ctx, victim, risky, tool } = setup({ broker: new ApprovalQueue({ timeoutMs: 200 }) });
+    expect(((await tool.handler({ command: risky }, ctx)) as { error: string }).error).toMatch(/denied, no answer in time/);
     expect(existsSync(victim)).toBe(true);
   });
 
@@ -78,6 +86,20 @@ describe('terminal approvals', () => {
     controller.abort('user sent a new message');
     expect(((await running) as { error: string }).error).toMatch(/interrupted/);
     expect(broker.pending('thread-1')).toBeUndefined();
+    expect(existsSync(victim)).toBe(true);
+  });
+
+  it('ends the wait and leaves nothing waiting when only the tool call\'s own signal aborts (a script\'s timeout)', async () => {
+    const call = new AbortController();
+    const queue = new ApprovalQueue({ timeoutMs: 60_000 });
+    const { ctx, victim, risky, tool } = setup({ broker: queue });
+    // The queue gets no turn signal here: only the request's own (ctx.signal) can end the wait.
+    const running = tool.handler({ command: risky }, { ...ctx, signal: call.signal, requestApproval: askIn(queue) });
+    await waitForPending(queue, 'thread-1');
+    call.abort('execute_code timed out');
+    expect(((await running) as { error: string }).error).toMatch(/interrupted while waiting/);
+    expect(queue.size('thread-1')).toBe(0);
+    expect(queue.answer('thread-1', ADA, { approved: true, scope: 'once' })).toEqual({ kind: 'nothing_waiting' });
     expect(existsSync(victim)).toBe(true);
   });
 
@@ -140,9 +162,8 @@ describe('approvals for scripts calling hermes_tools.terminal', () => {
     'blocks the floor, waits for approval of a risky command, and runs it after /approve',
     async () => {
       const { createCodeExecutor } = await import('../../src/execute-code/index.js');
-      const broker = new ApprovalBroker({ timeoutMs: 60_000 });
+      const broker = new ApprovalQueue({ timeoutMs: 60_000 });
       const { ctx, victim } = setup({ broker });
-      ctx.requestApproval = (request) => broker.request('thread-1', request, ctx.signal);
       const executor = createCodeExecutor({ loaded: { config: ctx.config, paths: ctx.paths, warnings: [] } });
       try {
         const name = ctx.environment.cwd.split('/').pop();
@@ -154,7 +175,7 @@ describe('approvals for scripts calling hermes_tools.terminal', () => {
         const running = executor.execute({ code, sessionId: 'thread-1', context: ctx });
         await waitForPending(broker, 'thread-1');
         expect(existsSync(victim)).toBe(true);
-        broker.resolve('thread-1', true);
+        broker.answer('thread-1', ADA, { approved: true, scope: 'once' });
         const result = await running;
         expect(result.output).toBe('terminal: blocked: recursi\nremoved\n');
         expect(existsSync(victim)).toBe(false);

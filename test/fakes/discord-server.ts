@@ -58,6 +58,8 @@ export class FakeDiscord extends EventEmitter {
   private readonly interactionChannels = new Map<string, string>();
   /** Interaction token → its type (2 slash command, 3 component) until its one callback arrives. */
   private readonly pendingCallbacks = new Map<string, number>();
+  /** Requests to refuse once each (see `refuseNext`). */
+  private refusals: Array<{ method: string; path: RegExp; when: (body: Record<string, unknown>) => boolean; status: number; body: unknown }> = [];
   private sequence = 0;
   private nextId = 930_000_000_000_000_000n;
 
@@ -72,6 +74,11 @@ export class FakeDiscord extends EventEmitter {
     this.server.listen(0, '127.0.0.1');
     await once(this.server, 'listening');
     return this;
+  }
+
+  /** Answers the next `method` request to a path matching `path` (and body matching `when`) with `status` and `body`, as Discord does. */
+  refuseNext(method: string, path: RegExp, status: number, body: unknown, when: (body: Record<string, unknown>) => boolean = () => true): void {
+    this.refusals.push({ method, path, when, status, body });
   }
 
   get port(): number {
@@ -316,7 +323,8 @@ export class FakeDiscord extends EventEmitter {
     if (!url.pathname.startsWith('/api/v10/')) reply(404, { message: '404: Not Found', code: 0 });
     else if (!tokenRoute && call.authorization !== `Bot ${this.token}`) reply(401, { message: '401: Unauthorized', code: 0 });
     else {
-      const [status, body] = this.answer(call);
+      const refusal = this.refusals.findIndex((r) => r.method === call.method && r.path.test(path) && r.when(call.body ?? {}));
+      const [status, body] = refusal >= 0 ? ((r) => [r.status, r.body] as const)(this.refusals.splice(refusal, 1)[0]) : this.answer(call);
       reply(status, body);
     }
     this.emit('call', call);

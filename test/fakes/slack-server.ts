@@ -54,6 +54,8 @@ export class FakeSlack extends EventEmitter {
   private readonly wss: WebSocketServer;
   private readonly sockets = new Set<WebSocket>();
   private clock = 1_700_000_000;
+  /** Calls to refuse once each (see `refuseNext`). */
+  private refusals: Array<{ method: string; when: (params: Record<string, unknown>) => boolean; error: string }> = [];
   private pinger: NodeJS.Timeout | undefined;
 
   constructor(options: FakeSlackOptions = {}) {
@@ -89,6 +91,11 @@ export class FakeSlack extends EventEmitter {
   nextTs(): string {
     this.clock += 1;
     return `${this.clock}.000100`;
+  }
+
+  /** Answers the next call to `method` whose parameters match `when` with `{ ok: false, error }`, as Slack does. */
+  refuseNext(method: string, error: string, when: (params: Record<string, unknown>) => boolean = () => true): void {
+    this.refusals.push({ method, when, error });
   }
 
   callsTo(method: string): SlackCall[] {
@@ -313,6 +320,8 @@ export class FakeSlack extends EventEmitter {
     };
     const expected = call.method === 'apps.connections.open' ? this.appToken : this.botToken;
     if (token !== expected) return reply({ ok: false, error: 'invalid_auth' });
+    const refusal = this.refusals.findIndex((r) => r.method === call.method && r.when(params));
+    if (refusal >= 0) return reply({ ok: false, error: this.refusals.splice(refusal, 1)[0].error });
     reply(this.answer(call));
   }
 

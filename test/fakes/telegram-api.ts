@@ -129,6 +129,8 @@ export class FakeTelegramApi {
   private revoked = false;
   /** Set false to stop recording calls (long benchmarks). */
   recordCalls = true;
+  /** Calls to refuse once each, in order (see `refuseNext`). */
+  private refusals: Array<{ method: string; when: (params: Record<string, unknown>) => boolean; code: number; description: string }> = [];
 
   constructor(options: FakeTelegramOptions = {}) {
     this.token = options.token ?? '123456:TEST-token';
@@ -280,6 +282,11 @@ export class FakeTelegramApi {
     });
   }
 
+  /** Refuses the next call to `method` whose parameters match `when` with a Bot API error, as Telegram does. */
+  refuseNext(method: string, code: number, description: string, when: (params: Record<string, unknown>) => boolean = () => true): void {
+    this.refusals.push({ method, when, code, description });
+  }
+
   me(): Record<string, unknown> {
     return {
       id: this.botId,
@@ -303,6 +310,11 @@ export class FakeTelegramApi {
       const call = { method, params, at: Date.now() };
       if (this.recordCalls) this.calls.push(call);
       if (method === 'getUpdates') return this.getUpdates(params, req, res);
+      const refusal = this.refusals.findIndex((r) => r.method === method && r.when(params));
+      if (refusal >= 0) {
+        const [refused] = this.refusals.splice(refusal, 1);
+        throw new ApiError(refused.code, refused.description);
+      }
       send(res, 200, { ok: true, result: this.call(method, params) });
       for (const subscriber of this.subscribers) subscriber(call);
     } catch (error) {

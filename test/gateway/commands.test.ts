@@ -122,7 +122,7 @@ describe('Gateway chat commands', () => {
     };
     await gateway.dispatch(message('open it up'));
     await until(() => asked.length === 1);
-    expect(asked[0]).toMatch(/Approval needed \(opens permissions\):\nchmod -R 777 \./);
+    expect(asked[0]).toMatch(/Approval needed \(opens permissions\):\n```\nchmod -R 777 \.\n```/);
     expect(adapter.sent.some((sent) => sent.text.includes('chmod'))).toBe(false);
     await gateway.dispatch(message('/approve')); // what the adapter dispatches for a press of Approve
     await gateway.idle();

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { LoadedConfig } from '../../config/index.js';
 import type { Gateway, StartReport } from '../../gateway/index.js';
@@ -26,17 +27,17 @@ export interface StartGatewayOptions {
 export async function startGateway(loaded: LoadedConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
   const env = options.env ?? process.env;
   const print = options.print ?? (() => {});
-  const [{ createLogger }, { createAgent }, { Gateway }, { ApprovalBroker }, { buildAdapters, knownPlatforms }] = await Promise.all([
+  const [{ createLogger }, { createAgent }, { Gateway, approvalQueueFor }, { buildAdapters, knownPlatforms }] = await Promise.all([
     import('../../shared/logger.js'),
     import('../../agent/index.js'),
     import('../../gateway/index.js'),
-    import('../../approvals/index.js'),
     import('../../../adapters/index.js'),
   ]);
   const { config, paths } = loaded;
   const logger = createLogger({ file: paths.logFile, level: config.logging.level, env });
   const agent = await createAgent(loaded, { logger });
-  const approvals = new ApprovalBroker({ timeoutMs: config.approvals.timeout * 1000 });
+  // "/approve always" rules survive restarts here.
+  const approvals = approvalQueueFor(config, { rulesFile: join(paths.home, 'approvals.yaml'), logger });
   const gateway = new Gateway({ agent, config, logger, env, approvals });
   let adapters;
   try {

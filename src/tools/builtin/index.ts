@@ -8,7 +8,7 @@ import { webSearchTool } from './web-search.js';
 import { writeFileTool } from './write-file.js';
 
 export { SCRIPT_TOOL_NAMES, SCRIPT_TOOL_SIGNATURES, type ScriptToolName, type ScriptToolSignature } from './signatures.js';
-export { checkCommand, type CommandVerdict } from './command-guard.js';
+export { checkCommand, checkFileWrite, checkScript, type CommandVerdict } from './command-guard.js';
 export { readFileTool, writeFileTool, searchFilesTool, patchTool, terminalTool, webSearchTool, webExtractTool };
 export type { SearchBackend } from './search-files.js';
 export { unifiedDiff } from './unified-diff.js';

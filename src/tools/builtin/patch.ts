@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import type { Tool } from '../types.js';
 import { errorMessage } from '../../shared/errors.js';
+import { checkFileWrite } from './command-guard.js';
 import { describeReadProblem, readEnvFile, writeEnvFile } from './env-files.js';
 import { looksBinary } from './text.js';
 import { unifiedDiff } from './unified-diff.js';
@@ -34,6 +35,8 @@ export function patchTool(): Tool {
     async run({ path, old_string: oldRaw, new_string: newRaw, replace_all: replaceAll }, ctx) {
       if (oldRaw === '') return { error: 'patch: old_string is empty; give the exact text to replace (use write_file to create a file)' };
       if (oldRaw === newRaw) return { error: 'patch: old_string and new_string are the same; nothing to change' };
+      const verdict = await checkFileWrite('patch', path, ctx);
+      if (!verdict.allowed) return { error: verdict.error };
       const read = await readEnvFile(ctx.environment, path, ctx.signal);
       if (read.kind !== 'file') return { error: describeReadProblem('patch', read, ctx.environment.cwd) };
       if (looksBinary(read.data)) return { error: `patch: ${read.path} is a binary file; patch edits text files only` };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import type { Tool } from '../types.js';
 import { errorMessage } from '../../shared/errors.js';
+import { checkFileWrite } from './command-guard.js';
 import { writeEnvFile } from './env-files.js';
 
 const args = z.strictObject({
@@ -18,6 +19,8 @@ export function writeFileTool(): Tool {
       'bytes_written. Use patch for targeted edits.',
     args,
     async run({ path, content }, ctx) {
+      const verdict = await checkFileWrite('write_file', path, ctx);
+      if (!verdict.allowed) return { error: verdict.error };
       try {
         const full = await writeEnvFile(ctx.environment, path, content, ctx.signal);
         return { path: full, bytes_written: Buffer.byteLength(content, 'utf8') };
