@@ -10,6 +10,7 @@ import {
 } from '../../src/environments/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
 import { testSetup } from './helpers.js';
+import { processesWith, survivorsOf } from '../helpers/processes.js';
 
 const hasBwrap = process.platform === 'linux' && findExecutable('bwrap') !== undefined;
 const hasPython = findExecutable('python3') !== undefined;
@@ -26,31 +27,6 @@ async function sandbox(overrides: ConfigOverrides = {}, session = 'session-1') {
   const manager = new EnvironmentManager({ ...setup, registry });
   managers.push(manager);
   return { ...setup, manager, environment: await manager.environmentFor(session) };
-}
-
-/** Host processes whose command line contains `marker` (zombies excluded). */
-function hostProcessesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const state = readFileSync(`/proc/${entry}/stat`, 'latin1');
-      if (/\) [ZX] /.test(state)) continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, 'latin1').split('\0').includes(marker)) found.push(Number(entry));
-    } catch {
-      // gone while we looked
-    }
-  }
-  return found;
-}
-
-/** Waits (up to 10 s) until no host process carries `marker`; returns those still alive. */
-async function survivorsOf(marker: string): Promise<number[]> {
-  for (let i = 0; i < 100; i++) {
-    if (hostProcessesWith(marker).length === 0) return [];
-    await sleep(100);
-  }
-  return hostProcessesWith(marker);
 }
 
 function listen(server: Server, where: number | string): Promise<void> {
@@ -138,8 +114,8 @@ describe.runIf(hasBwrap || process.env.CI === 'true')('sandbox backend (real bub
     const interrupted = `4343.${process.pid}${Date.now() % 1000}`;
     const controller = new AbortController();
     const running = environment.execute(`(setsid nohup sleep ${interrupted} > /dev/null 2>&1 &); echo up; sleep 1000`, { signal: controller.signal });
-    for (let i = 0; i < 100 && hostProcessesWith(interrupted).length === 0; i++) await sleep(50);
-    expect(hostProcessesWith(interrupted).length).toBeGreaterThan(0);
+    for (let i = 0; i < 100 && processesWith(interrupted).length === 0; i++) await sleep(50);
+    expect(processesWith(interrupted).length).toBeGreaterThan(0);
     controller.abort('user sent a new message');
     const result = await running;
     expect(result.output).toContain('[execution interrupted — user sent a new message]');

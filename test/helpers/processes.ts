@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processAlive } from '../../src/environments/index.js';
 
@@ -37,4 +37,39 @@ export async function waitGone(pid: number, ms = 5000): Promise<boolean> {
     await sleep(20);
   }
   return true;
+}
+
+/** Host processes (zombies excluded, this one too) one of whose argv words is `marker`. */
+export function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (/\) [ZX] /.test(readFileSync(`/proc/${entry}/stat`, 'latin1'))) continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'latin1').split('\0').includes(marker)) found.push(Number(entry));
+    } catch {
+      // gone while we looked
+    }
+  }
+  return found;
+}
+
+/** Waits (up to `ms`) until no process carries `marker`; returns those still alive. */
+export async function survivorsOf(marker: string, ms = 10_000): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (processesWith(marker).length === 0) return [];
+    await sleep(50);
+  }
+  return processesWith(marker);
+}
+
+/** Waits (up to `ms`) until some process carries `marker`; returns them. */
+export async function waitForProcess(marker: string, ms = 10_000): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const found = processesWith(marker);
+    if (found.length > 0 || Date.now() > deadline) return found;
+    await sleep(25);
+  }
 }
