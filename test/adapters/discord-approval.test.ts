@@ -1,12 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
 import { DiscordAdapter } from '../../adapters/discord/index.js';
-import { Gateway } from '../../src/gateway/index.js';
+import { Gateway, approvalQueueFor } from '../../src/gateway/index.js';
 import { FakeDiscord, type DiscordCall, type FakeDiscordMessage, type FakeDiscordUser } from '../fakes/discord-server.js';
 import { FakeAgent, testConfig, until } from '../gateway/helpers.js';
+import { tempDir } from '../helpers/tool-context.js';
 
 const alice: FakeDiscordUser = { id: '800000000000000001', username: 'alice' };
 const bob: FakeDiscordUser = { id: '800000000000000002', username: 'bob' };
 const mallory: FakeDiscordUser = { id: '800000000000000066', username: 'mallory' };
+const root: FakeDiscordUser = { id: '800000000000000009', username: 'root' };
 
 let discord: FakeDiscord | undefined;
 let gateway: Gateway | undefined;
@@ -16,25 +19,42 @@ interface Setup {
   gateway: Gateway;
   agent: FakeAgent;
   answers: boolean[];
+  /** Stops the gateway and starts a new one (a new adapter) on the same HERMES_HOME rules file. */
+  restart(): Promise<void>;
 }
 
-/** The real gateway with the Discord adapter; each turn asks for approval of one command; alice and bob are allowed. */
+/**
+ * The real gateway with the Discord adapter; each turn asks for approval of one command.
+ * alice, bob and root are allowed; root is an approvals admin.
+ */
 async function setup(): Promise<Setup> {
-  discord = await new FakeDiscord().listen();
+  const fake = (discord = await new FakeDiscord().listen());
   const answers: boolean[] = [];
+  const rulesFile = join(tempDir('hermes-discord-approvals-'), 'approvals.yaml');
   const agent = new FakeAgent(async (options) => {
     const approved = await options.requestApproval!({ command: 'chmod -R 777 .', reason: 'opens permissions to everyone' });
     answers.push(approved);
     return { text: approved ? 'ran it' : 'left it alone', status: 'completed' };
   });
-  gateway = new Gateway({
-    agent,
-    config: testConfig({ approvals: { timeout: 300 } }),
-    env: { DISCORD_ALLOWED_USERS: `${alice.id},${bob.id}` },
-  });
-  gateway.register(new DiscordAdapter({ token: discord.token, apiUrl: discord.apiUrl }));
-  expect((await gateway.start()).started).toEqual(['discord']);
-  return { discord, gateway, agent, answers };
+  const s = { discord: fake, agent, answers } as Setup;
+  const start = async () => {
+    const config = testConfig({ approvals: { timeout: 300, admins: { discord: [root.id] } } });
+    gateway = new Gateway({
+      agent,
+      config,
+      env: { DISCORD_ALLOWED_USERS: `${alice.id},${bob.id},${root.id}` },
+      approvals: approvalQueueFor(config, { rulesFile }),
+    });
+    gateway.register(new DiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl }));
+    expect((await gateway.start()).started).toEqual(['discord']);
+    s.gateway = gateway;
+  };
+  await start();
+  s.restart = async () => {
+    await gateway?.stop();
+    await start();
+  };
+  return s;
 }
 
 afterEach(async () => {
@@ -67,12 +87,14 @@ describe('Discord approval buttons through the gateway', () => {
     const s = await setup();
     const { threadId, buttons } = await askInThread(s);
     expect(buttons.channel_id).toBe(threadId);
-    expect(buttons.content).toMatch(/Approval needed \(opens permissions to everyone\):\nchmod -R 777 \./);
+    expect(buttons.content).toMatch(/Approval needed \(opens permissions to everyone\):\n```\nchmod -R 777 \.\n```\n\nAsked by alice; only alice or an admin can answer\./);
     expect(buttons.components).toEqual([
       {
         type: 1,
         components: [
-          { type: 2, custom_id: 'hermes:approve', label: 'Approve', style: 3 },
+          { type: 2, custom_id: 'hermes:approve', label: 'Approve once', style: 3 },
+          { type: 2, custom_id: 'hermes:approve:session', label: 'This session', style: 1 },
+          { type: 2, custom_id: 'hermes:approve:always', label: 'Always', style: 2 },
           { type: 2, custom_id: 'hermes:deny', label: 'Deny', style: 4 },
         ],
       },
@@ -83,10 +105,10 @@ describe('Discord approval buttons through the gateway', () => {
     expect(s.discord.messages.filter((m) => m.content.includes('chmod'))).toHaveLength(1);
   });
 
-  it('Approve by an allowed user is acknowledged without a new message (type 6) and resolves true in the thread', async () => {
+  it('Approve once by the requester is acknowledged without a new message (type 6) and resolves true in the thread', async () => {
     const s = await setup();
     const { threadId, buttons } = await askInThread(s);
-    const press = s.discord.buttonPress({ user: bob, customId: 'hermes:approve', messageId: buttons.id });
+    const press = s.discord.buttonPress({ user: alice, customId: 'hermes:approve', messageId: buttons.id });
     expect((await callbackOf(s, press)).body).toEqual({ type: 6 });
     await until(() => s.answers.length === 1, 'the approval answer');
     expect(s.answers).toEqual([true]);
@@ -95,7 +117,7 @@ describe('Discord approval buttons through the gateway', () => {
     expect(s.agent.turns).toHaveLength(1);
     // The request now says how it ended, and its buttons are gone.
     const settled = s.discord.messages.find((m) => m.id === buttons.id)!;
-    expect(settled.content).toMatch(/chmod -R 777 \.\n\n✅ Approved by bob\.$/);
+    expect(settled.content).toMatch(/chmod -R 777 \.\n```\n\n✅ Approved by alice\.$/);
     expect(settled.components).toEqual([]);
   });
 
@@ -111,6 +133,59 @@ describe('Discord approval buttons through the gateway', () => {
     const settled = s.discord.messages.find((m) => m.id === buttons.id)!;
     expect(settled.content).toMatch(/\n\n❌ Denied by alice\.$/);
     expect(settled.components).toEqual([]);
+  });
+
+  it('bob, allowed but not the requester, cannot answer alice\'s request; root, an admin, can', async () => {
+    const s = await setup();
+    const { threadId, buttons } = await askInThread(s);
+    s.discord.buttonPress({ user: bob, customId: 'hermes:approve:always', messageId: buttons.id });
+    await channelPost(s, threadId, 'Only alice or an admin can answer this request.');
+    s.discord.userMessage({ author: bob, content: '/approve', channelId: threadId });
+    await until(() => s.discord.callsTo('POST', new RegExp(`^/channels/${threadId}/messages$`)).filter((c) => c.body?.content === 'Only alice or an admin can answer this request.').length === 2, 'two refusals');
+    expect(s.answers).toEqual([]);
+    expect(s.discord.messages.find((m) => m.id === buttons.id)!.components).toHaveLength(1);
+    s.discord.buttonPress({ user: root, customId: 'hermes:approve', messageId: buttons.id });
+    await until(() => s.answers.length === 1, 'the admin\'s answer');
+    expect(s.answers).toEqual([true]);
+    await until(() => /✅ Approved by root\.$/.test(s.discord.messages.find((m) => m.id === buttons.id)!.content), 'the settled request');
+  });
+
+  it('This session lets the same command run again in the thread without buttons', async () => {
+    const s = await setup();
+    const { threadId, buttons } = await askInThread(s);
+    s.discord.buttonPress({ user: alice, customId: 'hermes:approve:session', messageId: buttons.id });
+    await channelPost(s, threadId, 'ran it');
+    expect(s.discord.messages.find((m) => m.id === buttons.id)!.content).toMatch(/✅ Approved by alice for this session\.$/);
+    s.discord.userMessage({ author: alice, content: 'once more', channelId: threadId });
+    await until(() => s.answers.length === 2, 'the second turn');
+    expect(s.answers).toEqual([true, true]);
+    expect(s.discord.messages.filter((m) => m.content.startsWith('⚠️ Approval needed'))).toHaveLength(1);
+  });
+
+  it('Always keeps a rule that holds after a restart: a new question runs without asking', async () => {
+    const s = await setup();
+    const { threadId, buttons } = await askInThread(s);
+    s.discord.buttonPress({ user: alice, customId: 'hermes:approve:always', messageId: buttons.id });
+    await channelPost(s, threadId, 'Approved always: kept as rule 1 (/status lists the rules; /approve forget 1 removes it).');
+    await until(() => s.answers.length === 1, 'the first turn');
+    await s.restart();
+    s.discord.userMessage({ author: bob, content: 'open up the folder', mentionBot: true });
+    await until(() => s.answers.length === 2, 'the turn after the restart');
+    expect(s.answers).toEqual([true, true]);
+    expect(s.discord.messages.filter((m) => m.content.startsWith('⚠️ Approval needed'))).toHaveLength(1);
+  });
+
+  it('a refused buttons message ends that request at once, and the next request is answerable at once', async () => {
+    const s = await setup();
+    s.discord.refuseNext('POST', /^\/channels\/\d+\/messages$/, 403, { message: 'Missing Permissions', code: 50013 }, (body) => Array.isArray(body.components));
+    const threadId = s.discord.userMessage({ author: alice, content: 'open up the folder', mentionBot: true });
+    await channelPost(s, threadId, 'left it alone');
+    expect(s.answers).toEqual([false]);
+    s.discord.userMessage({ author: alice, content: 'try again', channelId: threadId });
+    const buttons = await buttonsMessage(s);
+    s.discord.buttonPress({ user: alice, customId: 'hermes:approve', messageId: buttons.id });
+    await channelPost(s, threadId, 'ran it');
+    expect(s.answers).toEqual([false, true]);
   });
 
   it('refuses a press by a user who is not allowed like any message of theirs; the request keeps waiting', async () => {

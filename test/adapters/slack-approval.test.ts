@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
 import { SlackAdapter } from '../../adapters/slack/index.js';
-import { Gateway } from '../../src/gateway/index.js';
+import { Gateway, approvalQueueFor } from '../../src/gateway/index.js';
 import { FakeSlack, type SlackCall } from '../fakes/slack-server.js';
 import { FakeAgent, testConfig, until } from '../gateway/helpers.js';
+import { tempDir } from '../helpers/tool-context.js';
 
 let slack: FakeSlack | undefined;
 let gateway: Gateway | undefined;
@@ -13,25 +15,41 @@ interface Setup {
   gateway: Gateway;
   agent: FakeAgent;
   answers: boolean[];
+  /** Stops the gateway and starts a new one (a new adapter) on the same HERMES_HOME rules file. */
+  restart(): Promise<void>;
 }
 
-/** The real gateway with the Slack adapter; each turn asks for approval of one command, U1 and U3 are allowed. */
+/**
+ * The real gateway with the Slack adapter; each turn asks for approval of one command. U1, U3
+ * and U5 are allowed; U5 is an approvals admin.
+ */
 async function setup(mode: 'http' | 'socket'): Promise<Setup> {
-  slack = await new FakeSlack().listen();
+  const fake = (slack = await new FakeSlack().listen());
   const answers: boolean[] = [];
+  const rulesFile = join(tempDir('hermes-slack-approvals-'), 'approvals.yaml');
   const agent = new FakeAgent(async (options) => {
     const approved = await options.requestApproval!({ command: 'git reset --hard', reason: 'discards uncommitted changes' });
     answers.push(approved);
     return { text: approved ? 'ran it' : 'left it alone', status: 'completed' };
   });
-  const adapter =
-    mode === 'http'
-      ? new SlackAdapter({ botToken: slack.botToken, mode, signingSecret: slack.signingSecret, port: 0, host: '127.0.0.1', apiUrl: slack.apiUrl })
-      : new SlackAdapter({ botToken: slack.botToken, mode, appToken: slack.appToken, apiUrl: slack.apiUrl });
-  gateway = new Gateway({ agent, config: testConfig({ approvals: { timeout: 300 } }), env: { SLACK_ALLOWED_USERS: 'U1,U3' } });
-  gateway.register(adapter);
-  expect((await gateway.start()).started).toEqual(['slack']);
-  return { slack, adapter, gateway, agent, answers };
+  const s = { slack: fake, agent, answers } as Setup;
+  const start = async () => {
+    const adapter =
+      mode === 'http'
+        ? new SlackAdapter({ botToken: fake.botToken, mode, signingSecret: fake.signingSecret, port: 0, host: '127.0.0.1', apiUrl: fake.apiUrl })
+        : new SlackAdapter({ botToken: fake.botToken, mode, appToken: fake.appToken, apiUrl: fake.apiUrl });
+    const config = testConfig({ approvals: { timeout: 300, admins: { slack: ['U5'] } } });
+    gateway = new Gateway({ agent, config, env: { SLACK_ALLOWED_USERS: 'U1,U3,U5' }, approvals: approvalQueueFor(config, { rulesFile }) });
+    gateway.register(adapter);
+    expect((await gateway.start()).started).toEqual(['slack']);
+    Object.assign(s, { adapter, gateway });
+  };
+  await start();
+  s.restart = async () => {
+    await gateway?.stop();
+    await start();
+  };
+  return s;
 }
 
 afterEach(async () => {
@@ -67,12 +85,16 @@ describe('Slack approval buttons through the gateway', () => {
     expect(buttons.params.thread_ts).toBe(threadTs);
     const blocks = JSON.parse(String(buttons.params.blocks)) as Array<Record<string, unknown>>;
     expect(blocks[0]).toMatchObject({ type: 'section', text: { type: 'mrkdwn' } });
-    expect(String((blocks[0].text as { text: string }).text)).toMatch(/Approval needed \(discards uncommitted changes\):\ngit reset --hard/);
-    expect(blocks[1]).toMatchObject({
+    expect(String((blocks[0].text as { text: string }).text)).toMatch(/Approval needed \(discards uncommitted changes\):\n```\ngit reset --hard\n```/);
+    expect(String((blocks[0].text as { text: string }).text)).toContain('Asked by U1; only U1 or an admin can answer.');
+    expect(blocks[1]).toEqual({
       type: 'actions',
+      block_id: 'hermes_approval',
       elements: [
-        { type: 'button', action_id: 'hermes_approve', style: 'primary', text: { type: 'plain_text', text: 'Approve' } },
-        { type: 'button', action_id: 'hermes_deny', style: 'danger', text: { type: 'plain_text', text: 'Deny' } },
+        { type: 'button', action_id: 'hermes_approve', style: 'primary', text: { type: 'plain_text', text: 'Approve once' }, value: '/approve' },
+        { type: 'button', action_id: 'hermes_approve_session', text: { type: 'plain_text', text: 'This session' }, value: '/approve session' },
+        { type: 'button', action_id: 'hermes_approve_always', text: { type: 'plain_text', text: 'Always' }, value: '/approve always' },
+        { type: 'button', action_id: 'hermes_deny', style: 'danger', text: { type: 'plain_text', text: 'Deny' }, value: '/deny' },
       ],
     });
     expect(String(buttons.params.text)).toContain('git reset --hard');
@@ -80,11 +102,11 @@ describe('Slack approval buttons through the gateway', () => {
     expect(s.slack.callsTo('chat.postMessage').filter((c) => String(c.params.text).includes('git reset'))).toHaveLength(1);
   });
 
-  it('Approve, pressed by an allowed user over HTTP, is acknowledged and resolves the approval true in the same thread', async () => {
+  it('Approve once, pressed by the requester over HTTP, is acknowledged and resolves the approval true in the same thread', async () => {
     const s = await setup('http');
     const { threadTs, buttons } = await askInThread(s);
     const ts = postedTs(s.slack, buttons);
-    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_approve', user: 'U3', channel: 'C1', ts });
+    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_approve', user: 'U1', channel: 'C1', ts });
     const response = await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), payload);
     expect(response.status).toBe(200);
     await until(() => s.answers.length === 1, 'the approval answer');
@@ -94,7 +116,7 @@ describe('Slack approval buttons through the gateway', () => {
     expect(s.agent.turns).toHaveLength(1);
     // The request now says how it ended, and its buttons are gone.
     const settled = s.slack.messages.find((m) => m.ts === ts)!;
-    expect(settled.text).toMatch(/git reset --hard\n\n✅ Approved by u3\.$/);
+    expect(settled.text).toMatch(/git reset --hard\n```\n\n✅ Approved by u1\.$/);
     expect(settled.blocks).toEqual([]);
   });
 
@@ -109,8 +131,71 @@ describe('Slack approval buttons through the gateway', () => {
     await s.slack.waitForCall('chat.postMessage', (c) => c.params.thread_ts === threadTs && c.params.text === 'Denied.');
     await s.slack.waitForCall('chat.postMessage', (c) => c.params.thread_ts === threadTs && c.params.text === 'left it alone');
     const settled = s.slack.messages.find((m) => m.ts === ts)!;
-    expect(settled.text).toMatch(/git reset --hard\n\n❌ Denied by u1\.$/);
+    expect(settled.text).toMatch(/git reset --hard\n```\n\n❌ Denied by u1\.$/);
     expect(settled.blocks).toEqual([]);
+  });
+
+  it('an allowed stranger in the thread cannot answer U1\'s request; U5, an admin, can', async () => {
+    const s = await setup('http');
+    const { threadTs, buttons } = await askInThread(s);
+    const ts = postedTs(s.slack, buttons);
+    for (const actionId of ['hermes_approve', 'hermes_approve_always']) {
+      await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), s.slack.blockActionsPayload({ actionId, user: 'U3', channel: 'C1', ts }));
+    }
+    await until(
+      () => s.slack.callsTo('chat.postMessage').filter((c) => c.params.thread_ts === threadTs && c.params.text === 'Only U1 or an admin can answer this request.').length === 2,
+      'two refusals',
+    );
+    expect(s.answers).toEqual([]);
+    expect(s.slack.messages.find((m) => m.ts === ts)!.blocks).toHaveLength(2);
+    await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), s.slack.blockActionsPayload({ actionId: 'hermes_approve', user: 'U5', channel: 'C1', ts }));
+    await until(() => s.answers.length === 1, 'the admin\'s answer');
+    expect(s.answers).toEqual([true]);
+    await until(() => /✅ Approved by u5\.$/.test(s.slack.messages.find((m) => m.ts === ts)!.text), 'the settled request');
+  });
+
+  it('This session lets the same command run again in the thread without buttons', async () => {
+    const s = await setup('http');
+    const { threadTs, buttons } = await askInThread(s);
+    await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), s.slack.blockActionsPayload({ actionId: 'hermes_approve_session', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) }));
+    await s.slack.waitForCall('chat.postMessage', (c) => c.params.thread_ts === threadTs && c.params.text === 'ran it');
+    const again = { type: 'message', channel: 'C1', user: 'U1', text: 'once more', ts: s.slack.nextTs(), thread_ts: threadTs };
+    await s.slack.deliverHttp(eventsUrl(s.adapter), s.slack.eventBody(again));
+    await until(() => s.answers.length === 2, 'the second turn');
+    expect(s.answers).toEqual([true, true]);
+    expect(s.slack.callsTo('chat.postMessage').filter((c) => c.params.blocks !== undefined)).toHaveLength(1);
+  });
+
+  it('Always keeps a rule that holds after a restart: a new mention runs without asking', async () => {
+    const s = await setup('http');
+    const { threadTs, buttons } = await askInThread(s);
+    await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), s.slack.blockActionsPayload({ actionId: 'hermes_approve_always', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) }));
+    await s.slack.waitForCall('chat.postMessage', (c) => c.params.thread_ts === threadTs && String(c.params.text).startsWith('Approved always: kept as rule 1'));
+    await until(() => s.answers.length === 1, 'the first turn');
+    await s.restart();
+    const event = { type: 'app_mention', channel: 'C2', user: 'U3', text: `<@${s.slack.botUserId}> reset it`, ts: s.slack.nextTs() };
+    await s.slack.deliverHttp(eventsUrl(s.adapter), s.slack.eventBody(event));
+    await until(() => s.answers.length === 2, 'the turn after the restart');
+    expect(s.answers).toEqual([true, true]);
+    expect(s.slack.callsTo('chat.postMessage').filter((c) => c.params.blocks !== undefined)).toHaveLength(1);
+  });
+
+  it('a refused buttons message ends that request at once, and the next request is answerable at once', async () => {
+    const s = await setup('http');
+    s.slack.refuseNext('chat.postMessage', 'invalid_blocks', (params) => params.blocks !== undefined);
+    const threadTs = s.slack.nextTs();
+    const event = { type: 'app_mention', channel: 'C1', user: 'U1', text: `<@${s.slack.botUserId}> clean the repo`, ts: threadTs };
+    await s.slack.deliverHttp(eventsUrl(s.adapter), s.slack.eventBody(event));
+    await s.slack.waitForCall('chat.postMessage', (c) => c.params.thread_ts === threadTs && c.params.text === 'left it alone');
+    expect(s.answers).toEqual([false]);
+    const again = { type: 'message', channel: 'C1', user: 'U1', text: 'try again', ts: s.slack.nextTs(), thread_ts: threadTs };
+    await s.slack.deliverHttp(eventsUrl(s.adapter), s.slack.eventBody(again));
+    // The refused message was never stored; the one the fake stored is the second request's.
+    await until(() => s.slack.messages.some((m) => m.blocks && m.thread_ts === threadTs), 'the second request');
+    const ts = s.slack.messages.find((m) => m.blocks && m.thread_ts === threadTs)!.ts;
+    await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), s.slack.blockActionsPayload({ actionId: 'hermes_approve', user: 'U1', channel: 'C1', ts }));
+    await s.slack.waitForCall('chat.postMessage', (c) => c.params.thread_ts === threadTs && c.params.text === 'ran it');
+    expect(s.answers).toEqual([false, true]);
   });
 
   it('refuses a press by a user who is not allowed like any message of theirs; the request keeps waiting', async () => {
