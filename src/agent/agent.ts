@@ -1,5 +1,5 @@
 import type { HermesConfig, HermesPaths } from '../config/index.js';
-import { LocalEnvironment, buildChildEnv, type Environment } from '../environments/index.js';
+import { LocalEnvironment, buildChildEnv, providerOf, type Audience, type Environment } from '../environments/index.js';
 import { executeCodeTool } from '../execute-code/index.js';
 import type { CodeExecutor } from '../execute-code/index.js';
 import { errorMessage } from '../shared/errors.js';
@@ -7,7 +7,7 @@ import type { Logger } from '../shared/logger.js';
 import { SessionStore, type ChatMessage, type SessionRecord } from '../sessions/index.js';
 import { ToolRegistry } from '../tools/registry.js';
 import type { Tool, ToolContext } from '../tools/types.js';
-import type { AgentRunner, RunTurnOptions, SessionInfo, TurnResult } from './types.js';
+import type { AgentDescription, AgentRunner, RunTurnOptions, SessionInfo, TurnResult } from './types.js';
 import { createModelClient, type ModelClient } from './model-client.js';
 import { noModelConfigured } from './model-errors.js';
 import { buildSystemPrompt } from './prompt.js';
@@ -28,13 +28,15 @@ export interface AgentOptions {
   registry?: ToolRegistry;
   executor?: CodeExecutor;
   /** The session's terminal environment; defaults to a LocalEnvironment in `terminal.cwd`. */
-  environmentFor?: (sessionId: string) => Promise<Environment>;
+  environmentFor?: (sessionId: string, audience?: Audience) => Promise<Environment>;
   /** Called when a session ends (`/new`) so a provided environment can be released. */
   releaseEnvironment?: (sessionId: string) => Promise<void>;
   /** Runs last in `close()`: cleans up what the creator wired (environment manager, plugins). */
   onClose?: () => Promise<void>;
   /** The terminal backend's description for the system prompt. */
   backendDescription?: string;
+  /** Other people's backend and the warning when it is not isolated (from EnvironmentManager.backends). */
+  backends?: { platformBackend: string; isolationWarning?: string };
   /** Replaces the OpenAI client built from `config.model` (tests, other transports). */
   modelClient?: ModelClient;
   /** An open session store; by default HERMES_HOME/state.db is opened (and closed by `close()`). */
@@ -57,12 +59,14 @@ export class Agent implements AgentRunner {
   private readonly executor?: CodeExecutor;
   private readonly registry: ToolRegistry;
   private readonly enabled: string[];
-  private readonly environmentFor: (sessionId: string) => Promise<Environment>;
+  private readonly environmentFor: (sessionId: string, audience?: Audience) => Promise<Environment>;
   private readonly releaseEnvironment?: (sessionId: string) => Promise<void>;
   private readonly onClose?: () => Promise<void>;
   /** Environments this agent created itself (the default local ones). */
   private readonly localEnvironments = new Map<string, Environment>();
-  private readonly backendDescription: string;
+  /** A fixed description of where commands run; without it each turn describes its own environment. */
+  private readonly backendDescription?: string;
+  private readonly backends?: { platformBackend: string; isolationWarning?: string };
   private readonly passthrough = new Map<string, Set<string>>();
   private readonly lanes = new Map<string, Promise<unknown>>();
   private readonly limiter: Limiter;
@@ -88,11 +92,8 @@ export class Agent implements AgentRunner {
     this.environmentFor = options.environmentFor ?? ((sessionId) => Promise.resolve(this.localEnvironment(sessionId, cwd)));
     this.releaseEnvironment = options.releaseEnvironment;
     this.onClose = options.onClose;
-    this.backendDescription =
-      options.backendDescription ??
-      (this.config.terminal.backend === 'local'
-        ? `local — commands run directly on this machine, working folder ${cwd}`
-        : `${this.config.terminal.backend}`);
+    this.backendDescription = options.backendDescription;
+    this.backends = options.backends;
 
     const own: Tool[] = [
       delegateTool({
@@ -126,8 +127,10 @@ export class Agent implements AgentRunner {
     return [...this.enabled];
   }
 
-  describe(): { model: string; backend: string } {
-    return { model: this.config.model.name, backend: this.config.terminal.backend };
+  describe(): AgentDescription {
+    const backend = this.config.terminal.backend;
+    const platform = this.backends ?? { platformBackend: backend };
+    return { model: this.config.model.name, backend, ...platform };
   }
 
   sessionInfo(sessionKey: string): SessionInfo | undefined {
@@ -196,7 +199,7 @@ export class Agent implements AgentRunner {
 
     let environment: Environment;
     try {
-      const shared = await this.environmentFor(session.id);
+      const shared = await this.environmentFor(session.id, options.audience ?? 'owner');
       environment = withSessionVariables(shared, () => this.passthrough.get(session.id) ?? [], this.env);
     } catch (error) {
       log.error({ err: error }, 'cannot create the terminal environment');
@@ -218,7 +221,7 @@ export class Agent implements AgentRunner {
     };
     const result = await runLoop({
       client: this.client,
-      system: this.systemPrompt(this.enabled, false),
+      system: this.systemPrompt(this.enabled, false, environment),
       history,
       registry: this.registry,
       enabled: new Set(this.enabled),
@@ -250,9 +253,10 @@ export class Agent implements AgentRunner {
     }
   }
 
-  private systemPrompt(tools: readonly string[], subagent: boolean): string {
+  private systemPrompt(tools: readonly string[], subagent: boolean, environment: Environment): string {
     const skills = tools.includes('skill_view') ? loadSkills(this.paths.skills, this.logger) : [];
-    return buildSystemPrompt({ backendDescription: this.backendDescription, toolNames: tools, subagent, skills });
+    const backendDescription = this.backendDescription ?? describeEnvironment(environment, this.config.terminal.backend);
+    return buildSystemPrompt({ backendDescription, toolNames: tools, subagent, skills });
   }
 
   private async runSubagent(request: SubagentRequest): Promise<SubagentResult> {
@@ -268,7 +272,7 @@ export class Agent implements AgentRunner {
       const goal = request.context ? `${request.goal}\n\nContext:\n${request.context}` : request.goal;
       const result = await runLoop({
         client: this.client,
-        system: this.systemPrompt(names, true),
+        system: this.systemPrompt(names, true, request.parent.environment),
         history: [{ role: 'user', content: goal }],
         registry: this.registry,
         enabled: new Set(names),
@@ -358,4 +362,11 @@ export class Agent implements AgentRunner {
     });
     return next;
   }
+}
+
+/** Where the turn's commands run, for the system prompt: the backend's own words and the working folder. */
+function describeEnvironment(environment: Environment, fallbackName: string): string {
+  const provider = providerOf(environment);
+  const what = provider?.envDescription || provider?.description || (provider ? 'commands run through this backend' : 'commands run directly on this machine');
+  return `${provider?.name ?? fallbackName} — ${what} (working folder ${environment.cwd})`;
 }

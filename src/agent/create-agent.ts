@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { deepMerge, validateConfig, type ConfigOverrides, type LoadedConfig } from '../config/index.js';
 import { createEnvironmentManager } from '../environments/index.js';
 import { createCodeExecutor } from '../execute-code/index.js';
@@ -26,18 +25,19 @@ export async function createAgent(loaded: LoadedConfig, overrides: CreateAgentOv
 
   let environmentFor = overrides.environmentFor;
   let releaseEnvironment = overrides.releaseEnvironment;
-  let backendDescription = overrides.backendDescription;
+  const backendDescription = overrides.backendDescription;
   let closeEnvironments: (() => Promise<void>) | undefined;
   let stripEnvKeys: (() => Iterable<string>) | undefined;
+  let backends: AgentOptions['backends'];
   if (!environmentFor) {
     const { manager, registry: providers } = await createEnvironmentManager({ config, paths, logger });
     environmentFor = manager.environmentFor;
     releaseEnvironment = (sessionId) => manager.release(sessionId);
     closeEnvironments = () => manager.closeAll();
     stripEnvKeys = () => providers.strippedEnvKeys();
-    const provider = manager.provider;
-    const cwd = config.terminal.cwd ? resolve(config.terminal.cwd) : process.cwd();
-    backendDescription ??= `${provider.name} — ${provider.envDescription || provider.description || 'commands run through this backend'} (working folder ${cwd})`;
+    const { others, warning } = manager.backends;
+    backends = { platformBackend: others.name, ...(warning ? { isolationWarning: warning } : {}) };
+    if (warning) logger.warn({ backend: others.name }, warning);
   }
   const executor = overrides.executor ?? createCodeExecutor({ loaded: effective, registry, logger, stripEnvKeys });
   const onClose = async () => {
@@ -54,6 +54,7 @@ export async function createAgent(loaded: LoadedConfig, overrides: CreateAgentOv
     environmentFor,
     releaseEnvironment,
     backendDescription,
+    backends,
     onClose,
   });
 }

@@ -1,4 +1,5 @@
 import type { ApprovalRequest } from '../approvals/index.js';
+import type { Audience } from '../environments/index.js';
 
 /** What the agent reports while a turn runs; the gateway renders these through an adapter. */
 export type AgentEvent =
@@ -20,6 +21,8 @@ export interface RunTurnOptions {
   /** Asks the user to approve a risky command; resolves false when denied or timed out. */
   requestApproval?: (request: ApprovalRequest) => Promise<boolean>;
   user?: { id: string; name?: string };
+  /** Who can write in this thread: other people's sessions run on `terminal.platform_backend`. Default `owner`. */
+  audience?: Audience;
 }
 
 export interface TurnResult {
@@ -35,6 +38,17 @@ export interface SessionInfo {
   kernel: 'none' | 'idle' | 'busy';
 }
 
+/** What /status and the start-up lines say about the agent. */
+export interface AgentDescription {
+  model: string;
+  /** `terminal.backend`: the owner's sessions. */
+  backend: string;
+  /** The backend of other people's sessions (`terminal.platform_backend` resolved); `backend` when absent. */
+  platformBackend?: string;
+  /** Set when other people's sessions run on this host without isolation. */
+  isolationWarning?: string;
+}
+
 /** The agent as the gateway and `hermes chat` see it. */
 export interface AgentRunner {
   runTurn(options: RunTurnOptions): Promise<TurnResult>;
@@ -42,6 +56,6 @@ export interface AgentRunner {
   newSession(sessionKey: string): Promise<void>;
   sessionInfo(sessionKey: string): SessionInfo | undefined;
   /** Model and backend names for /status. */
-  describe(): { model: string; backend: string };
+  describe(): AgentDescription;
   close(): Promise<void>;
 }

@@ -76,6 +76,8 @@ export const configSchema = z.strictObject({
     backend: text().default('local'),
     cwd: text().nullable().default(null),
     timeout: seconds().default(180),
+    max_timeout: seconds().default(3600),
+    platform_backend: text().default('auto'),
     max_output_bytes: positiveInt().default(50_000),
     env_passthrough: names().default([]),
     container_persistent: bool().default(true),

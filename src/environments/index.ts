@@ -1,4 +1,5 @@
-export type { Environment, ExecuteOptions, ExecuteResult, HostCommand, CreateEnvironmentOptions } from './types.js';
+export type { Environment, EnvironmentKind, ExecuteOptions, ExecuteResult, HostCommand, CreateEnvironmentOptions, SpillFolder } from './types.js';
+export { environmentKind, runsOnThisHost } from './types.js';
 export type { TerminalEnvironmentProvider, ProbeResult, DoctorCheck } from './provider.js';
 export { LocalEnvironment, withoutStripped, type LocalEnvironmentOptions } from './local.js';
 export { buildChildEnv, looksSecret, HERMES_ALLOWED, addStrippedEnvKeys, strippedEnvKeys, type ChildEnvOptions } from './child-env.js';
@@ -7,6 +8,7 @@ export { terminateGroup, killGroup, groupAlive, processAlive, signalGroup } from
 export { ProviderRegistry, BackendError, RESERVED_BACKEND_NAMES } from './registry.js';
 export { SafeProvider } from './safe-provider.js';
 export { EnvironmentManager, type EnvironmentManagerOptions } from './manager.js';
+export { chooseBackends, runsUnisolated, sandboxWorks, type Audience, type BackendChoice } from './audience.js';
 export { providerOf, environmentSkipsGuards, tagEnvironment } from './environment-info.js';
 export { LocalProvider } from './local-provider.js';
 export { SandboxProvider, sessionFolderName } from './sandbox/sandbox-provider.js';

@@ -8,6 +8,7 @@ import { tagEnvironment } from './environment-info.js';
 import { BackendError, type ProviderRegistry } from './registry.js';
 import type { SafeProvider } from './safe-provider.js';
 import type { Environment } from './types.js';
+import { chooseBackends, type Audience, type BackendChoice } from './audience.js';
 
 export interface EnvironmentManagerOptions {
   config: HermesConfig;
@@ -18,30 +19,37 @@ export interface EnvironmentManagerOptions {
   source?: NodeJS.ProcessEnv;
 }
 
-/** The key of the one environment all sessions share. */
-const SHARED = 'default';
-
 /**
- * Gives each session the environment of the configured `terminal.backend`. One environment
- * is shared by all sessions, except when `terminal.container_persistent` is false and the
- * backend is `sessionIsolatedWhenNonpersistent`: then each session gets its own.
+ * Gives each session the environment of its backend: `terminal.backend` for the owner's
+ * sessions, `terminal.platform_backend` for other people's (see chooseBackends). Per backend,
+ * one environment is shared by all its sessions, except when the backend isolates sessions
+ * (`alwaysSessionIsolated`, or `sessionIsolatedWhenNonpersistent` with
+ * `terminal.container_persistent: false`): then each session gets its own.
  */
 export class EnvironmentManager {
   private readonly environments = new Map<string, Promise<Environment>>();
+  /** Which environment key each session uses, so release() finds it. */
+  private readonly sessionKeys = new Map<string, string>();
   private readonly logger: Logger;
+  private choice?: BackendChoice;
 
   constructor(private readonly options: EnvironmentManagerOptions) {
     this.logger = options.logger ?? silentLogger();
   }
 
-  /** The active backend (throws a BackendError listing the known ones when it is unknown). */
-  get provider(): SafeProvider {
-    return this.options.registry.require(this.options.config.terminal.backend);
+  /** The backends by audience (throws a BackendError listing the known ones when a name is unknown). */
+  get backends(): BackendChoice {
+    this.choice ??= chooseBackends(this.options.config, this.options.registry);
+    return this.choice;
   }
 
-  /** Whether each session gets its own environment. */
-  get isolated(): boolean {
-    const provider = this.provider;
+  /** The owner's backend, `terminal.backend`. */
+  get provider(): SafeProvider {
+    return this.backends.owner;
+  }
+
+  /** Whether each session of `provider` gets its own environment. */
+  isolates(provider: SafeProvider): boolean {
     return provider.alwaysSessionIsolated || (!this.options.config.terminal.container_persistent && provider.sessionIsolatedWhenNonpersistent);
   }
 
@@ -49,11 +57,13 @@ export class EnvironmentManager {
    * The environment the session's commands, file tools and scripts run in; created on
    * first use. Pass this function to the agent as `environmentFor`.
    */
-  environmentFor = async (sessionId: string): Promise<Environment> => {
-    const key = this.isolated ? sessionId : SHARED;
+  environmentFor = async (sessionId: string, audience: Audience = 'owner'): Promise<Environment> => {
+    const provider = audience === 'others' ? this.backends.others : this.backends.owner;
+    const key = this.isolates(provider) ? `${provider.name}:${sessionId}` : `${provider.name}:shared`;
+    this.sessionKeys.set(sessionId, key);
     let pending = this.environments.get(key);
     if (!pending) {
-      pending = this.create(key);
+      pending = this.create(provider, this.isolates(provider) ? sessionId : 'default');
       this.environments.set(key, pending);
       pending.catch(() => this.environments.delete(key));
     }
@@ -73,8 +83,9 @@ export class EnvironmentManager {
 
   /** The session ended (`/new`, closed): its own environment, if it has one, is cleaned up. */
   async release(sessionId: string): Promise<void> {
-    if (!this.isolated) return;
-    await this.dispose(sessionId);
+    const key = this.sessionKeys.get(sessionId);
+    this.sessionKeys.delete(sessionId);
+    if (key && !key.endsWith(':shared')) await this.dispose(key);
   }
 
   /** Cleans up every environment (gateway shutdown). */
@@ -93,8 +104,7 @@ export class EnvironmentManager {
     }
   }
 
-  private async create(key: string): Promise<Environment> {
-    const provider = this.provider;
+  private async create(provider: SafeProvider, key: string): Promise<Environment> {
     if (!(await provider.isAvailable())) {
       throw new BackendError('BACKEND_UNAVAILABLE', `terminal.backend: backend "${provider.name}" is not available on this host; run \`hermes doctor\` to see what is missing, or choose another with \`hermes setup\``);
     }

@@ -279,13 +279,14 @@ export class Gateway {
   }
 
   private statusText(threadKey: string): string {
-    const { model, backend } = this.options.agent.describe();
+    const { model, backend, platformBackend, isolationWarning } = this.options.agent.describe();
     const info = this.options.agent.sessionInfo(threadKey);
     const state = this.threadState(threadKey);
     const turn = state.running ? 'running' : 'idle';
     return [
       `Model: ${model || '(none configured)'}`,
-      `Backend: ${backend}`,
+      `Backend: ${backend}${platformBackend && platformBackend !== backend ? ` (sessions from Slack, Discord and Telegram: ${platformBackend})` : ''}`,
+      ...(isolationWarning ? [`⚠ ${isolationWarning}`] : []),
       info
         ? `Session: ${info.sessionId}, started ${formatAge(info.createdAt)} ago, ${info.messageCount} messages`
         : 'Session: none yet (your next message starts one)',

@@ -50,6 +50,8 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
       text,
       signal,
       user: last.user,
+      // Unless an adapter says only this machine's owner can write to it, anyone may have.
+      audience: adapter.audience ?? 'others',
       onEvent: (event) => {
         notice(event);
         progress.onEvent(event);

@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../agent/types.js';
+import type { Audience } from '../environments/index.js';
 
 export type ChatType = 'dm' | 'group' | 'channel' | 'thread';
 
@@ -28,6 +29,12 @@ export type MessageHandler = (message: InboundMessage) => Promise<void>;
 /** One chat platform. Adapters know their platform; nothing else in the code base does. */
 export interface PlatformAdapter {
   readonly name: string;
+  /**
+   * Who can write here: `owner` (only this machine's user: the local web chat) or `others`
+   * (a platform where anyone the allow-list admits can). Others' sessions run on
+   * `terminal.platform_backend`. Absent means `others`.
+   */
+  readonly audience?: Audience;
   /** Longest message the platform accepts, in characters. */
   readonly maxMessageLength: number;
   /** Connects and starts delivering messages to `handler` until `signal` aborts or `stop()`. */

@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { defaultConfig, hermesPaths, loadConfig, type HermesConfig } from '../../config/index.js';
 import { errorMessage } from '../../shared/errors.js';
 import { homeOption } from '../common.js';
+import { chooseBackends, type BackendChoice } from '../../environments/audience.js';
+import type { ProviderRegistry } from '../../environments/registry.js';
 
 /** One line of the report. `fail` counts against the exit code; `warn` and `info` do not. */
 interface Line {
@@ -83,6 +85,7 @@ async function diagnose(home: string | undefined): Promise<Line[]> {
       ? { status: 'ok', name: 'terminal backend', detail: `${active.displayName} [${active.name}] is available` }
       : { status: 'fail', name: 'terminal backend', detail: `${active.name} is not available on this host`, fix: 'see its checks below, or choose another backend with hermes setup' });
   }
+  lines.push(platformBackendCheck(config, registry, platformTokens(config)));
   for (const provider of registry.list()) {
     const isActive = provider.name === active?.name;
     for (const check of await provider.doctorChecks()) {
@@ -108,6 +111,36 @@ async function diagnose(home: string | undefined): Promise<Line[]> {
     else lines.push({ status: 'info', name: `platform ${platform.name}`, detail: platform.ready ? `ready (${platform.detail})` : `not started: ${platform.detail} in ${paths.env}` });
   }
   return lines;
+}
+
+/** True when a platform other people can write on (not the web chat) is enabled and has its tokens. */
+function othersCanReach(platforms: ReturnType<typeof platformTokens>): boolean {
+  return platforms.some((platform) => platform.name !== 'web' && platform.enabled && platform.ready);
+}
+
+/** Which backend other people's sessions use, and a loud warning when it is not isolated and they can reach the bot. */
+function platformBackendCheck(config: HermesConfig, registry: ProviderRegistry, platforms: ReturnType<typeof platformTokens>): Line {
+  let choice: BackendChoice;
+  try {
+    choice = chooseBackends(config, registry);
+  } catch (error) {
+    return { status: 'fail', name: 'platform backend', detail: errorMessage(error), fix: 'set terminal.platform_backend to auto or a known backend' };
+  }
+  const detail = `sessions from Slack, Discord and Telegram run on ${choice.others.name}`;
+  if (!choice.warning) return { status: 'ok', name: 'platform backend', detail };
+  return {
+    status: othersCanReach(platforms) ? 'warn' : 'info', name: 'platform backend', detail: choice.warning,
+    fix: 'apt-get install bubblewrap, or hermes config set terminal.platform_backend sandbox (or ssh, docker)',
+  };
+}
+
+/** The lines `hermes status` prints about other people's sessions. */
+export function platformBackendLines(config: HermesConfig, registry: ProviderRegistry, platforms: ReturnType<typeof platformTokens>): string[] {
+  const line = platformBackendCheck(config, registry, platforms);
+  if (line.status === 'fail') return [`platform backend: ${line.detail}`];
+  const choice = chooseBackends(config, registry);
+  const head = `platform sessions (Slack, Discord, Telegram): ${choice.others.name}`;
+  return line.status === 'warn' ? [head, `  WARNING: ${choice.warning}`] : [head];
 }
 
 const LABEL: Record<Line['status'], string> = { ok: '[ ok ]', fail: '[FAIL]', warn: '[warn]', info: '[info]' };

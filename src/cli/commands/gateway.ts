@@ -48,12 +48,16 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   }
   for (const adapter of adapters) gateway.register(adapter);
   const report = await gateway.start();
-  const { model, backend } = agent.describe();
-  print(`hermes gateway: model ${model || '(none configured: set model.name)'}, backend ${backend}, log ${paths.logFile}`);
+  const { model, backend, platformBackend, isolationWarning } = agent.describe();
+  const platformPart = platformBackend && platformBackend !== backend ? ` (sessions from Slack, Discord and Telegram: ${platformBackend})` : '';
+  print(`hermes gateway: model ${model || '(none configured: set model.name)'}, backend ${backend}${platformPart}, log ${paths.logFile}`);
   for (const name of report.started) print(`  started ${name}`);
   for (const failure of report.failed) print(`  could not start ${failure.name}: ${failure.error}`);
   const idle = knownPlatforms().filter((name) => !report.started.includes(name) && !report.failed.some((f) => f.name === name));
   if (idle.length > 0) print(`  not started (disabled or no tokens): ${idle.join(', ')}`);
+  // Said loudly only when someone other than this machine's user can reach the bot.
+  const othersReach = adapters.some((adapter) => (adapter.audience ?? 'others') === 'others' && report.started.includes(adapter.name));
+  if (isolationWarning && othersReach) print(`  WARNING: ${isolationWarning}`);
   if (report.started.length === 0) {
     print('  no platform is running; set TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN or DISCORD_BOT_TOKEN (see README) and restart');
   }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadForCli } from '../common.js';
-import { platformTokens } from './doctor.js';
+import { platformBackendLines, platformTokens } from './doctor.js';
 
 export function registerStatusCommand(program: Command): void {
   program
@@ -13,6 +13,8 @@ export function registerStatusCommand(program: Command): void {
       console.log(`config: ${paths.config}`);
       const active = registry.get(config.terminal.backend);
       console.log(`terminal backend: ${active ? `${active.displayName} [${active.name}]` : `${config.terminal.backend} (unknown: known are ${registry.names().join(', ')})`}`);
+      const platforms = platformTokens(config);
+      for (const line of platformBackendLines(config, registry, platforms)) console.log(line);
       console.log('backends:');
       for (const provider of registry.list()) {
         const probe = await provider.probe();
@@ -24,7 +26,7 @@ export function registerStatusCommand(program: Command): void {
       const key = process.env[config.model.api_key_env];
       console.log(`model: ${config.model.name || '(none: set model.name)'} at ${config.model.base_url}; ${config.model.api_key_env} ${key ? 'is set' : 'is not set'}`);
       console.log('platforms:');
-      for (const platform of platformTokens(config)) {
+      for (const platform of platforms) {
         console.log(`  ${platform.name.padEnd(9)} ${platform.enabled ? (platform.ready ? 'ready' : 'no token') : 'disabled'} — ${platform.detail}`);
       }
     });
