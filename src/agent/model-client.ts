@@ -1,4 +1,4 @@
-import OpenAI, { APIError } from 'openai';
+import OpenAI, { APIConnectionTimeoutError, APIError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HermesConfig } from '../config/schema.js';
@@ -107,6 +107,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     maxRetries: 0,
   });
   const logger = options.logger.child({ model: settings.name });
+  const deadlineMs = settings.timeout * 1000;
 
   const once = async (request: ModelRequest): Promise<ModelReply> => {
     const body = {
@@ -142,10 +143,24 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         const attemptController = new AbortController();
         const forward = () => attemptController.abort(request.signal?.reason);
         request.signal?.addEventListener('abort', forward, { once: true });
+        // The SDK's own timeout stops once the headers arrive; this one covers the body too,
+        // so a server that stalls mid-reply cannot hold the turn (and its slot) forever.
+        let timedOut = false;
+        const deadline = setTimeout(() => {
+          timedOut = true;
+          attemptController.abort('model.timeout');
+        }, deadlineMs);
         try {
-          return await once({ ...request, signal: attemptController.signal });
-        } catch (error) {
+          const reply = await once({ ...request, signal: attemptController.signal });
+          // An aborted stream ends quietly in the SDK: what arrived is not the whole reply.
+          if (timedOut) throw new APIConnectionTimeoutError({ message: `no complete reply within ${settings.timeout}s` });
+          return reply;
+        } catch (caught) {
+          clearTimeout(deadline);
           if (request.signal?.aborted) throw new ModelAbortedError(abortText(request.signal));
+          const error = timedOut && !(caught instanceof APIConnectionTimeoutError)
+            ? new APIConnectionTimeoutError({ message: `no complete reply within ${settings.timeout}s` })
+            : caught;
           if (attempt + 1 >= attempts || !isRetryable(error)) {
             const failure = describeModelFailure(error, settings, attempt + 1, env);
             logger.warn({ err: error, attempt: attempt + 1 }, `model request failed: ${failure.code}`);
@@ -159,6 +174,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
             throw new ModelAbortedError(abortText(request.signal));
           }
         } finally {
+          clearTimeout(deadline);
           request.signal?.removeEventListener('abort', forward);
         }
       }

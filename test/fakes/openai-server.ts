@@ -21,6 +21,8 @@ export type FakeReply =
   | { status: number; message?: string; type?: string; code?: string; headers?: Record<string, string> }
   /** Never answers; the connection stays open until the client goes away. */
   | { hang: true }
+  /** Sends the headers and the first bytes of the reply, then nothing more (a stalled body). */
+  | { stallBody: true; stream?: boolean }
   /** Decides when the request arrives. */
   | { respond: (request: RecordedRequest) => FakeReply | Promise<FakeReply> };
 
@@ -143,6 +145,19 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   const play = async (reply: FakeReply, request: RecordedRequest, res: ServerResponse): Promise<void> => {
     if ('respond' in reply) return play(await reply.respond(request), request, res);
     if ('hang' in reply) return; // left open; closed by the client or by close()
+    if ('stallBody' in reply) {
+      const stream = reply.stream ?? request.body.stream ?? options.stream ?? false;
+      res.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json' });
+      const first = {
+        id: 'chatcmpl-stalled',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: request.body.model,
+        choices: [{ index: 0, delta: { role: 'assistant', content: 'I am thin' }, finish_reason: null }],
+      };
+      res.write(stream ? `data: ${JSON.stringify(first)}\n\n` : '{"id": "chatcmpl-stalled", "choices": [');
+      return; // left open, like hang
+    }
     if ('status' in reply) {
       sendJson(
         res,
