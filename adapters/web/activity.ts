@@ -54,6 +54,18 @@ export class ThreadActivity {
     return this.put(threadId, { kind: 'notice', id: entryId('n'), at: Date.now(), text, tone });
   }
 
+  /** Records an approval request with its buttons; returns its entry id. */
+  approval(threadId: string, text: string): string {
+    return this.put(threadId, { kind: 'approval', id: entryId('p'), at: Date.now(), text, state: 'waiting' }).id;
+  }
+
+  /** Replaces an approval request's text with how it ended; its buttons go. */
+  settleApproval(threadId: string, id: string, text: string): void {
+    const entry = this.store.entry(threadId, id);
+    if (entry?.kind !== 'approval') throw new Error(`web chat: no approval request ${id} in thread ${threadId}`);
+    this.put(threadId, { ...entry, text, state: 'settled' });
+  }
+
   /** Renders an AgentEvent or a TurnNotice the gateway passes to `onAgentEvent`. */
   agentEvent(threadId: string, event: AgentEvent | TurnNotice): void {
     const turn = this.turn(threadId);

@@ -96,12 +96,17 @@ export class TranscriptStore {
       const entry = parseEntry(line);
       if (entry) apply(state, entry);
     }
-    // Written by an earlier run: a call still "running" there never returned (the gateway stopped).
-    state.entries = state.entries.map((entry) =>
-      entry.kind === 'tool' && entry.status === 'running'
-        ? { ...entry, status: 'interrupted', error: 'the gateway stopped before this call returned' }
-        : entry,
-    );
+    // Written by an earlier run: a call still "running" there never returned, and a request
+    // still waiting was never answered (the gateway stopped).
+    state.entries = state.entries.map((entry) => {
+      if (entry.kind === 'tool' && entry.status === 'running') {
+        return { ...entry, status: 'interrupted', error: 'the gateway stopped before this call returned' };
+      }
+      if (entry.kind === 'approval' && entry.state === 'waiting') {
+        return { ...entry, state: 'settled', text: `${entry.text}\n\n⏹ Cancelled: the gateway stopped before an answer.` };
+      }
+      return entry;
+    });
     this.threads.set(id, state);
     return state;
   }

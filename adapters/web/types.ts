@@ -3,7 +3,7 @@
  * thread in the transcript and streamed to the page; a later entry with the same `id`
  * replaces the earlier one (a tool call goes from `running` to its outcome).
  */
-export type WebEntry = UserEntry | AssistantEntry | ToolEntry | NoticeEntry;
+export type WebEntry = UserEntry | AssistantEntry | ToolEntry | NoticeEntry | ApprovalEntry;
 
 interface EntryBase {
   id: string;
@@ -46,6 +46,17 @@ export interface NoticeEntry extends EntryBase {
   kind: 'notice';
   text: string;
   tone: 'info' | 'warning' | 'error';
+}
+
+/**
+ * A request waiting for approval, with buttons while it waits; once it ends the same entry
+ * comes again, settled, with the line that says how (`✅ Approved by You.`).
+ */
+export interface ApprovalEntry extends EntryBase {
+  kind: 'approval';
+  /** Markdown: the request, then how to answer, or how it ended. */
+  text: string;
+  state: 'waiting' | 'settled';
 }
 
 /** A thread as the thread list shows it. */

@@ -44,6 +44,8 @@ export function threadIdOf(replyTo: ReplyTarget): string | undefined {
  */
 export class WebAdapter implements PlatformAdapter {
   readonly name = 'web';
+  /** Only this machine's user reaches it: loopback, behind the token. */
+  readonly audience = 'owner' as const;
   /** The page shows long answers whole; the gateway need not split them. */
   readonly maxMessageLength = 100_000;
   // No `edit`: the gateway's textual tool-progress message needs it, and the page shows
@@ -133,6 +135,16 @@ export class WebAdapter implements PlatformAdapter {
   async send(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
     const threadId = this.threadOf(replyTo);
     return { messageId: this.activity.reply(threadId, text) };
+  }
+
+  /** Shows the request with Approve once, This session, Always and Deny; a press sends that command from the page. */
+  async askApproval(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
+    return { messageId: this.activity.approval(this.threadOf(replyTo), text) };
+  }
+
+  /** The request's bubble says how it ended and loses its buttons (the page has no textual `edit`). */
+  async settleApproval(replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
+    this.activity.settleApproval(this.threadOf(replyTo), messageId, text);
   }
 
   onAgentEvent(replyTo: ReplyTarget, event: AgentEvent | TurnNotice): void {

@@ -155,6 +155,19 @@ els.form.addEventListener('submit', (event) => {
   void submit();
 });
 
+// An approval button sends its command (`/approve session`, `/deny`…) as a message from the page,
+// as a press does on the other platforms; the gateway answers and settles the request.
+els.messages.addEventListener('click', (event) => {
+  const button = event.target.closest('button[data-answer]');
+  if (!button || !state.threadId) return;
+  const group = button.closest('.approval-actions');
+  for (const other of group.querySelectorAll('button')) other.disabled = true;
+  sendMessage(state.threadId, button.dataset.answer).catch((error) => {
+    for (const other of group.querySelectorAll('button')) other.disabled = false;
+    showError(error.message);
+  });
+});
+
 els.input.addEventListener('keydown', (event) => {
   // Enter sends; Shift+Enter is a new line; an IME composition keeps its Enter.
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing && !event.altKey && !event.ctrlKey && !event.metaKey) {

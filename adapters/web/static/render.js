@@ -95,6 +95,31 @@ function renderTool(entry, previous) {
   );
 }
 
+/** The answers an approval request offers: the label and the command a press sends. */
+const APPROVAL_ANSWERS = [
+  { label: 'Approve once', command: '/approve', className: 'primary' },
+  { label: 'This session', command: '/approve session' },
+  { label: 'Always', command: '/approve always' },
+  { label: 'Deny', command: '/deny', className: 'danger' },
+];
+
+function renderApproval(entry) {
+  const body = h('div', { className: 'body markdown' });
+  renderMarkdown(body, entry.text);
+  const waiting = entry.state === 'waiting';
+  return h(
+    'article',
+    { className: `entry approval state-${entry.state}`, 'data-id': entry.id, 'data-state': entry.state, 'aria-label': waiting ? 'Approval needed' : 'Approval request' },
+    body,
+    waiting &&
+      h(
+        'div',
+        { className: 'approval-actions', role: 'group', 'aria-label': 'Answer the approval request' },
+        APPROVAL_ANSWERS.map((answer) => h('button', { type: 'button', className: answer.className, 'data-answer': answer.command }, answer.label)),
+      ),
+  );
+}
+
 /** The element for one entry; `previous` is the element it replaces, if any. */
 export function renderEntry(entry, previous) {
   switch (entry.kind) {
@@ -117,6 +142,8 @@ export function renderEntry(entry, previous) {
     }
     case 'tool':
       return renderTool(entry, previous);
+    case 'approval':
+      return renderApproval(entry);
     case 'notice':
       return h('p', { className: `entry notice tone-${entry.tone}`, 'data-id': entry.id, role: entry.tone === 'info' ? undefined : 'note' }, entry.text);
     default:
