@@ -71,6 +71,7 @@ export const configSchema = z.strictObject({
     kernel_idle_timeout: seconds().default(1800),
     max_session_kernels: positiveInt().default(4),
     max_rpc_connections: positiveInt().default(64),
+    redact_secrets: bool().default(true),
   }),
   terminal: section({
     backend: text().default('local'),
