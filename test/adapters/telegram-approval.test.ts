@@ -47,7 +47,7 @@ async function setup(timeoutSeconds = 300) {
   });
   let gateway: Gateway | undefined;
   const start = async () => {
-    const config = testConfig({ approvals: { timeout: timeoutSeconds, admins: { telegram: [ROOT] } } });
+    const config = testConfig({ approvals: { timeout: timeoutSeconds, admins: { telegram: [String(ROOT)] } } });
     gateway = new Gateway({ agent, config, env: { TELEGRAM_ALLOWED_USERS: `${ADA},${BOB},${ROOT}` }, approvals: approvalQueueFor(config, { rulesFile }) });
     gateway.register(new TelegramAdapter({ token: api.token, apiRoot: api.apiRoot, pollTimeoutSeconds: 2 }));
     const report = await gateway.start();

@@ -92,7 +92,7 @@ describe('approvals through the gateway', () => {
   });
 
   it('the admins of approvals.admins come from the config for the gateway\'s own queue', () => {
-    const config = testConfig({ approvals: { admins: { telegram: [42], slack: ['U9'] } } });
+    const config = testConfig({ approvals: { admins: { telegram: ['42'], slack: ['U9'] } } });
     const queue = approvalQueueFor(config);
     expect(queue.mayAnswer({ platform: 'telegram', id: '1' }, { platform: 'telegram', id: '42' })).toBe(true);
     expect(queue.mayAnswer({ platform: 'telegram', id: '1' }, { platform: 'slack', id: 'U9' })).toBe(false);
