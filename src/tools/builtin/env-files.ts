@@ -8,7 +8,8 @@ export type ReadOutcome =
   | { kind: 'file'; path: string; data: Buffer }
   | { kind: 'missing'; path: string }
   | { kind: 'directory'; path: string }
-  | { kind: 'too_large'; path: string; size: number }
+  /** `size` when it is known (a cap hit while streaming says only that it was over). */
+  | { kind: 'too_large'; path: string; size?: number }
   | { kind: 'failed'; path: string; reason: string };
 
 /** Largest file the file tools load; bigger ones are for `terminal` (head, sed) or search_files. */
@@ -46,7 +47,7 @@ export async function readEnvFile(env: Environment, path: string, signal?: Abort
     const { code, size } = error as NodeJS.ErrnoException & { size?: number };
     if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing', path: full };
     if (code === 'EISDIR') return { kind: 'directory', path: full };
-    if (code === 'EFBIG') return { kind: 'too_large', path: full, size: size ?? MAX_FILE_BYTES + 1 };
+    if (code === 'EFBIG') return { kind: 'too_large', path: full, ...(size !== undefined && size > MAX_FILE_BYTES + 1 ? { size } : {}) };
     return { kind: 'failed', path: full, reason: errorMessage(error) };
   }
 }
@@ -113,7 +114,7 @@ export function describeReadProblem(tool: string, outcome: Exclude<ReadOutcome, 
     case 'directory':
       return `${tool}: ${outcome.path} is a directory, not a file; list it with search_files(pattern="*", target="files", path="${outcome.path}")`;
     case 'too_large':
-      return `${tool}: ${outcome.path} is ${outcome.size} bytes, over the ${MAX_FILE_BYTES}-byte limit of the file tools; use terminal (head, sed -n) or search_files on it`;
+      return `${tool}: ${outcome.path} is ${outcome.size !== undefined ? `${outcome.size} bytes, ` : ''}over the ${MAX_FILE_BYTES}-byte limit of the file tools; use terminal (head, sed -n) or search_files on it`;
     case 'failed':
       return `${tool}: cannot read ${outcome.path}: ${outcome.reason}`;
   }
