@@ -39,6 +39,8 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
   for (const path of layout.hide) args.push('--tmpfs', path);
   for (const path of layout.binds) args.push('--bind', path, path);
   for (const mask of layout.masks) args.push(...maskArgs(mask));
+  // The root is bwrap's own tmpfs: read-only, so nothing can be written outside the workspace and /tmp and then vanish.
+  args.push('--remount-ro', '/');
   args.push(
     // A new PID namespace: when bwrap's init dies, every process in it dies, setsid or not.
     '--unshare-pid', '--unshare-ipc', '--unshare-uts',
