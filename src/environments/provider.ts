@@ -1,4 +1,5 @@
-import type { Environment, CreateEnvironmentOptions } from './types.js';
+import type { Readable } from 'node:stream';
+import type { Environment, CreateEnvironmentOptions, TransferOptions } from './types.js';
 
 /** What `probe()` answers: cheap, no network, for `hermes status` and pickers. */
 export interface ProbeResult {
@@ -58,6 +59,16 @@ export interface TerminalEnvironmentProvider {
   setupInstructions?(): MaybePromise<string>;
   /** Runs after `hermes setup` chose the backend (create folders, check a login). */
   postSetup?(): MaybePromise<void>;
+  /**
+   * Moves files in and out of this provider's environments that have no `upload`/`download`
+   * of their own (an API of the backend's, say); without it, files move through `execute` in
+   * base64 chunks. `remotePath` is absolute as the environment sees it; `source` is already
+   * capped at `maxBytes`. Same contract as the environment's members.
+   */
+  readonly fileTransfer?: {
+    upload(environment: Environment, source: Readable, remotePath: string, options: TransferOptions): Promise<void>;
+    download(environment: Environment, remotePath: string, options: TransferOptions): Readable | Promise<Readable>;
+  };
   /** Must accept and ignore option keys it does not know. */
   createEnvironment(options: CreateEnvironmentOptions): MaybePromise<Environment>;
 }

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Logger } from '../shared/logger.js';
 
 export interface ExecuteOptions {
@@ -45,6 +46,20 @@ export interface ReadFileOptions extends FileOptions {
   maxBytes?: number;
 }
 
+/** What `upload` moves into an environment: a host file's path, bytes, or a stream. */
+export type UploadSource = string | Buffer | Readable;
+
+/** Options of `upload` and `download`. */
+export interface TransferOptions {
+  /**
+   * Refuse (EFBIG, with the size and this cap) a file larger than this many bytes: before
+   * anything moves when the size is known, else as soon as the stream passes it.
+   */
+  maxBytes?: number;
+  /** Aborting stops the transfer; an upload then leaves nothing behind. */
+  signal?: AbortSignal;
+}
+
 /** Where a script's cut stdout is saved: the host folder it is written to and the same folder as the environment sees it. */
 export interface SpillFolder {
   host: string;
@@ -90,6 +105,18 @@ export interface Environment {
   resolvePath?(path: string): string;
   /** Where a script's cut stdout is saved so that `read_file` here can open it. */
   spillFolder?(): SpillFolder | undefined;
+  /**
+   * Optional: moves a file in, as a stream (no whole-file buffering), creating parent
+   * folders. The file appears whole (written beside it, then renamed) or not at all.
+   * Callers use `uploadTo` (./transfer), which falls back to other means without it.
+   */
+  upload?(source: UploadSource, remotePath: string, options?: TransferOptions): Promise<void>;
+  /**
+   * Optional: a stream of the file as the environment's commands see it; fails with an errno
+   * `code` (ENOENT, EISDIR, EACCES, EFBIG past `maxBytes`) before the first byte where it can.
+   * A numeric `size` property on the stream gives the file's length. Callers use `downloadFrom`.
+   */
+  download?(remotePath: string, options?: TransferOptions): Readable | Promise<Readable>;
 }
 
 export interface HostCommandOptions {

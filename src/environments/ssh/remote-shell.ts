@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
+import type { Readable } from 'node:stream';
 import { execa } from 'execa';
-import type { Environment, ExecuteOptions, ExecuteResult } from '../types.js';
+import type { Environment, ExecuteOptions, ExecuteResult, TransferOptions, UploadSource } from '../types.js';
+import { downloadThroughShell, uploadThroughShell } from '../transfer/index.js';
 import { abortReason, commandResult } from '../run-group.js';
 import { withoutStripped } from '../local.js';
 import { OutputCapture } from '../../shared/output-capture.js';
@@ -87,6 +89,22 @@ export abstract class RemoteShellEnvironment implements Environment {
   }
 
   abstract cleanup(): Promise<void>;
+
+  /** Moves a file in as a stream on the client's stdin (`cat` on the far side): no base64, no output cap. */
+  upload(source: UploadSource, remotePath: string, options: TransferOptions = {}): Promise<void> {
+    return uploadThroughShell((argv) => this.transferCommand(argv), source, this.resolvePath(remotePath), options, this.describe());
+  }
+
+  /** A stream of a file from the client's stdout (`cat` on the far side), with its `size`. */
+  download(remotePath: string, options: TransferOptions = {}): Promise<Readable> {
+    return downloadThroughShell((argv) => this.transferCommand(argv), this.resolvePath(remotePath), options, this.describe());
+  }
+
+  private transferCommand(argv: string[]): ClientCommand {
+    const client = this.clientCommand(argv);
+    this.commandLines.push([client.file, ...client.args]);
+    return client;
+  }
 
   /** Runs the bootstrap with `input`; kills the remote group on timeout or abort. */
   private async runBootstrap(
