@@ -7,6 +7,19 @@ import { HermesError } from '../../src/shared/errors.js';
 /** The cookie that carries the token after the page was opened once with `?token=`. */
 export const TOKEN_COOKIE = 'hermes_web_token';
 
+/**
+ * The cookie's name for the port the page was opened on: cookies are kept per host, not per
+ * port, and two gateways on one machine (two HERMES_HOMEs) must not log each other out.
+ */
+export function tokenCookieName(port: string): string {
+  return `${TOKEN_COOKIE}_${port}`;
+}
+
+function portOf(url: string): string {
+  const parsed = new URL(url);
+  return parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
+}
+
 /** The web chat cannot start as configured. */
 export class WebChatError extends HermesError {
   override readonly name = 'WebChatError';
@@ -40,38 +53,45 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-function presentedToken(c: Context): string | undefined {
+function presentedToken(c: Context, cookie: string): string | undefined {
   const auth = c.req.header('authorization');
   if (auth?.toLowerCase().startsWith('bearer ')) return auth.slice(7).trim();
-  return c.req.header('x-hermes-token') ?? getCookie(c, TOKEN_COOKIE);
+  return c.req.header('x-hermes-token') ?? getCookie(c, cookie);
 }
 
 /**
- * With a token configured, every request needs it: `Authorization: Bearer …`, the
- * `X-Hermes-Token` header, or the cookie set when the page is opened once with `?token=…`
- * (which then redirects to the same address without the token, keeping it out of history).
+ * With a token, every request needs it: `Authorization: Bearer …`, the `X-Hermes-Token`
+ * header, or the cookie set when the page is opened once with `?token=…` (which then
+ * redirects to the same address without the token, keeping it out of history). An empty
+ * token lets every request through (`platforms.web.auth: none`, loopback only).
+ * `where` says where the token can be found, for the 401 page.
  */
-export function requireToken(token: string): MiddlewareHandler {
+export function requireToken(token: string, where = 'platforms.web.token'): MiddlewareHandler {
+  const refusal =
+    'The web chat needs its token: open the address hermes gateway printed (it ends in ?token=…), ' +
+    `or add ?token=<the token in ${where}> to this address.\n`;
   return async (c, next) => {
     if (!token) return next();
+    const cookie = tokenCookieName(portOf(c.req.url));
     const fromQuery = c.req.query('token');
     if (fromQuery !== undefined && sameSecret(fromQuery, token)) {
-      setCookie(c, TOKEN_COOKIE, token, { httpOnly: true, sameSite: 'Strict', path: '/' });
+      setCookie(c, cookie, token, { httpOnly: true, sameSite: 'Strict', path: '/' });
       const url = new URL(c.req.url);
       url.searchParams.delete('token');
       return c.redirect(url.pathname + url.search, 303);
     }
-    const given = presentedToken(c);
+    const given = presentedToken(c, cookie);
     if (given !== undefined && sameSecret(given, token)) return next();
-    return c.text('The web chat needs its token: open the address hermes gateway printed (it ends in ?token=…).\n', 401);
+    return c.text(refusal, 401);
   };
 }
 
 /**
- * Keeps other web sites out while no login is needed. A page elsewhere could otherwise post
+ * Keeps other web sites out, with or without a login. A page elsewhere could otherwise post
  * to 127.0.0.1 (cross-site request) or rebind its own name to it (DNS rebinding) and have
- * the agent run code: requests must name a loopback host, and writes must come from this
- * origin as JSON (which a cross-site form cannot send without a CORS preflight we never answer).
+ * the agent run code: on loopback, requests must name a loopback host, and writes must come
+ * from this origin as JSON (which a cross-site form cannot send without a CORS preflight we
+ * never answer).
  */
 export function sameOriginOnly(options: { loopbackOnly: boolean }): MiddlewareHandler {
   return async (c, next) => {

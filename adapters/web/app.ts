@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
-import { streamSSE } from 'hono/streaming';
+import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { errorMessage } from '../../src/shared/errors.js';
 import type { Asset } from './assets.js';
 import { requireToken, sameOriginOnly } from './access.js';
@@ -26,10 +26,14 @@ export interface WebAppDeps {
   hub: LiveHub;
   activity: ThreadActivity;
   assets: Map<string, Asset>;
-  /** `platforms.web.token`; empty means no login (loopback only). */
+  /** The login token (see login.ts); empty means no login (`auth: none`, loopback only). */
   token: string;
+  /** Where the token is kept, named on the 401 page. */
+  tokenWhere?: string;
   /** Bound to loopback: requests must name a loopback host (no DNS rebinding). */
   loopbackOnly: boolean;
+  /** `platforms.web.max_streams`: open event streams at once; past it a 503. */
+  maxStreams: number;
   status: () => WebStatus;
   /** Records the user's message and hands it to the gateway; resolves once it is taken. */
   submit: (threadId: string, text: string) => Promise<WebEntry>;
@@ -62,7 +66,7 @@ export function createWebApp(deps: WebAppDeps): Hono {
     }),
   );
   app.use(sameOriginOnly({ loopbackOnly: deps.loopbackOnly }));
-  app.use(requireToken(deps.token));
+  app.use(requireToken(deps.token, deps.tokenWhere));
   app.use('/api/*', async (c, next) => {
     await next();
     c.header('Cache-Control', 'no-store');
@@ -103,33 +107,59 @@ export function createWebApp(deps: WebAppDeps): Hono {
     }
   });
 
+  // Each open stream holds a connection and a listener: a bound keeps tabs (or a script on
+  // this machine with the token) from holding them without end.
+  let openStreams = 0;
   app.get('/api/threads/:id/events', (c) => {
     const id = c.req.param('id');
     if (!deps.store.hasThread(id)) return c.json({ error: `no web thread "${id}"` }, 404);
+    if (openStreams >= deps.maxStreams) {
+      return c.json(
+        {
+          error:
+            `The web chat already has ${deps.maxStreams} live streams open (platforms.web.max_streams): ` +
+            'close some of its tabs, or raise the limit.',
+        },
+        503,
+      );
+    }
+    openStreams++;
     return streamSSE(c, async (stream) => {
-      // Writes are chained so events leave in the order they happened.
-      let chain = Promise.resolve();
-      const send = (event: LiveEvent) => {
-        chain = chain.then(() => stream.writeSSE({ event: event.type, data: JSON.stringify(event) })).catch(() => undefined);
-      };
-      // Snapshot and subscription in one synchronous step: no event falls between them.
-      send({ type: 'snapshot', entries: deps.store.entries(id), busy: deps.activity.isBusy(id) });
-      const unsubscribe = deps.hub.subscribe(id, send);
-      const keepalive = setInterval(() => {
-        chain = chain.then(() => stream.write(': keepalive\n\n')).then(() => undefined).catch(() => undefined);
-      }, KEEPALIVE_MS);
       try {
-        await new Promise<void>((resolve) => {
-          stream.onAbort(resolve);
-          if (deps.signal.aborted) resolve();
-          deps.signal.addEventListener('abort', () => resolve(), { once: true });
-        });
+        await follow(stream, id);
       } finally {
-        clearInterval(keepalive);
-        unsubscribe();
+        openStreams--;
       }
     });
   });
+
+  /** Sends the thread's snapshot, then its live events, until the page goes or the adapter stops. */
+  async function follow(stream: SSEStreamingApi, id: string): Promise<void> {
+    // Writes are chained so events leave in the order they happened.
+    let chain = Promise.resolve();
+    const send = (event: LiveEvent) => {
+      chain = chain.then(() => stream.writeSSE({ event: event.type, data: JSON.stringify(event) })).catch(() => undefined);
+    };
+    // Snapshot and subscription in one synchronous step: no event falls between them.
+    send({ type: 'snapshot', entries: deps.store.entries(id), busy: deps.activity.isBusy(id) });
+    const unsubscribe = deps.hub.subscribe(id, send);
+    const keepalive = setInterval(() => {
+      chain = chain.then(() => stream.write(': keepalive\n\n')).then(() => undefined).catch(() => undefined);
+    }, KEEPALIVE_MS);
+    let stop = () => {};
+    try {
+      await new Promise<void>((resolve) => {
+        stop = resolve;
+        stream.onAbort(resolve);
+        if (stream.aborted || deps.signal.aborted) resolve();
+        deps.signal.addEventListener('abort', stop, { once: true });
+      });
+    } finally {
+      deps.signal.removeEventListener('abort', stop);
+      clearInterval(keepalive);
+      unsubscribe();
+    }
+  }
 
   // The remaining page files and vendored libraries, by exact path; nothing else is served.
   app.get('*', (c) => serve(c.req.path) ?? c.text('Not found\n', 404));

@@ -8,11 +8,12 @@ import type { HermesPaths } from '../../src/config/paths.js';
 import type { MessageHandler, PlatformAdapter, ReplyTarget, TurnNotice } from '../../src/gateway/types.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { errorMessage } from '../../src/shared/errors.js';
-import { assertSafeBinding, isLoopbackHost, WebChatError } from './access.js';
+import { isLoopbackHost, WebChatError } from './access.js';
 import { ThreadActivity } from './activity.js';
 import { createWebApp, type WebStatus } from './app.js';
 import { loadAssets } from './assets.js';
 import { LiveHub } from './live-hub.js';
+import { resolveWebLogin } from './login.js';
 import { isThreadId, TranscriptStore } from './transcript.js';
 import type { WebEntry } from './types.js';
 
@@ -22,8 +23,11 @@ export interface WebAdapterOptions {
   /** HERMES_HOME paths: transcripts go under `<home>/web/threads/`. */
   paths: Pick<HermesPaths, 'home' | 'config' | 'env'>;
   logger?: Logger;
-  /** Called once the server listens, with the address to print (`openUrl` carries the token). */
-  onListening?: (info: { url: string; openUrl: string }) => void;
+  /**
+   * Called once the server listens, with the address to print (`openUrl` carries the token)
+   * and a warning to print when the login is off.
+   */
+  onListening?: (info: { url: string; openUrl: string; warning?: string }) => void;
 }
 
 /** The user on the other side of the page; the web chat has one (it is local or token-guarded). */
@@ -71,15 +75,16 @@ export class WebAdapter implements PlatformAdapter {
     return this.address?.url;
   }
 
-  /** The address to open in a browser: with `?token=…` when a token is configured. */
+  /** The address to open in a browser: with `?token=…` unless the login is off (`auth: none`). */
   get openUrl(): string | undefined {
     return this.address?.openUrl;
   }
 
   async start(handler: MessageHandler, signal: AbortSignal): Promise<void> {
     if (this.server) return;
-    const { host, port, token } = this.options.config.platforms.web;
-    assertSafeBinding(host, token);
+    const web = this.options.config.platforms.web;
+    const { host, port } = web;
+    const login = resolveWebLogin(web, this.options.paths.home);
     this.handler = handler;
     this.stopping = new AbortController();
     const app = createWebApp({
@@ -87,8 +92,10 @@ export class WebAdapter implements PlatformAdapter {
       hub: this.hub,
       activity: this.activity,
       assets: loadAssets(),
-      token,
-      loopbackOnly: isLoopbackHost(host) && !token,
+      token: login.token,
+      tokenWhere: login.where,
+      loopbackOnly: isLoopbackHost(host),
+      maxStreams: web.max_streams,
       status: () => this.status(),
       submit: (threadId, text) => this.submit(threadId, text),
       signal: this.stopping.signal,
@@ -111,9 +118,10 @@ export class WebAdapter implements PlatformAdapter {
     const bound = server.address() as AddressInfo;
     const shownHost = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
     const url = `http://${shownHost}:${bound.port}/`;
-    this.address = { url, openUrl: token ? `${url}?token=${encodeURIComponent(token)}` : url };
-    this.logger.info({ url }, 'web chat listening');
-    this.options.onListening?.(this.address);
+    this.address = { url, openUrl: login.token ? `${url}?token=${encodeURIComponent(login.token)}` : url };
+    this.logger.info({ url, token: login.where }, 'web chat listening');
+    if (login.warning) this.logger.warn(login.warning);
+    this.options.onListening?.({ ...this.address, warning: login.warning });
     signal.addEventListener('abort', () => void this.stop(), { once: true });
   }
 
@@ -191,7 +199,7 @@ export class WebAdapter implements PlatformAdapter {
   }
 }
 
-/** Builds the web chat adapter; `start` refuses a non-loopback host without a token. */
+/** Builds the web chat adapter; `start` refuses a non-loopback host without a token, and `auth: none` off loopback. */
 export function createWebAdapter(options: WebAdapterOptions): WebAdapter {
   return new WebAdapter(options);
 }
@@ -211,6 +219,9 @@ export function createWebChat(options: {
     config: options.config,
     paths: options.paths,
     logger: options.logger,
-    onListening: ({ openUrl }) => options.announce?.(`  web chat: ${openUrl}  (open it in a browser)`),
+    onListening: ({ openUrl, warning }) => {
+      options.announce?.(`  web chat: ${openUrl}  (open it in a browser)`);
+      if (warning) options.announce?.(`  web chat: WARNING: ${warning}`);
+    },
   });
 }

@@ -39,7 +39,8 @@ describe.skipIf(Boolean(skip))('web chat approvals (browser, real gateway)', { t
 
   async function ask(text: string): Promise<BrowserPage> {
     tab = await browser.newPage();
-    await tab.page.goto(adapter.url!);
+    // The printed address: ?token= logs the browser in.
+    await tab.page.goto(adapter.openUrl!);
     await tab.page.getByRole('button', { name: 'New thread' }).click();
     const input = tab.page.getByRole('textbox', { name: 'Message' });
     await input.fill(text);

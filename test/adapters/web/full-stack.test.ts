@@ -30,7 +30,7 @@ describe.skipIf(Boolean(skip))('web chat end to end: hermes gateway, the agent, 
   let tab: BrowserPage | undefined;
   let printed: string[] = [];
 
-  /** Starts the gateway the way `npm start` does and returns the address it printed. */
+  /** Starts the gateway the way `npm start` does and returns the address it printed (with its ?token=). */
   async function startHermes(modelName = 'fake-model', scriptTimeout = 120): Promise<string> {
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const name of ['SLACK_BOT_TOKEN', 'DISCORD_BOT_TOKEN', 'TELEGRAM_BOT_TOKEN']) delete env[name];
@@ -47,7 +47,7 @@ describe.skipIf(Boolean(skip))('web chat end to end: hermes gateway, the agent, 
     printed = [];
     running = await startGateway(loaded, { env, print: (line) => printed.push(line) });
     expect(running.report.started).toContain('web');
-    const url = /web chat: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(printed.join('\n'))?.[1];
+    const url = /web chat: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+) /.exec(printed.join('\n'))?.[1];
     expect(url, printed.join('\n')).toBeDefined();
     return url!;
   }
@@ -157,7 +157,8 @@ describe.skipIf(Boolean(skip))('web chat end to end: hermes gateway, the agent, 
     await running!.stop();
     running = undefined;
     const url = await startHermes();
-    await page.goto(url + search);
+    await page.goto(`${url}&${search.slice(1)}`);
+    expect(new URL(page.url()).search).toBe(search);
     await page.locator('.messages[data-ready="true"] .msg.assistant').waitFor();
     errors.length = 0; // the old page's event stream broke when the gateway stopped
     expect(await page.locator('.msg.user .body').textContent()).toBe('remember the word pelican [RUN]');

@@ -30,9 +30,10 @@ describe.skipIf(Boolean(skip))('web chat page (browser, stand-in dispatch)', { t
     return adapter.start(fakeDispatch(adapter).handler, new AbortController().signal);
   }
 
+  /** Opens the page by the address the gateway prints (with ?token=, which logs the browser in). */
   async function open(viewport?: { width: number; height: number }): Promise<BrowserPage> {
     tab = await browser.newPage(viewport);
-    await tab.page.goto(adapter.url!);
+    await tab.page.goto(adapter.openUrl!);
     return tab;
   }
 
@@ -133,7 +134,9 @@ describe.skipIf(Boolean(skip))('web chat page (browser, stand-in dispatch)', { t
 
     await adapter.stop();
     await startAdapter();
-    await page.goto(adapter.url! + new URL(threadUrl).search);
+    // Another port after the restart, so the printed address again (the token is the same one).
+    await page.goto(`${adapter.openUrl!}&${new URL(threadUrl).search.slice(1)}`);
+    expect(page.url()).toBe(adapter.url! + new URL(threadUrl).search);
     // The old page's event stream broke when the server stopped; those console errors are expected.
     errors.length = 0;
     await page.locator('.messages[data-ready="true"] .msg.assistant').waitFor();
@@ -170,6 +173,22 @@ describe.skipIf(Boolean(skip))('web chat page (browser, stand-in dispatch)', { t
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
     await page.locator('.msg.assistant').waitFor();
     await screenshot(page, 'web-page-token');
+    expect(errors.filter((error) => !error.includes('401'))).toEqual([]);
+  });
+
+  it('on loopback with no token configured, the bare address is refused and the printed one opens the chat', async () => {
+    await startAdapter();
+    tab = await browser.newPage();
+    const { page, errors } = tab;
+    const denied = await page.goto(adapter.url!);
+    expect(denied?.status()).toBe(401);
+    expect(await page.textContent('body')).toContain('needs its token');
+    await page.goto(adapter.openUrl!);
+    expect(page.url()).toBe(adapter.url!);
+    await page.getByRole('button', { name: 'New thread' }).click();
+    await page.getByRole('textbox', { name: 'Message' }).fill('count to 42');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await page.locator('.msg.assistant').waitFor();
     expect(errors.filter((error) => !error.includes('401'))).toEqual([]);
   });
 

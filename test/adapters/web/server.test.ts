@@ -1,10 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebAdapter, createWebChat, isLoopbackHost, type WebAdapter } from '../../../adapters/web/index.js';
+import { tokenFilePath } from '../../../adapters/web/login.js';
 import { defaultConfig } from '../../../src/config/index.js';
 import type { InboundMessage } from '../../../src/gateway/types.js';
 
@@ -14,10 +16,28 @@ interface Reply {
   body: string;
 }
 
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/** The running web chat's token, sent by `call` unless a test logs in itself. */
+let token = '';
+
+interface CallOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  readFor?: number;
+  /** Send no token: the request of someone who does not know it. */
+  anonymous?: boolean;
+}
+
 /** A raw HTTP request, so tests control every header (Host, Origin, Cookie…). */
-function call(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; readFor?: number } = {}): Promise<Reply> {
+function call(url: string, options: CallOptions = {}): Promise<Reply> {
+  const headers = { ...options.headers };
+  if (!options.anonymous && token && !headers.authorization && !headers.cookie) headers.authorization = `Bearer ${token}`;
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
+    const req = httpRequest(url, { method: options.method ?? 'GET', headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
@@ -33,28 +53,49 @@ function call(url: string, options: { method?: string; headers?: Record<string, 
 
 const json = { 'content-type': 'application/json' };
 
+/** Opens an event stream and keeps it open: resolves with its status once the headers arrive. */
+function openStream(url: string): Promise<{ status: number; body: () => string; close: () => void }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers: { authorization: `Bearer ${token}` } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('error', () => undefined);
+      resolve({ status: res.statusCode ?? 0, body: () => body, close: () => req.destroy() });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 describe('web chat server: safety and API', () => {
   let home: string;
   let adapter: WebAdapter | undefined;
   let received: InboundMessage[];
 
-  async function start(web: { host?: string; token?: string; port?: number } = {}): Promise<string> {
+  let logged: string[];
+
+  async function start(web: Partial<ReturnType<typeof defaultConfig>['platforms']['web']> = {}): Promise<string> {
     const config = defaultConfig();
     Object.assign(config.platforms.web, { port: 0, ...web });
-    adapter = createWebAdapter({ config, paths: { home, config: join(home, 'config.yaml'), env: join(home, '.env') } });
+    const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(line) });
+    adapter = createWebAdapter({ config, paths: { home, config: join(home, 'config.yaml'), env: join(home, '.env') }, logger });
     await adapter.start(async (message) => {
       received.push(message);
     }, new AbortController().signal);
+    token = new URL(adapter.openUrl!).searchParams.get('token') ?? '';
     return adapter.url!;
   }
 
   beforeEach(() => {
     home = mkdtempSync(join(tmpdir(), 'hermes-web-server-'));
     received = [];
+    logged = [];
   });
   afterEach(async () => {
     await adapter?.stop();
     adapter = undefined;
+    token = '';
     rmSync(home, { recursive: true, force: true });
   });
 
@@ -83,28 +124,34 @@ describe('web chat server: safety and API', () => {
   it('with a token, every request needs it: header, or the cookie that ?token= sets once', async () => {
     const url = await start({ token: 's3cret' });
     expect(adapter!.openUrl).toBe(`${url}?token=s3cret`);
-    for (const path of ['', 'app.js', 'api/threads', 'api/status']) expect((await call(url + path)).status, path).toBe(401);
+    for (const path of ['', 'app.js', 'api/threads', 'api/status']) expect((await call(url + path, { anonymous: true })).status, path).toBe(401);
     expect((await call(url + 'api/threads', { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
     expect((await call(url + 'api/threads', { headers: { authorization: 'Bearer s3cret' } })).status).toBe(200);
 
-    const login = await call(`${url}?thread=abc&token=s3cret`);
+    const login = await call(`${url}?thread=abc&token=s3cret`, { anonymous: true });
     expect(login.status).toBe(303);
     expect(login.headers.location).toBe('/?thread=abc');
     const cookie = String(login.headers['set-cookie']);
-    expect(cookie).toMatch(/hermes_web_token=s3cret/);
+    // Named after the port: two gateways on one machine keep their own cookies.
+    const port = new URL(url).port;
+    expect(cookie).toMatch(new RegExp(`^hermes_web_token_${port}=s3cret;`));
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);
-    const page = await call(url, { headers: { cookie: 'hermes_web_token=s3cret' } });
+    expect((await call(url, { headers: { cookie: 'hermes_web_token_1=s3cret' } })).status).toBe(401);
+    const page = await call(url, { headers: { cookie: `hermes_web_token_${port}=s3cret` } });
     expect(page.status).toBe(200);
     expect(page.body).toContain('<textarea id="input"');
   });
 
-  it('without a token (loopback), answers only to loopback host names: no DNS rebinding', async () => {
-    const url = await start();
-    const port = new URL(url).port;
-    expect((await call(url + 'api/threads', { headers: { host: `localhost:${port}` } })).status).toBe(200);
-    const rebound = await call(url + 'api/threads', { headers: { host: `attacker.example:${port}` } });
-    expect(rebound.status).toBe(403);
+  it('on loopback, with the login or without it, answers only to loopback host names: no DNS rebinding', async () => {
+    for (const auth of ['token', 'none'] as const) {
+      const url = await start({ auth });
+      const port = new URL(url).port;
+      expect((await call(url + 'api/threads', { headers: { host: `localhost:${port}` } })).status, auth).toBe(200);
+      const rebound = await call(url + 'api/threads', { headers: { host: `attacker.example:${port}` } });
+      expect(rebound.status, auth).toBe(403);
+      await adapter!.stop();
+    }
   });
 
   it('refuses writes from other sites: foreign Origin, cross-site fetch metadata, or a body that is not JSON', async () => {
@@ -164,6 +211,35 @@ describe('web chat server: safety and API', () => {
     expect(stream.body).toMatch(/^event: snapshot\ndata: \{"type":"snapshot","entries":\[\{"kind":"user"/);
   });
 
+  it('holds at most platforms.web.max_streams event streams: past it a 503 that says so, while the rest keeps working', async () => {
+    const url = await start({ max_streams: 3 });
+    const { id } = JSON.parse((await call(url + 'api/threads', { method: 'POST', headers: json, body: '{}' })).body) as { id: string };
+    const events = `${url}api/threads/${id}/events`;
+    const open = [await openStream(events), await openStream(events), await openStream(events)];
+    expect(open.map((stream) => stream.status)).toEqual([200, 200, 200]);
+    const refused = await call(events);
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body)).toEqual({
+      error: 'The web chat already has 3 live streams open (platforms.web.max_streams): close some of its tabs, or raise the limit.',
+    });
+    // The page and the API still answer, and the open streams still get the thread's events.
+    expect((await call(url)).status).toBe(200);
+    const sent = await call(`${url}api/threads/${id}/messages`, { method: 'POST', headers: json, body: '{"text":"still here"}' });
+    expect(sent.status).toBe(202);
+    await until(() => open.every((stream) => stream.body().includes('still here')));
+    // A closed stream gives its place back.
+    open.shift()!.close();
+    let again = await openStream(events);
+    while (again.status === 503) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      again = await openStream(events);
+    }
+    expect(again.status).toBe(200);
+    open.push(again);
+    expect((await call(events)).status).toBe(503);
+    for (const stream of open) stream.close();
+  });
+
   it('serves the page under a strict Content-Security-Policy, the vendored libraries, and nothing else from disk', async () => {
     const url = await start();
     const page = await call(url);
@@ -196,7 +272,116 @@ describe('web chat server: safety and API', () => {
     const lines: string[] = [];
     adapter = createWebChat({ config, paths, announce: (line) => lines.push(line) });
     await adapter!.start(async () => undefined, new AbortController().signal);
-    expect(lines).toEqual([`  web chat: ${adapter!.url}  (open it in a browser)`]);
+    expect(lines).toEqual([`  web chat: ${adapter!.url}?token=${readFileSync(tokenFilePath(home), 'utf8').trim()}  (open it in a browser)`]);
     expect(adapter!.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+  });
+});
+
+describe('web chat login on loopback (as Jupyter does)', () => {
+  let home: string;
+  let adapter: WebAdapter | undefined;
+  const paths = () => ({ home, config: join(home, 'config.yaml'), env: join(home, '.env') });
+
+  async function startChat(web: Partial<ReturnType<typeof defaultConfig>['platforms']['web']> = {}) {
+    const config = defaultConfig();
+    Object.assign(config.platforms.web, { port: 0, ...web });
+    const lines: string[] = [];
+    const logged: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(line) });
+    adapter = createWebChat({ config, paths: paths(), logger, announce: (line) => lines.push(line) })!;
+    await adapter.start(async () => undefined, new AbortController().signal);
+    return { url: adapter.url!, lines, logged };
+  }
+
+  beforeEach(() => {
+    home = mkdtempSync(join(tmpdir(), 'hermes-web-login-'));
+  });
+  afterEach(async () => {
+    await adapter?.stop();
+    adapter = undefined;
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('refuses a loopback request without the token with 401, and the printed address logs the browser in', async () => {
+    const { url, lines } = await startChat();
+    for (const path of ['', 'api/threads', 'api/status', 'api/threads/abc/events']) {
+      const refused = await call(url + path, { anonymous: true });
+      expect(refused.status, path).toBe(401);
+      expect(refused.body).toContain(tokenFilePath(home));
+    }
+    // The address as printed, followed the way a browser does: the redirect, then the cookie.
+    const printed = /web chat: (\S+)/.exec(lines[0])![1];
+    expect(printed).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{48}$/);
+    const login = await call(printed, { anonymous: true });
+    expect(login.status).toBe(303);
+    expect(login.headers.location).toBe('/');
+    const cookie = String(login.headers['set-cookie']).split(';')[0];
+    expect(String(login.headers['set-cookie'])).toMatch(/HttpOnly/);
+    const page = await call(new URL(String(login.headers.location), url).href, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<textarea id="input"');
+    const created = await call(url + 'api/threads', { method: 'POST', headers: { ...json, cookie }, body: '{}' });
+    expect(created.status).toBe(201);
+    const threads = await call(url + 'api/threads', { headers: { cookie } });
+    expect(JSON.parse(threads.body)).toEqual({ threads: [expect.objectContaining({ id: JSON.parse(created.body).id })] });
+    // A wrong token in the address logs nobody in.
+    expect((await call(`${url}?token=${'0'.repeat(48)}`, { anonymous: true })).status).toBe(401);
+  });
+
+  it('makes the token once, in HERMES_HOME/web/token with mode 0600, and reuses it on later starts', async () => {
+    const first = await startChat();
+    const file = tokenFilePath(home);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, 'web')).mode & 0o077).toBe(0);
+    const token = readFileSync(file, 'utf8').trim();
+    expect(token).toMatch(/^[0-9a-f]{48}$/);
+    expect(first.lines[0]).toContain(`?token=${token}`);
+    await adapter!.stop();
+    const second = await startChat();
+    expect(readFileSync(file, 'utf8').trim()).toBe(token);
+    expect(second.lines[0]).toContain(`?token=${token}`);
+    expect((await call(second.url + 'api/threads', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+  });
+
+  it('platforms.web.token sets the token, and no file is made', async () => {
+    const { url, lines } = await startChat({ token: 'chosen-token' });
+    expect(lines[0]).toBe(`  web chat: ${url}?token=chosen-token  (open it in a browser)`);
+    expect(() => statSync(tokenFilePath(home))).toThrow(/ENOENT/);
+    expect((await call(url + 'api/threads', { anonymous: true })).status).toBe(401);
+    expect((await call(url + 'api/threads', { headers: { authorization: 'Bearer chosen-token' } })).status).toBe(200);
+  });
+
+  it('will not use a token file others can read, or one that is a symlink, and says what to do', async () => {
+    const file = tokenFilePath(home);
+    await startChat();
+    await adapter!.stop();
+    adapter = undefined;
+    const { chmodSync } = await import('node:fs');
+    chmodSync(file, 0o644);
+    await expect(startChat()).rejects.toMatchObject({ code: 'WEB_TOKEN_FILE', message: expect.stringMatching(/mode 644.*delete it/) });
+    rmSync(file);
+    const elsewhere = join(home, 'planted');
+    writeFileSync(elsewhere, 'a'.repeat(48), { mode: 0o600 });
+    symlinkSync(elsewhere, file);
+    await expect(startChat()).rejects.toMatchObject({ code: 'WEB_TOKEN_FILE', message: expect.stringContaining('delete it') });
+  });
+
+  it('auth: none on loopback turns the login off, and says so on the console and in the log', async () => {
+    const { url, lines, logged } = await startChat({ auth: 'none' });
+    expect(lines[0]).toBe(`  web chat: ${url}  (open it in a browser)`);
+    expect(lines[1]).toMatch(/^ {2}web chat: WARNING: platforms\.web\.auth is none: the web chat has no login, so every user of this machine can use it/);
+    const warnings = logged.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((entry) => entry.level === 40);
+    expect(warnings.map((entry) => entry.msg)).toEqual([expect.stringContaining('platforms.web.auth is none')]);
+    expect((await call(url + 'api/threads', { anonymous: true })).status).toBe(200);
+    expect(() => statSync(tokenFilePath(home))).toThrow(/ENOENT/);
+  });
+
+  it('auth: none on an address other machines can reach refuses to start, token or not', async () => {
+    for (const web of [{ host: '0.0.0.0' }, { host: '0.0.0.0', token: 'set' }, { host: '::' }]) {
+      await expect(startChat({ ...web, auth: 'none' })).rejects.toMatchObject({
+        code: 'WEB_AUTH_NONE_OFF_LOOPBACK',
+        message: expect.stringContaining('platforms.web.auth'),
+      });
+    }
   });
 });
