@@ -1,5 +1,6 @@
 import type { HermesConfig, HermesPaths } from '../config/index.js';
 import { LocalEnvironment, buildChildEnv, providerOf, type Audience, type Environment } from '../environments/index.js';
+import { resolveWorkingFolder } from '../environments/working-folder.js';
 import { executeCodeTool } from '../execute-code/index.js';
 import type { CodeExecutor } from '../execute-code/index.js';
 import { errorMessage } from '../shared/errors.js';
@@ -88,7 +89,7 @@ export class Agent implements AgentRunner {
     this.store = options.store ?? SessionStore.open(this.paths.stateDb, { logger: this.logger });
     this.client = options.modelClient ?? createModelClient({ model: this.config.model, logger: this.logger, env: this.env });
     this.limiter = new Limiter(this.config.agent.max_concurrent_children);
-    const cwd = this.config.terminal.cwd ?? process.cwd();
+    const cwd = resolveWorkingFolder(this.config.terminal.cwd, { logger: this.logger }).cwd;
     this.environmentFor = options.environmentFor ?? ((sessionId) => Promise.resolve(this.localEnvironment(sessionId, cwd)));
     this.releaseEnvironment = options.releaseEnvironment;
     this.onClose = options.onClose;

@@ -47,7 +47,7 @@ export function toolSchemas(registry: ToolRegistry, enabled: ReadonlySet<string>
     .filter((tool) => enabled.has(tool.name))
     .map((tool) => ({
       type: 'function' as const,
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      function: { name: tool.name, description: tool.describe?.(enabled) ?? tool.description, parameters: tool.parameters },
     }));
 }
 

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
 import type { HermesPaths } from '../config/paths.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
@@ -8,6 +7,7 @@ import { tagEnvironment } from './environment-info.js';
 import { BackendError, type ProviderRegistry } from './registry.js';
 import type { SafeProvider } from './safe-provider.js';
 import type { Environment } from './types.js';
+import { resolveWorkingFolder } from './working-folder.js';
 import { chooseBackends, type Audience, type BackendChoice } from './audience.js';
 
 export interface EnvironmentManagerOptions {
@@ -110,7 +110,7 @@ export class EnvironmentManager {
     }
     const { config, paths } = this.options;
     const environment = await provider.createEnvironment({
-      cwd: config.terminal.cwd ? resolve(config.terminal.cwd) : process.cwd(),
+      cwd: resolveWorkingFolder(config.terminal.cwd, { remote: provider.isRemote, logger: this.logger }).cwd,
       timeout: config.terminal.timeout,
       taskId: key,
       logger: this.logger.child({ session: key, backend: provider.name }),

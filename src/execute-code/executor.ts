@@ -20,6 +20,8 @@ import { executePerCall } from './per-call-execution.js';
 import { SessionKernels } from './kernel-execution.js';
 import { RemoteCodeRunner } from './remote/index.js';
 import { refusedResult, validateCode } from './result.js';
+import { cleanOutput } from '../shared/clean-output.js';
+import { resolveWorkingFolder } from '../environments/working-folder.js';
 import { renderStub } from './stub.js';
 import type { CodeExecutor, ExecuteCodeRequest, ExecuteCodeResult } from './types.js';
 
@@ -65,7 +67,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
     this.paths = loaded.paths;
     this.registry = options.registry ?? new ToolRegistry(scriptTools());
     this.logger = (options.logger ?? silentLogger()).child({ tool: 'execute_code' });
-    const cwd = options.cwd ?? this.config.terminal.cwd ?? process.cwd();
+    const cwd = options.cwd ?? resolveWorkingFolder(this.config.terminal.cwd, { logger: this.logger }).cwd;
     this.defaultEnvironment = new LocalEnvironment({
       cwd,
       timeout: this.config.terminal.timeout,
@@ -94,10 +96,33 @@ export class DefaultCodeExecutor implements CodeExecutor {
 
   async execute(request: ExecuteCodeRequest): Promise<ExecuteCodeResult> {
     const startedMs = performance.now();
-    const invalid = validateCode(request.code);
-    if (invalid) return refusedResult(invalid, startedMs);
     const context = this.contextFor(request);
     const allowed = this.allowedTools(request, context);
+    const invalid = validateCode(request.code, allowed);
+    if (invalid) return refusedResult(invalid, startedMs);
+    // run() joins the kernel queue before its first await: cells still run in the order issued.
+    return this.forModel(await this.run(request, context, allowed, startedMs), context);
+  }
+
+  /**
+   * What the model sees of a result: output and error without ANSI escape sequences and with
+   * credential-shaped strings masked (`code_execution.redact_secrets`), plus the note when
+   * terminal.cwd fell back to the gateway's folder.
+   */
+  private forModel(result: ExecuteCodeResult, context: ToolContext): ExecuteCodeResult {
+    const masked: string[] = [];
+    const options = { redact: this.config.code_execution.redact_secrets, onMask: (name: string) => masked.push(name) };
+    const finished: ExecuteCodeResult = { ...result, output: cleanOutput(result.output, options) };
+    if (result.error !== undefined) finished.error = cleanOutput(result.error, options);
+    if (masked.length > 0) context.logger.info({ masked }, `execute_code: masked ${masked.length} credential-shaped string(s) in the output`);
+    const folder = runsOnThisHost(context.environment) ? resolveWorkingFolder(this.config.terminal.cwd) : undefined;
+    if (folder?.note && context.environment.cwd === folder.cwd) {
+      finished.warning = finished.warning ? `${finished.warning} ${folder.note}` : folder.note;
+    }
+    return finished;
+  }
+
+  private async run(request: ExecuteCodeRequest, context: ToolContext, allowed: ReadonlySet<string>, startedMs: number): Promise<ExecuteCodeResult> {
     const stub = this.stubFor(allowed);
     const passthrough = this.passthrough(request, context);
     // Nothing is awaited before the call joins its owner's kernel queue: cells run in the order issued.

@@ -179,10 +179,36 @@ export function sessionKernelPool<K extends PooledKernel>(config: HermesConfig, 
   });
 }
 
+/** Owners whose last stub is remembered per pool; the oldest are forgotten first. */
+const MAX_REMEMBERED_STUBS = 10_000;
+
+/** Per pool, the stub each owner's latest call asked for (the same cached string, not a copy). */
+const lastStubs = new WeakMap<object, Map<string, string>>();
+
+export const TOOLS_CHANGED_NOTE =
+  'The enabled tools changed, so the session kernel was restarted with a new hermes_tools; its state was lost.';
+
+/**
+ * True when the owner's previous call on `pool` asked for another stub (another set of enabled
+ * tools). A kernel imports its stub once, when it starts, so such a call must start a fresh
+ * one. Decided when the call is issued: calls queue in that order, so each compares with the
+ * one that runs just before it.
+ */
+function toolSetChanged(pool: object, owner: string, stub: string): boolean {
+  let owners = lastStubs.get(pool);
+  if (!owners) lastStubs.set(pool, (owners = new Map()));
+  const previous = owners.get(owner);
+  owners.delete(owner);
+  owners.set(owner, stub);
+  if (owners.size > MAX_REMEMBERED_STUBS) owners.delete(owners.keys().next().value!);
+  return previous !== undefined && previous !== stub;
+}
+
 /**
  * Runs a cell in the owner's kernel of `pool` (started by `start` when needed) and adds the
- * `kernel` facts to the result. When no kernel can be started it returns
- * `{ unavailable: why }`, so the caller can run the code one-shot instead.
+ * `kernel` facts to the result. A call whose enabled tools differ from the previous call's
+ * replaces the kernel (its stub is fixed when it starts). When no kernel can be started it
+ * returns `{ unavailable: why }`, so the caller can run the code one-shot instead.
  */
 export async function runInKernel<K extends PooledKernel & { readonly executionCount: number }>(
   pool: KernelPool<K>,
@@ -190,11 +216,17 @@ export async function runInKernel<K extends PooledKernel & { readonly executionC
   start: () => Promise<K>,
   runCell: (kernel: K) => Promise<ExecuteCodeResult>,
 ): Promise<ExecuteCodeResult | { unavailable: string }> {
+  const changed = toolSetChanged(pool, request.owner, request.stub);
   try {
-    return await pool.withKernel(request.owner, { reset: request.reset, start }, async (kernel, info) => ({
-      ...(await runCell(kernel)),
-      kernel: { mode: 'session', reused: info.reused, execution_count: kernel.executionCount, state_reset: info.stateReset },
-    }));
+    return await pool.withKernel(request.owner, { reset: request.reset || changed, start }, async (kernel, info) => {
+      const result = await runCell(kernel);
+      const note = changed && info.stateReset && !request.reset ? TOOLS_CHANGED_NOTE : undefined;
+      return {
+        ...result,
+        ...(note ? { warning: result.warning ? `${result.warning} ${note}` : note } : {}),
+        kernel: { mode: 'session', reused: info.reused, execution_count: kernel.executionCount, state_reset: info.stateReset },
+      };
+    });
   } catch (error) {
     if (error instanceof KernelStartError) return { unavailable: errorMessage(error) };
     throw error;

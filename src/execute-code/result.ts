@@ -10,14 +10,18 @@ export function refusedResult(error: string, startedMs: number): ExecuteCodeResu
   return { status: 'error', output: '', tool_calls_made: 0, duration_seconds: secondsSince(startedMs), error };
 }
 
-/** Checks the `code` argument: a non-empty string. Returns the error text, or undefined. */
-export function validateCode(code: unknown): string | undefined {
+/**
+ * Checks the `code` argument: a non-empty string. Returns the error text, or undefined.
+ * `allowed` (the script tools the session has) decides whether the terminal tool is pointed to.
+ */
+export function validateCode(code: unknown, allowed?: ReadonlySet<string>): string | undefined {
   if (typeof code !== 'string') {
-    const type = code === null ? 'null' : Array.isArray(code) ? 'array' : typeof code;
+    const type = code === null || code === undefined ? String(code) : Array.isArray(code) ? 'array' : typeof code;
     return `execute_code: "code" must be a string of Python source, got ${type}.`;
   }
   if (code.trim() === '') {
-    return 'execute_code: "code" is required and must not be empty. For a shell command, use the terminal tool instead.';
+    const hint = !allowed || allowed.has('terminal') ? ' For a shell command, use the terminal tool instead.' : '';
+    return `execute_code: "code" is required and must not be empty.${hint}`;
   }
   return undefined;
 }

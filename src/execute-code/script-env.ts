@@ -12,6 +12,18 @@ export interface ScriptEnvOptions {
   source?: NodeJS.ProcessEnv;
 }
 
+/**
+ * The Python settings every script and kernel gets, local or remote: UTF-8 mode (open(),
+ * pipes and file names in UTF-8 whatever the locale, as the system we implement sets it),
+ * UTF-8 standard streams, unbuffered output, no .pyc files.
+ */
+export const PYTHON_CHILD_ENV: Readonly<Record<string, string>> = {
+  PYTHONUTF8: '1',
+  PYTHONIOENCODING: 'utf-8',
+  PYTHONUNBUFFERED: '1',
+  PYTHONDONTWRITEBYTECODE: '1',
+};
+
 /** The scrubbed environment of a script or kernel, plus the RPC address and Python settings. */
 export function scriptEnv(options: ScriptEnvOptions): Record<string, string> {
   const source = options.source ?? process.env;
@@ -26,9 +38,7 @@ export function scriptEnv(options: ScriptEnvOptions): Record<string, string> {
       HERMES_RPC_SOCKET: options.rpcAddress,
       HERMES_RPC_TOKEN: options.rpcToken,
       PYTHONPATH: inherited ? `${options.stagingDir}:${inherited}` : options.stagingDir,
-      PYTHONDONTWRITEBYTECODE: '1',
-      PYTHONIOENCODING: 'utf-8',
-      PYTHONUNBUFFERED: '1',
+      ...PYTHON_CHILD_ENV,
     },
   });
 }

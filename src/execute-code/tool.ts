@@ -3,31 +3,64 @@ import type { HermesConfig } from '../config/schema.js';
 import { SCRIPT_TOOL_NAMES, SCRIPT_TOOL_SIGNATURES, checkScript } from '../tools/builtin/index.js';
 import type { CodeExecutor } from './types.js';
 
-/** The model-facing description: what to import, the limits, and how state works. */
-export function executeCodeDescription(config: HermesConfig): string {
+/** The script tools offered when `enabled` is given (the session's tools), else all seven. */
+function offered(enabled?: Iterable<string>): string[] {
+  if (!enabled) return [...SCRIPT_TOOL_NAMES];
+  const on = new Set(enabled);
+  return SCRIPT_TOOL_NAMES.filter((name) => on.has(name));
+}
+
+/**
+ * The model-facing description: what to import, the limits, and how state works. With
+ * `enabled` (the session's tool names) it lists only the script tools among them and points
+ * to the terminal or read_file tool only when the session has it.
+ */
+export function executeCodeDescription(config: HermesConfig, enabled?: Iterable<string>): string {
   const settings = config.code_execution;
-  const functions = SCRIPT_TOOL_NAMES.map((name) => `  ${name}(${SCRIPT_TOOL_SIGNATURES[name].params}) - ${SCRIPT_TOOL_SIGNATURES[name].doc}`);
+  const names = offered(enabled);
+  const functions = names.map((name) => `  ${name}(${SCRIPT_TOOL_SIGNATURES[name].params}) - ${SCRIPT_TOOL_SIGNATURES[name].doc}`);
   const state = settings.session_kernels
     ? 'Calls in this session share one resident Python kernel: variables, imports and loaded data survive between calls. ' +
       'Pass reset: true to start from a fresh kernel. A timeout or an interrupt loses the kernel state.'
-    : 'Each call runs as a fresh script; nothing survives between calls.'
-  return [
+    : 'Each call runs as a fresh script; nothing survives between calls.';
+  const intro =
     'Run a Python script that can call tools programmatically. Use it when a job needs several tool calls with logic ' +
-      'between them, filtering or transforming large tool outputs, or looping over results; only what the script ' +
-      'print()s comes back. For a quick shell command, a build or a test run, use the terminal tool instead.',
+    'between them, filtering or transforming large tool outputs, or looping over results; only what the script ' +
+    'print()s comes back.' +
+    (names.includes('terminal') ? ' For a quick shell command, a build or a test run, use the terminal tool instead.' : '');
+  const imports =
+    names.length > 0
+      ? [
+          `Import what you need: \`from hermes_tools import ${names.slice(0, 2).join(', ')}${names.length > 2 ? ', ...' : ''}\`. ` +
+            'Available functions (each returns a dict; an error comes back as {"error": "..."}, not an exception):',
+          ...functions,
+        ]
+      : ['No tools can be called from scripts in this session; `from hermes_tools import ...` offers only the helpers:'];
+  const spill = names.includes('read_file') ? 'the full text is saved to a file you can read_file' : 'the middle is dropped';
+  return [
+    intro,
     '',
-    'Import what you need: `from hermes_tools import read_file, search_files, ...`. Available functions ' +
-      '(each returns a dict; an error comes back as {"error": "..."}, not an exception):',
-    ...functions,
+    ...imports,
     '  json_parse(text), shell_quote(s), retry(fn, max_attempts=3, delay=2) - helpers',
     '',
     `Limits: ${settings.timeout}s per run (then the process group is killed), stdout kept up to ${settings.max_stdout_bytes} bytes ` +
-      `(head and tail; the full text is saved to a file you can read_file), stderr up to ${settings.max_stderr_bytes} bytes, ` +
+      `(head and tail; ${spill}), stderr up to ${settings.max_stderr_bytes} bytes, ` +
       `at most ${settings.max_tool_calls} tool calls per run. Mode: ${settings.mode} (${
         settings.mode === 'project' ? 'runs in the session working folder with the active virtualenv' : 'runs in an isolated temp folder'
-      }). API keys and tokens are not in the environment.`,
+      }). API keys and tokens are not in the environment` +
+      (settings.redact_secrets ? ', and credential-shaped strings in the output are masked.' : '.'),
     state,
   ].join('\n');
+}
+
+/** A clear error for arguments meant for another tool (`command` is the terminal tool's). */
+function strayArguments(args: Record<string, unknown>, enabled?: readonly string[]): string | undefined {
+  if (args.code !== undefined || typeof args.command !== 'string') return undefined;
+  const terminal = !enabled || enabled.includes('terminal');
+  return terminal
+    ? 'execute_code takes Python source in "code", but was called with "command": did you mean terminal? ' +
+        'Call the terminal tool with {"command": ...} for a shell command, or pass Python as {"code": ...}.'
+    : 'execute_code takes Python source in "code", but was called with "command". Pass Python as {"code": ...}.';
 }
 
 /** The execute_code tool given to the model, backed by `executor`. */
@@ -35,6 +68,7 @@ export function executeCodeTool(executor: CodeExecutor, config: HermesConfig): T
   return {
     name: 'execute_code',
     description: executeCodeDescription(config),
+    describe: (enabled) => executeCodeDescription(config, enabled),
     parameters: {
       type: 'object',
       properties: {
@@ -44,6 +78,8 @@ export function executeCodeTool(executor: CodeExecutor, config: HermesConfig): T
       required: ['code'],
     },
     async handler(args, ctx) {
+      const stray = strayArguments(args, ctx.enabledTools);
+      if (stray) return { error: stray };
       // approvals.execute_code: ask — the whole script waits for the user before it starts.
       if (typeof args.code === 'string') {
         const verdict = await checkScript(args.code, ctx);

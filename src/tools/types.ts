@@ -30,6 +30,8 @@ export type JsonSchema = Record<string, unknown>;
 export interface Tool {
   name: string;
   description: string;
+  /** The description for a session whose enabled tools are `enabled`, when it depends on them (execute_code lists only those). */
+  describe?(enabled: ReadonlySet<string>): string;
   parameters: JsonSchema;
   handler(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
 }

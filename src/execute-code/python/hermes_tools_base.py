@@ -7,6 +7,7 @@ newline-delimited JSON over HERMES_RPC_SOCKET (a Unix socket path, or tcp://host
 import json as _json
 import os as _os
 import socket as _socket
+import sys as _sys
 import threading as _threading
 import time as _time
 
@@ -41,6 +42,7 @@ class _Connection(object):
         else:
             sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
             sock.connect(address)
+        sock = _off_std_fds(sock)
         self.pid = _os.getpid()
         self.sock = sock
         self.reader = sock.makefile("rb")
@@ -115,6 +117,22 @@ class _Connection(object):
             slot.event.set()
 
 
+def _off_std_fds(sock):
+    # After a cell closed fd 1 or 2 the socket may land on it, and the kernel puts its output
+    # pipes back on 1 and 2 after every cell: keep the connection on a descriptor above them.
+    if sock.fileno() > 2:
+        return sock
+    try:
+        import fcntl
+
+        fd = fcntl.fcntl(sock.fileno(), fcntl.F_DUPFD_CLOEXEC, 3)
+    except (ImportError, OSError, AttributeError):
+        return sock
+    moved = _socket.socket(sock.family, sock.type, sock.proto, fileno=fd)
+    sock.close()
+    return moved
+
+
 _connection = None
 _connection_lock = _threading.Lock()
 
@@ -142,12 +160,13 @@ def _call(tool, args):
 
 
 def json_parse(text):
-    """json.loads that tolerates a UTF-8 byte order mark and bytes input."""
+    """json.loads(strict=False): raw tabs and newlines inside strings are accepted, as tools
+    often print them; a UTF-8 byte order mark and bytes input are tolerated."""
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode("utf-8-sig")
     elif text.startswith("\ufeff"):
         text = text[1:]
-    return _json.loads(text)
+    return _json.loads(text, strict=False)
 
 
 def shell_quote(s):
@@ -174,11 +193,30 @@ def retry(fn, max_attempts=3, delay=2):
     return result
 
 
+def _importing_from():
+    """True when the caller of __getattr__ is running `from hermes_tools import name`."""
+    try:
+        import opcode
+
+        frame = _sys._getframe(2)
+        return frame.f_code.co_code[frame.f_lasti] == opcode.opmap["IMPORT_FROM"]
+    except Exception:
+        return True
+
+
 def __getattr__(name):
-    # `from hermes_tools import execute_code` must fail with ImportError, clearly.
-    raise AttributeError(
-        "hermes_tools has no tool %r: it is not available in execute_code. Available: %s"
-        % (name, ", ".join(sorted(_AVAILABLE)))
+    # `from hermes_tools import vision_analyze` must say what can be imported. The import
+    # statement replaces an AttributeError with its own bare ImportError, so there this raises
+    # the ImportError itself; plain attribute access (hasattr, getattr with a default) keeps
+    # AttributeError, and dunder lookups by the import machinery get a plain one.
+    if name.startswith("__") and name.endswith("__"):
+        raise AttributeError(name)
+    message = "cannot import name %r from hermes_tools: it is not available in execute_code here. You can import: %s" % (
+        name,
+        ", ".join(list(_AVAILABLE) + ["json_parse", "shell_quote", "retry"]),
     )
+    if _importing_from():
+        raise ImportError(message, name="hermes_tools")
+    raise AttributeError(message)
 
 # ---- generated tool functions follow ----

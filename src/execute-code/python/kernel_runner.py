@@ -12,9 +12,10 @@ Control frames are `u32 big-endian length` + body; the body's first byte is its 
                      O                             the cell finished
                      E <traceback, UTF-8>          the cell raised; the kernel lives on
                      X i<int> | n | s<text>        the cell called sys.exit(); the kernel ends
-After each cell the kernel flushes sys.stdout and sys.stderr and writes the cell's marker
-to fds 1 and 2 (through private duplicates, so a cell that redirected fd 1 cannot lose it),
-then sends the reply frame. Node ends the cell's output at the marker, which a cell cannot
+After each cell the kernel flushes sys.stdout and sys.stderr, puts the output pipes back on
+fds 1 and 2 (and fresh sys.stdout/sys.stderr) if the cell closed or redirected them, writes
+the cell's marker to the pipes (through private duplicates, so a cell that redirected fd 1
+cannot lose it), then sends the reply frame. Node ends the cell's output at the marker, which a cell cannot
 guess, and nothing a cell prints reaches fd 3.
 
 Stdlib only, Python >= 3.8. Imports are kept to what the interpreter already loaded; the
@@ -28,6 +29,15 @@ PROTOCOL_VERSION = b"1"
 MAX_FRAME = 16 * 1024 * 1024  # a cell's source is capped by Node below this
 MAX_TRACEBACK = 256 * 1024
 SIGKILL = 9
+
+
+def file_id(fd):
+    """What fd refers to (device, inode), or None when it is closed."""
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
 
 
 def _main():
@@ -81,6 +91,26 @@ def _main():
 
     sys.stdout = sys.__stdout__ = text_stream(1, sys.__stdout__)
     sys.stderr = sys.__stderr__ = text_stream(2, sys.__stderr__)
+    # Encoding and error handler of each stream, for the replacements restore_std() makes.
+    formats = {1: sys.stdout, 2: sys.stderr}
+    std_streams = ((1, out_mark_fd, "stdout"), (2, err_mark_fd, "stderr"))
+    pipe_ids = {fd: file_id(mark) for fd, mark, _ in std_streams}
+
+    def restore_std():
+        # A cell that ran os.close(1), os.dup2(f.fileno(), 2) or sys.stdout.close() must not
+        # take the next cell's output with it: the pipes go back on 1 and 2, closed streams
+        # are replaced.
+        for fd, mark, name in std_streams:
+            if file_id(fd) != pipe_ids[fd]:
+                try:
+                    os.dup2(mark, fd)
+                except OSError:
+                    pass
+            stream = getattr(sys, name)
+            if stream is None or getattr(stream, "closed", False):
+                fresh = text_stream(fd, formats[fd])
+                setattr(sys, name, fresh)
+                setattr(sys, "__%s__" % name, fresh)
 
     # Cell code sees a fresh __main__ module, like `python -c`: nothing of this runner.
     main_module = type(sys)("__main__")
@@ -182,6 +212,7 @@ def _main():
             if kind == b"E":
                 os.write(2, payload)
             os._exit(code if isinstance(code, int) else (0 if code is None else 1))
+        restore_std()
         try:
             write_all(out_mark_fd, marker)
             write_all(err_mark_fd, marker)

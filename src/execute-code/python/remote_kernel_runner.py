@@ -53,6 +53,7 @@ def _main():
 
     sys.stdout = sys.__stdout__ = text_stream(1, sys.__stdout__)
     sys.stderr = sys.__stderr__ = text_stream(2, sys.__stderr__)
+    formats = {1: sys.stdout, 2: sys.stderr}
     main_module = type(sys)("__main__")
     namespace = main_module.__dict__
     namespace["__builtins__"] = builtins
@@ -114,6 +115,14 @@ def _main():
         os.dup2(err, 2)
         os.close(out)
         os.close(err)
+        # fds 1 and 2 are set anew for every cell (a cell's os.close(1) does not outlive it);
+        # a stream an earlier cell closed is replaced.
+        for name, fd in (("stdout", 1), ("stderr", 2)):
+            stream = getattr(sys, name)
+            if stream is None or getattr(stream, "closed", False):
+                fresh = text_stream(fd, formats[fd])
+                setattr(sys, name, fresh)
+                setattr(sys, "__%s__" % name, fresh)
         pid = os.getpid()
         outcome = run_cell(source)
         if os.getpid() != pid:

@@ -9,6 +9,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { PerCallInput } from '../per-call-execution.js';
 import type { CallGate } from '../call-gate.js';
 import { StdoutSink } from '../stdout-sink.js';
+import { PYTHON_CHILD_ENV } from '../script-env.js';
 import { joinOutput, lastErrorLine, secondsSince, stdoutFields, timeoutMessage } from '../result.js';
 import type { ExecuteCodeResult } from '../types.js';
 import { FileRpcPoller } from './file-rpc.js';
@@ -24,9 +25,7 @@ export function remoteScriptEnv(dir: string, passthrough: Iterable<string>, stri
   return remoteEnv(buildChildEnv({ passthrough, strip, logger, label: 'execute_code' }), {
     HERMES_RPC_DIR: dir,
     PYTHONPATH: dir,
-    PYTHONDONTWRITEBYTECODE: '1',
-    PYTHONIOENCODING: 'utf-8',
-    PYTHONUNBUFFERED: '1',
+    ...PYTHON_CHILD_ENV,
   });
 }
 

@@ -4,6 +4,7 @@ import type { Tool } from '../types.js';
 import { checkCommand } from './command-guard.js';
 import { shellQuote } from './shell-quote.js';
 import { capHeadTail } from './text.js';
+import { cleanOutput } from '../../shared/clean-output.js';
 
 /*
  * Not strict on purpose: scripts written for the reference pass `background`, `pty` and
@@ -22,9 +23,16 @@ function shellPath(path: string): string {
   return shellQuote(path);
 }
 
+/** A clear error for a call meant for execute_code (`code` is its argument), instead of "command: required". */
+function strayCode(raw: Record<string, unknown> | undefined, enabled?: readonly string[]): string | undefined {
+  if (!raw || raw.command !== undefined || typeof raw.code !== 'string') return undefined;
+  const hint = !enabled || enabled.includes('execute_code') ? ' did you mean execute_code? Call execute_code with {"code": ...} for Python, or' : '';
+  return `terminal runs a shell command given in "command", but was called with "code":${hint} pass the shell command as {"command": ...}.`;
+}
+
 /** `terminal(command, timeout=None, workdir=None)`: one foreground command in its own process group. */
 export function terminalTool(): Tool {
-  return defineTool({
+  const tool = defineTool({
     name: 'terminal',
     description:
       'Run a shell command in the foreground and return output (stdout and stderr merged, capped: head and tail kept) ' +
@@ -41,8 +49,18 @@ export function terminalTool(): Tool {
         timeout: Math.min(timeout ?? ctx.config.terminal.timeout, ctx.config.terminal.max_timeout),
         signal: ctx.signal,
       });
-      const output = capHeadTail(result.output, ctx.config.terminal.max_output_bytes).text;
+      // What the model or the script sees: no ANSI escape sequences, credentials masked.
+      const output = cleanOutput(capHeadTail(result.output, ctx.config.terminal.max_output_bytes).text, {
+        redact: ctx.config.code_execution.redact_secrets,
+      });
       return { output, exit_code: result.exit_code };
     },
   });
+  return {
+    ...tool,
+    handler: (raw, ctx) => {
+      const stray = strayCode(raw, ctx.enabledTools);
+      return stray ? Promise.resolve({ error: stray }) : tool.handler(raw, ctx);
+    },
+  };
 }
