@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { configSchema, deepMerge, hermesPaths, type ConfigOverrides } from '../../src/config/index.js';
@@ -221,9 +221,18 @@ describe.runIf(ready || process.env.CI === 'true')('the sandbox against a hostil
     expect(staging).not.toContain(socketPath.replace(/\/rpc\.sock$/, ''));
   });
 
-  it('puts a cut stdout where read_file in the same sandbox can open it', async () => {
+  it('puts a cut stdout where read_file in the same sandbox can open it, and a script cannot redirect that write onto the host', async () => {
     const { run, tool } = await setup({ code_execution: { max_stdout_bytes: 1000 } });
+    const target = join(outside, 'spill-target');
+    mkdirSync(target);
+    // The spill folder is a read-only mount: it can be neither removed nor swapped for a symlink to a host folder.
+    const swap = await run('s7', py(
+      'import os, subprocess',
+      `print(subprocess.run("rm -rf /tmp/hermes-spill; ln -s ${target} /tmp/hermes-spill; ln -s ${target} /tmp/hermes-spill/x", shell=True, capture_output=True, text=True).stderr.count("rm:") > 0)`,
+    ));
+    expect(swap.output).toBe('True\n');
     const result = await run('s7', 'for i in range(2000): print("line", i)');
+    expect(readdirSync(target)).toEqual([]);
     expect(result.stdout_truncated).toBe(true);
     const spill = result.stdout_spill_path!;
     expect(spill.startsWith('/tmp/')).toBe(true);

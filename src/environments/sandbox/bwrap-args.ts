@@ -9,6 +9,8 @@ export interface SandboxLayout {
   workspace: string;
   /** A private host folder mounted as /tmp, so /tmp lasts between a session's commands but is not the host's. */
   tmp: string;
+  /** The gateway's spill folder, shown read-only inside the private /tmp. */
+  spill?: { host: string; visible: string };
   /** Keep the host's network (otherwise a new network namespace with only loopback). */
   network: boolean;
   /** The system, read-only: /usr, /bin, /lib*, /sbin and /etc (symlinks kept as symlinks), from systemView(). */
@@ -34,6 +36,7 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
   const args: string[] = [];
   for (const mount of layout.system) args.push(...mountArgs(mount));
   args.push('--dev', '/dev', '--proc', '/proc', '--bind', layout.tmp, '/tmp');
+  if (layout.spill) args.push('--ro-bind', layout.spill.host, layout.spill.visible);
   args.push('--bind', layout.workspace, layout.workspace);
   for (const path of layout.readOnly) args.push('--ro-bind-try', path, path);
   for (const path of layout.hide) args.push('--tmpfs', path);

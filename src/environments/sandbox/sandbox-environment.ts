@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { LocalEnvironment, type LocalEnvironmentOptions } from '../local.js';
 import type { EnvironmentKind, FileOptions, HostCommand, ReadFileOptions, SpillFolder } from '../types.js';
 import { bwrapArgs } from './bwrap-args.js';
@@ -12,6 +12,12 @@ export interface SandboxEnvironmentOptions extends Omit<LocalEnvironmentOptions,
   workspace: string;
   /** Private host folder that becomes /tmp inside the sandbox. */
   tmp: string;
+  /**
+   * Host folder where the gateway saves a cut stdout; the sandbox sees it read-only at
+   * /tmp/hermes-spill. Not in the writable /tmp: a script could put a symlink there and have
+   * the gateway write on the host wherever it points.
+   */
+  spill: string;
   network: boolean;
   /** Host paths shown read-only: `terminal.sandbox.extra_ro_binds`, the interpreter's prefixes. */
   readOnly?: readonly string[];
@@ -23,8 +29,8 @@ export interface SandboxEnvironmentOptions extends Omit<LocalEnvironmentOptions,
   removeWorkspace?: boolean;
 }
 
-/** Where a cut stdout is saved inside the sandbox's private /tmp. */
-const SPILL_FOLDER = 'hermes-spill';
+/** Where the sandbox sees the spill folder. */
+const SPILL_VISIBLE = '/tmp/hermes-spill';
 
 /**
  * Commands run under bubblewrap in a view built from parts (see bwrapArgs): the system
@@ -51,6 +57,7 @@ export class SandboxEnvironment extends LocalEnvironment {
     const args = bwrapArgs({
       workspace: this.cwd,
       tmp: this.sandbox.tmp,
+      spill: { host: this.sandbox.spill, visible: SPILL_VISIBLE },
       network: this.sandbox.network,
       system,
       masks,
@@ -74,14 +81,15 @@ export class SandboxEnvironment extends LocalEnvironment {
     return writeInSandbox((argv) => this.runInside(argv), this.resolvePath(path), data, options);
   }
 
-  /** Cut stdout goes to the private /tmp, where read_file inside can open it. */
+  /** Cut stdout goes to a folder the sandbox reads at /tmp/hermes-spill and cannot change. */
   override spillFolder(): SpillFolder {
-    return { host: join(this.sandbox.tmp, SPILL_FOLDER), visible: `/tmp/${SPILL_FOLDER}` };
+    return { host: this.sandbox.spill, visible: SPILL_VISIBLE };
   }
 
   override async cleanup(): Promise<void> {
     await super.cleanup();
     await rm(this.sandbox.tmp, { recursive: true, force: true });
+    await rm(this.sandbox.spill, { recursive: true, force: true });
     if (this.sandbox.removeWorkspace) await rm(this.cwd, { recursive: true, force: true });
   }
 

@@ -107,6 +107,7 @@ export class SandboxProvider implements TerminalEnvironmentProvider {
       bwrap: findExecutable('bwrap') ?? 'bwrap',
       workspace,
       tmp: mkdtempSync(join(tmpdir(), 'hermes-sandbox-tmp-')),
+      spill: mkdtempSync(join(tmpdir(), 'hermes-sandbox-spill-')),
       network: config.terminal.sandbox.network,
       readOnly: [...interpreters.readOnly, ...config.terminal.sandbox.extra_ro_binds.map((path) => resolve(path)), ...(resolver ? [resolver] : [])],
       hide: [paths.home],
