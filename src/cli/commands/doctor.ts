@@ -28,8 +28,10 @@ export function platformTokens(config: HermesConfig, env: NodeJS.ProcessEnv = pr
     { name: 'discord', enabled: config.platforms.discord.enabled, ready: has('DISCORD_BOT_TOKEN'), detail: 'needs DISCORD_BOT_TOKEN' },
     { name: 'telegram', enabled: config.platforms.telegram.enabled, ready: has('TELEGRAM_BOT_TOKEN'), detail: 'needs TELEGRAM_BOT_TOKEN' },
     {
-      name: 'web', enabled: web.enabled, ready: loopback || web.token !== '',
-      detail: loopback ? `http://${web.host}:${web.port}, no token needed` : `listens on ${web.host}: needs platforms.web.token`,
+      name: 'web', enabled: web.enabled, ready: loopback || (web.token !== '' && web.auth !== 'none'),
+      detail: loopback
+        ? `http://${web.host}:${web.port}, ${web.auth === 'none' ? 'no login (platforms.web.auth: none): every user of this machine can use it' : 'login with the token in the address hermes gateway prints'}`
+        : `listens on ${web.host}: needs platforms.web.token${web.auth === 'none' ? ' and no platforms.web.auth: none' : ''}`,
     },
   ];
 }
