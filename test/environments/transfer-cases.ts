@@ -26,11 +26,21 @@ export function binary(size = 1_500_000): Buffer {
   return data;
 }
 
+/** What `command` prints, run by the environment's shell; markers keep out what a backend adds around output. */
+export async function shellSays(env: Environment, command: string): Promise<string> {
+  const result = await env.execute(`printf '<<@'; ${command}; printf '@>>'`);
+  const found = /<<@([\s\S]*)@>>/.exec(result.output);
+  if (!found) throw new Error(`no marked output from ${JSON.stringify(command)}: ${result.output}`);
+  return found[1];
+}
+
 /** The names in `dir` as the environment's own shell lists them, hidden ones too, each ended by `|`. */
-export async function listing(env: Environment, dir: string): Promise<string> {
-  const q = `'${dir.replace(/'/g, `'\\''`)}'`;
-  const result = await env.execute(`cd ${q} && for f in * .[!.]*; do [ -e "$f" ] && printf '%s|' "$f"; done; true`);
-  return result.output;
+export function listing(env: Environment, dir: string): Promise<string> {
+  return shellSays(env, `cd ${quote(dir)} && for f in * .[!.]*; do [ -e "$f" ] && printf '%s|' "$f"; done; true`);
+}
+
+function quote(path: string): string {
+  return `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
 /** A stream that gives `first`, then never ends until destroyed; `pulled` settles once the reader asked for more after `first`. */
@@ -68,7 +78,7 @@ export function transferCases(target: () => TransferTarget): void {
       expect(stream.size).toBe(data.length);
       expect((await buffer(stream)).equals(data)).toBe(true);
     }
-    expect((await env.execute(`wc -c < '${dir}/round/stream.bin'`)).output.trim()).toBe(String(data.length));
+    expect((await shellSays(env, `wc -c < '${dir}/round/stream.bin'`)).trim()).toBe(String(data.length));
     expect(await listing(env, `${dir}/round`)).toBe('bytes.bin|file.bin|stream.bin|');
   });
 

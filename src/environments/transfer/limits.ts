@@ -41,7 +41,11 @@ export function checkSize(path: string, size: number, maxBytes: number | undefin
 export class ByteLimit extends Transform {
   bytes = 0;
 
-  constructor(private readonly path: string, private readonly maxBytes: number | undefined) {
+  constructor(
+    /** The file it moves (named in its EFBIG). */
+    readonly path: string,
+    private readonly maxBytes: number | undefined,
+  ) {
     super();
   }
 
