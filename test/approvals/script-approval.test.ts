@@ -3,10 +3,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApprovalQueue, type ApprovalPerson } from '../../src/approvals/index.js';
-import { EnvironmentManager, LocalEnvironment, ProviderRegistry, buildChildEnv, findExecutable } from '../../src/environments/index.js';
+import { findExecutable } from '../../src/environments/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
 import type { ToolContext } from '../../src/tools/index.js';
-import { makeToolContext } from '../helpers/tool-context.js';
+import { checkScript } from '../../src/tools/builtin/index.js';
+import { makeToolContext, shellOnly } from '../helpers/tool-context.js';
 
 /*
  * approvals.execute_code: ask, through the real execute_code tool and Python: a script that
@@ -62,26 +63,16 @@ describe.runIf(hasPython || process.env.CI === 'true')('approvals.execute_code',
     expect(ran).toBe(true);
   });
 
-  it('ask does not ask on a backend that runs elsewhere (isRemote)', async () => {
-    const remote = async (ctx: ToolContext): Promise<ToolContext> => {
-      const registry = new ProviderRegistry();
-      // A stand-in "remote" backend: its provider says isRemote; its commands happen to run here.
-      registry.register(
-        {
-          name: 'faraway',
-          isRemote: true,
-          createEnvironment: ({ cwd, timeout }) => new LocalEnvironment({ cwd, timeout, childEnv: () => buildChildEnv() }),
-        },
-        'test-plugin',
-      );
-      const manager = new EnvironmentManager({
-        config: { ...ctx.config, terminal: { ...ctx.config.terminal, backend: 'faraway', cwd: ctx.environment.cwd } },
-        paths: ctx.paths,
-        registry,
-      });
-      return { ...ctx, environment: await manager.environmentFor('s') };
-    };
-    const { asked } = await run({ execute_code: 'ask' }, () => {}, remote);
-    expect(asked).toBeUndefined();
+  it('ask does not ask on a backend that runs elsewhere (no hostCommand), nor with approvals.mode off', async () => {
+    let asked = 0;
+    const requestApproval = async () => (asked++, false);
+    const remote = makeToolContext({ config: { approvals: { execute_code: 'ask' } }, requestApproval });
+    expect(await checkScript('print(1)', { ...remote, environment: shellOnly(remote.environment) })).toEqual({ allowed: true });
+    const off = makeToolContext({ config: { approvals: { execute_code: 'ask', mode: 'off' } }, requestApproval });
+    expect(await checkScript('print(1)', off)).toEqual({ allowed: true });
+    expect(asked).toBe(0);
+    // The same settings on this host do ask.
+    expect(await checkScript('print(1)', remote)).toMatchObject({ allowed: false });
+    expect(asked).toBe(1);
   });
 });

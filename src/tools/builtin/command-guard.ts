@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import type { ToolContext } from '../types.js';
 import { guardCommand, guardFileWrite, guardScript, type GuardOptions } from '../../approvals/index.js';
-import { environmentSkipsGuards, providerOf } from '../../environments/index.js';
+import { environmentSkipsGuards, runsOnThisHost } from '../../environments/index.js';
 import { resolveEnvPath } from './env-files.js';
 
 /** The verdict on a command before `terminal` runs it. */
@@ -43,12 +43,11 @@ export async function checkFileWrite(tool: string, path: string, ctx: ToolContex
 
 /**
  * `approvals.execute_code: ask`: asks once for a whole script before it starts, on backends
- * that run on this host (local, sandbox — not remote ones) and do not skip container guards.
+ * that run on this host (`runsOnThisHost`: local, sandbox — not remote ones) and do not skip container guards.
  * `approvals.mode: off` skips it as it skips every ask.
  */
 export async function checkScript(code: string, ctx: ToolContext): Promise<CommandVerdict> {
   if (ctx.config.approvals.execute_code !== 'ask') return { allowed: true };
-  // An environment no provider is known for counts as this host's (fail-safe).
-  if (providerOf(ctx.environment)?.isRemote === true) return { allowed: true };
+  if (!runsOnThisHost(ctx.environment)) return { allowed: true };
   return guardScript(code, 'runs a Python script on this host', guardOptions(ctx, 'execute_code'));
 }
