@@ -102,7 +102,8 @@ export async function shellUpload(launch: Launch, stream: Readable, full: string
   const header = Buffer.concat([Buffer.from(`${path.length} ${randomBytes(8).toString('hex')}\n`), path]);
   let sending: unknown;
   try {
-    await pipeline(Readable.from(frames(header, stream)), child.stdin, { signal: options.signal });
+    // Byte mode: at most a frame or two is held, not 16 of them (an object-mode stream's buffer).
+    await pipeline(Readable.from(frames(header, stream), { objectMode: false }), child.stdin, { signal: options.signal });
   } catch (error) {
     sending = error;
     // stdin is closed without the end mark: the far side removes the partial file and exits.
