@@ -117,12 +117,12 @@ def _main():
         os.close(err)
         # fds 1 and 2 are set anew for every cell (a cell's os.close(1) does not outlive it);
         # a stream an earlier cell closed is replaced.
-        for name, fd in (("stdout", 1), ("stderr", 2)):
-            stream = getattr(sys, name)
+        for attr, fd in (("stdout", 1), ("stderr", 2)):
+            stream = getattr(sys, attr)
             if stream is None or getattr(stream, "closed", False):
                 fresh = text_stream(fd, formats[fd])
-                setattr(sys, name, fresh)
-                setattr(sys, "__%s__" % name, fresh)
+                setattr(sys, attr, fresh)
+                setattr(sys, "__%s__" % attr, fresh)
         pid = os.getpid()
         outcome = run_cell(source)
         if os.getpid() != pid:
