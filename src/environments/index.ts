@@ -1,4 +1,4 @@
-export type { Environment, EnvironmentKind, ExecuteOptions, ExecuteResult, HostCommand, CreateEnvironmentOptions, SpillFolder } from './types.js';
+export type { Environment, EnvironmentKind, ExecuteOptions, ExecuteResult, HostCommand, CreateEnvironmentOptions, SpillFolder, EnvironmentStream, StreamOptions, StreamExit } from './types.js';
 export { environmentKind, runsOnThisHost } from './types.js';
 export type { TerminalEnvironmentProvider, ProbeResult, DoctorCheck } from './provider.js';
 export { LocalEnvironment, withoutStripped, type LocalEnvironmentOptions } from './local.js';

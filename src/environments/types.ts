@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../shared/logger.js';
 
 export interface ExecuteOptions {
@@ -117,6 +117,48 @@ export interface Environment {
    * A numeric `size` property on the stream gives the file's length. Callers use `downloadFrom`.
    */
   download?(remotePath: string, options?: TransferOptions): Readable | Promise<Readable>;
+  /**
+   * Optional: starts `command` (shell text, run by bash in `cwd` with `env` laid over the
+   * environment's scrubbed base, as `execute` does) with its standard streams attached for as
+   * long as it runs: bytes written to `stdin` reach its stdin unchanged and in order, its
+   * stdout and stderr arrive unchanged and apart, nothing is added to either. execute_code
+   * carries a script's tool calls and output over one such stream (docker exec -i, one SSH
+   * session) instead of polling files; without it, it polls.
+   */
+  openStream?(command: string, options?: StreamOptions): EnvironmentStream | Promise<EnvironmentStream>;
+}
+
+/** Options of `openStream`. */
+export interface StreamOptions {
+  /** Variables for the command, laid over the environment's scrubbed base. */
+  env?: Record<string, string>;
+  /** Working folder inside the environment; defaults to the environment's cwd. */
+  cwd?: string;
+  /** Aborting ends the command as `kill()` does. */
+  signal?: AbortSignal;
+}
+
+/** How a stream's command ended (as its local client reports it). */
+export interface StreamExit {
+  code: number | null;
+  signal: string | null;
+}
+
+/**
+ * A long-lived command inside an environment with its stdio attached. Ending `stdin` gives
+ * the command end-of-file: that, not a signal, is how its caller going away reaches it.
+ */
+export interface EnvironmentStream {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Settles once the command (and any local client) has ended; never rejects. */
+  readonly exited: Promise<StreamExit>;
+  /** The last resort: ends the command and what it started there (SIGTERM, then SIGKILL), and the local client. */
+  kill(): Promise<void>;
+  /** Optional: an idle stream no longer keeps the gateway's event loop alive; `ref` undoes it. */
+  unref?(): void;
+  ref?(): void;
 }
 
 export interface HostCommandOptions {

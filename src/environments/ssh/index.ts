@@ -4,3 +4,4 @@ export { SshEnvironment, SshError, type SshEnvironmentOptions } from './ssh-envi
 export { sshOptions, sshCommand, controlPath, destination, remoteCommandLine, type SshTarget } from './ssh-args.js';
 export { RemoteShellEnvironment, type RemoteShellOptions, type ClientCommand, type ClientRun } from './remote-shell.js';
 export { BOOTSTRAP, remoteScript, killScript, remoteEnv, shellQuote, bootstrapInput, pgidFile } from './remote-command.js';
+export { openClientStream, streamScript, streamKillScript, type StreamClient, type StreamTarget } from './remote-stream.js';

@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
-import type { Environment, ExecuteOptions, ExecuteResult, TransferOptions, UploadSource } from '../types.js';
+import type { Environment, EnvironmentStream, ExecuteOptions, ExecuteResult, StreamOptions, TransferOptions, UploadSource } from '../types.js';
 import { downloadThroughShell, uploadThroughShell } from '../transfer/index.js';
 import { abortReason, commandResult } from '../run-group.js';
 import { withoutStripped } from '../local.js';
 import { OutputCapture } from '../../shared/output-capture.js';
 import type { Logger } from '../../shared/logger.js';
 import { BOOTSTRAP, bootstrapInput, killScript, remoteEnv, remoteScript, shellQuote } from './remote-command.js';
+import { openClientStream } from './remote-stream.js';
 
 /** How a local client process (ssh, docker) runs an argv on the backend. */
 export interface ClientCommand {
@@ -73,6 +74,24 @@ export abstract class RemoteShellEnvironment implements Environment {
     });
     const run = await this.runBootstrap(id, bootstrapInput(script, options.stdin), timeout, options.signal);
     return commandResult({ ...run, exitCode: run.exitCode }, timeout);
+  }
+
+  /**
+   * A long-lived command with its stdio attached, over one client process: one SSH session
+   * on the shared connection, one `exec -i` (see openClientStream).
+   */
+  openStream(command: string, options: StreamOptions = {}): EnvironmentStream {
+    const client = this.clientCommand(['bash', '--noprofile', '--norc', '-c', BOOTSTRAP]);
+    this.commandLines.push([client.file, ...client.args]);
+    return openClientStream(
+      { client, control: (script, timeoutMs) => this.control(script, timeoutMs), where: this.describe(), graceMs: this.remote.graceMs, logger: this.remote.logger },
+      {
+        command,
+        cwd: options.cwd ? this.resolvePath(options.cwd) : this.cwd,
+        env: remoteEnv(this.remote.childEnv(), withoutStripped(options.env)),
+        signal: options.signal,
+      },
+    );
   }
 
   /** Runs a short control command (no timeout handling beyond `timeoutMs`); stdout and stderr apart. */

@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import { execa } from 'execa';
+import type { Logger } from '../../shared/logger.js';
+import type { EnvironmentStream, StreamExit } from '../types.js';
+import { bootstrapInput, pgidFile, shellQuote } from './remote-command.js';
+import type { ClientCommand, ClientRun } from './remote-shell.js';
+
+/** What a client-program backend (ssh, docker exec) gives a stream. */
+export interface StreamClient {
+  /** The local argv that runs the fixed BOOTSTRAP on the backend with stdin attached. */
+  client: ClientCommand;
+  /** Runs a short control command on the backend (the last-resort kill). */
+  control(script: string, timeoutMs: number): Promise<ClientRun>;
+  /** Names the backend in messages. */
+  where: string;
+  /** Milliseconds between SIGTERM and SIGKILL. */
+  graceMs: number;
+  logger?: Logger;
+}
+
+export interface StreamTarget {
+  command: string;
+  /** The working folder on the backend (already resolved). */
+  cwd: string;
+  /** Every variable the command gets (already reduced to what is worth sending). */
+  env: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** Variables of the remote login the command keeps (as remoteScript). */
+const REMOTE_KEPT = 'PATH|HOME|USER|LOGNAME|SHELL|TMPDIR';
+
+/**
+ * The script the bootstrap evaluates for a stream: `cd`, the same variable scrubbing as a
+ * command, the shell's pid (its process group's id: ssh and `docker exec` start it as a session
+ * leader) recorded under `id` for the last-resort kill, then `command` in the foreground with
+ * the session's stdin, stdout and stderr: nothing merged, nothing added.
+ */
+export function streamScript(options: { id: string; command: string; cwd: string; env: Record<string, string>; where: string }): string {
+  const file = pgidFile(options.id);
+  const sent = Object.entries(options.env)
+    .filter(([name]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    .map(([name, value]) => `export ${name}=${shellQuote(value)}`);
+  const missing = shellQuote(`hermes: the working folder ${options.cwd} does not exist on the ${options.where}`);
+  return [
+    `cd -- ${shellQuote(options.cwd)} 2>/dev/null || { echo ${missing} >&2; exit 126; }`,
+    `for v in $(compgen -e); do case "$v" in ${REMOTE_KEPT}) ;; *) unset "$v" 2>/dev/null ;; esac; done`,
+    ...sent,
+    `echo "$$" > ${file}`,
+    // A trap, not an ignore: the command keeps SIGTERM's default; the file goes when the shell does.
+    `trap 'rm -f ${file}' EXIT`,
+    `trap 'exit 143' TERM`,
+    `bash --noprofile --norc -c ${shellQuote(options.command)}`,
+    '',
+  ].join('\n');
+}
+
+/** SIGTERM to the stream's group, up to `graceMs` for it to go, then SIGKILL. */
+export function streamKillScript(id: string, graceMs: number): string {
+  const file = pgidFile(id);
+  const rounds = Math.max(1, Math.ceil(graceMs / 50));
+  return [
+    `g=$(cat ${file} 2>/dev/null) || exit 0; [ -n "$g" ] || exit 0`,
+    'kill -TERM -- -"$g" 2>/dev/null || kill -TERM "$g" 2>/dev/null || exit 0',
+    `i=0; while kill -0 -- -"$g" 2>/dev/null && [ $i -lt ${rounds} ]; do sleep 0.05; i=$((i+1)); done`,
+    `kill -KILL -- -"$g" 2>/dev/null; rm -f ${file}; exit 0`,
+  ].join('; ');
+}
+
+/**
+ * Starts `target.command` on the backend through the client with its stdio attached: one
+ * client process (one SSH session over the shared connection, one `docker exec -i`) for the
+ * stream's whole life. The command's stdin is the client's, after the bootstrap's own bytes.
+ */
+export function openClientStream(deps: StreamClient, target: StreamTarget): EnvironmentStream {
+  const id = randomBytes(8).toString('hex');
+  const script = streamScript({ id, command: target.command, cwd: target.cwd, env: target.env, where: deps.where });
+  const child = execa(deps.client.file, deps.client.args, {
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    buffer: false,
+    reject: false,
+    stripFinalNewline: false,
+  });
+  // The streams' users see errors as the end of the stream; an unhandled one must not crash the gateway.
+  for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.on('error', () => undefined);
+  child.stdin?.write(bootstrapInput(script));
+  const exited: Promise<StreamExit> = child.then(
+    (result) => ({ code: result.exitCode ?? null, signal: result.signal ?? null }),
+    () => ({ code: null, signal: null }),
+  );
+  let killing: Promise<void> | undefined;
+  const kill = (): Promise<void> => {
+    killing ??= (async () => {
+      const run = await deps.control(streamKillScript(id, deps.graceMs), deps.graceMs + 15_000).catch(() => undefined);
+      if (run && run.exitCode !== 0) deps.logger?.warn({ id, stderr: run.stderr.trim() }, `could not kill a stream on the ${deps.where}`);
+      // The client ends once the far side is gone; a dead link would keep it.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
+      await exited;
+      clearTimeout(timer);
+    })();
+    return killing;
+  };
+  if (target.signal) {
+    const onAbort = () => void kill();
+    if (target.signal.aborted) onAbort();
+    else {
+      target.signal.addEventListener('abort', onAbort, { once: true });
+      void exited.then(() => target.signal?.removeEventListener('abort', onAbort));
+    }
+  }
+  const handles = [child, child.stdin, child.stdout, child.stderr] as const;
+  return {
+    stdin: child.stdin!,
+    stdout: child.stdout!,
+    stderr: child.stderr!,
+    exited,
+    kill,
+    unref: () => handles.forEach((handle) => refHandle(handle, false)),
+    ref: () => handles.forEach((handle) => refHandle(handle, true)),
+  };
+}
+
+/** Pipes are sockets underneath, with ref/unref; other streams have neither. */
+function refHandle(handle: object | null, on: boolean): void {
+  const method: unknown = handle && Reflect.get(handle, on ? 'ref' : 'unref');
+  if (typeof method === 'function') method.call(handle);
+}

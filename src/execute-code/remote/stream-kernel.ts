@@ -1,0 +1,358 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Environment } from '../../environments/types.js';
+import { abortReason } from '../../environments/run-group.js';
+import { errorMessage } from '../../shared/errors.js';
+import { silentLogger, type Logger } from '../../shared/logger.js';
+import { KernelCellTooLargeError, KernelStartError, kernelRunnerPath, type CellOutcome } from '../kernel/index.js';
+import { FrameReader, MAX_INBOUND_FRAME, MAX_OUTBOUND_FRAME, encodeFrame, type Frame } from '../kernel/frames.js';
+import { MarkerSplitter } from '../kernel/marker-splitter.js';
+import { settleWithin } from '../kernel/settle-within.js';
+import { RpcServer, type RpcHandler } from '../rpc/server.js';
+import { StagingDir } from '../staging.js';
+import { RemoteExecError } from './remote-folder.js';
+import type { RemoteCellOptions } from './remote-kernel.js';
+import { StreamChannel, StreamUnavailableError, type ChannelEnd } from './stream-channel.js';
+import { claimSweep } from './sweep.js';
+
+/** kernel_runner.py's control protocol version. */
+const KERNEL_PROTOCOL = '1';
+/** Marker hex (32) plus the kind byte: the frame overhead of a cell. */
+const CELL_OVERHEAD = 33;
+const REPLY_KINDS = new Set(['O', 'E', 'X']);
+/** How long a kernel that called sys.exit() may take to end on its own. */
+const EXIT_WAIT_MS = 1000;
+
+let runnerText: string | undefined;
+
+export interface StreamKernelStart {
+  environment: Environment & Required<Pick<Environment, 'openStream'>>;
+  stub: string;
+  /** The kernel's working folder on the backend. */
+  cwd: string;
+  /** The stream's variables (the scrubbed set and Python's settings). */
+  env: Record<string, string>;
+  graceMs: number;
+  maxConnections: number;
+  handler: RpcHandler;
+  logger?: Logger;
+  startTimeoutMs?: number;
+}
+
+interface ActiveCell {
+  marker: Buffer;
+  options: RemoteCellOptions;
+  reply?: Frame;
+  settled: boolean;
+  timer?: NodeJS.Timeout;
+  onAbort?: () => void;
+  resolve(outcome: CellOutcome): void;
+}
+
+/**
+ * A session kernel on a remote backend over one stream: the same kernel_runner.py as a local
+ * kernel, started by remote_stream_runner.py with its control socket and lifeline there;
+ * control bytes, the cells' output and the tool calls ride the stream (no files, no polling).
+ * The stream is the kernel's lifeline: when it closes (the gateway died, the connection
+ * dropped) the runner kills the kernel's group and removes its folder.
+ */
+export class StreamKernel {
+  readonly #channel: StreamChannel;
+  readonly #rpc: RpcServer;
+  readonly #staging: StagingDir;
+  readonly #stdout = new MarkerSplitter();
+  readonly #stderr = new MarkerSplitter();
+  readonly #logger: Logger;
+  readonly #graceMs: number;
+  #alive = true;
+  #count = 0;
+  #cell: ActiveCell | undefined;
+  #stopping: Promise<void> | undefined;
+
+  private constructor(channel: StreamChannel, rpc: RpcServer, staging: StagingDir, wiring: KernelWiring, options: StreamKernelStart) {
+    this.#channel = channel;
+    this.#rpc = rpc;
+    this.#staging = staging;
+    this.#logger = options.logger ?? silentLogger();
+    this.#graceMs = options.graceMs;
+    wiring.attach({
+      onStdout: (chunk) => this.#onOutput(this.#stdout, chunk),
+      onStderr: (chunk) => this.#onOutput(this.#stderr, chunk),
+      onFrame: (frame) => this.#onFrame(frame),
+      onProtocolError: (why) => this.#protocolError(why),
+    });
+    void channel.ended.then((end) => this.#onEnd(end));
+    channel.unref();
+  }
+
+  /**
+   * Opens the stream, starts the kernel there and waits for its hello.
+   * @throws KernelStartError (with a RemoteExecError or StreamUnavailableError as cause) when it cannot.
+   */
+  static async start(options: StreamKernelStart): Promise<StreamKernel> {
+    runnerText ??= readFileSync(kernelRunnerPath(), 'utf8');
+    const staging = await StagingDir.create();
+    const rpc = new RpcServer({ transport: 'unix', socketPath: staging.socketPath, handler: options.handler, maxConnections: options.maxConnections });
+    const wiring = new KernelWiring();
+    let channel: StreamChannel | undefined;
+    try {
+      await rpc.listen();
+      channel = await StreamChannel.open(options.environment, {
+        env: options.env,
+        cwd: options.cwd,
+        setup: {
+          mode: 'kernel',
+          prefix: 'hermes-rkernel',
+          files: { 'hermes_tools.py': options.stub, 'kernel.py': runnerText },
+          argv: ['python3', '{dir}/kernel.py'],
+          env: { HERMES_RPC_TOKEN: rpc.token },
+          sweep: claimSweep(options.environment),
+          graceMs: options.graceMs,
+          maxConnections: options.maxConnections,
+        },
+        rpcSocketPath: staging.socketPath,
+        listeners: wiring.listeners,
+        logger: options.logger,
+        startTimeoutMs: options.startTimeoutMs,
+      });
+      await wiring.ready(channel, options.startTimeoutMs ?? 30_000);
+      return new StreamKernel(channel, rpc, staging, wiring, options);
+    } catch (error) {
+      await channel?.close();
+      await rpc.close();
+      await staging.remove();
+      if (error instanceof KernelStartError) throw error;
+      const cause = error instanceof RemoteExecError || error instanceof StreamUnavailableError ? error : undefined;
+      throw new KernelStartError(errorMessage(error), { cause: cause ?? error });
+    }
+  }
+
+  /** The kernel's pid on the backend (it leads its own session there). */
+  get pid(): number {
+    return this.#channel.pid;
+  }
+
+  /** The kernel's private folder on the backend. */
+  get dir(): string {
+    return this.#channel.dir;
+  }
+
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  get executionCount(): number {
+    return this.#count;
+  }
+
+  /**
+   * Runs one cell; resolves once every byte it wrote to fds 1 and 2 was delivered. Never
+   * rejects for what the cell does.
+   * @throws (rejects) KernelCellTooLargeError.
+   */
+  async runCell(code: string, options: RemoteCellOptions): Promise<CellOutcome> {
+    if (!this.#alive) return { kind: 'died', detail: 'was stopped before the cell started' };
+    if (this.#cell) return { kind: 'died', detail: 'was already running a cell' };
+    const source = Buffer.from(code, 'utf8');
+    if (source.length + CELL_OVERHEAD > MAX_OUTBOUND_FRAME) throw new KernelCellTooLargeError(source.length, MAX_OUTBOUND_FRAME - CELL_OVERHEAD);
+    return new Promise((resolve) => {
+      const hex = randomBytes(16).toString('hex');
+      const marker = Buffer.from(`\0hermes-cell-end:${hex}\0`, 'latin1');
+      const cell: ActiveCell = { marker, options, settled: false, resolve };
+      this.#cell = cell;
+      this.#count++;
+      this.#stdout.start(marker, (chunk) => deliver(options.onStdout, chunk, this.#logger));
+      this.#stderr.start(marker, (chunk) => deliver(options.onStderr, chunk, this.#logger));
+      this.#channel.ref();
+      this.#channel.sendControl(encodeFrame('C', Buffer.from(hex, 'latin1'), source));
+      const { timeoutMs, signal } = options;
+      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) cell.timer = setTimeout(() => void this.#endAbnormally(cell, { kind: 'timeout' }), timeoutMs);
+      if (signal) {
+        cell.onAbort = () => void this.#endAbnormally(cell, { kind: 'interrupted', reason: abortReason(signal) });
+        if (signal.aborted) cell.onAbort();
+        else signal.addEventListener('abort', cell.onAbort, { once: true });
+      }
+    });
+  }
+
+  /** Ends the kernel's group and the stream (the runner removes the folder). Idempotent. */
+  async kill(reason = 'the session kernel was shut down'): Promise<void> {
+    const cell = this.#cell;
+    if (cell && !cell.settled) await this.#endAbnormally(cell, { kind: 'interrupted', reason });
+    await this.#stop();
+  }
+
+  #onOutput(splitter: MarkerSplitter, chunk: Buffer): void {
+    splitter.push(chunk);
+    if (splitter.done) this.#maybeFinish();
+  }
+
+  #onFrame(frame: Frame): void {
+    const cell = this.#cell;
+    if (!cell || cell.reply || !REPLY_KINDS.has(frame.kind)) return this.#protocolError(`unexpected ${JSON.stringify(frame.kind)} frame`);
+    cell.reply = frame;
+    if (frame.kind === 'X') this.#alive = false;
+    this.#maybeFinish();
+  }
+
+  /** Settles the cell once its reply and both markers are in. */
+  #maybeFinish(): void {
+    const cell = this.#cell;
+    if (!cell || cell.settled || !cell.reply || !this.#stdout.done || !this.#stderr.done) return;
+    const { kind, payload } = cell.reply;
+    if (kind === 'O') return this.#complete(cell, { kind: 'ok' });
+    if (kind === 'E') return this.#complete(cell, { kind: 'exception', traceback: payload.toString('utf8') });
+    // sys.exit(): the kernel ends on its own; then the stream goes too.
+    cell.settled = true;
+    void settleWithin(this.#channel.ended, EXIT_WAIT_MS)
+      .then(() => this.#stop())
+      .then(() => this.#complete(cell, { kind: 'exit', code: exitCode(payload) }));
+  }
+
+  /** Timeout, interrupt, protocol error: the kill frame, then everything the kernel wrote, then settle. */
+  async #endAbnormally(cell: ActiveCell, outcome: CellOutcome): Promise<void> {
+    if (cell.settled) return;
+    cell.settled = true;
+    clearTimeout(cell.timer);
+    this.#alive = false;
+    this.#logger.info({ pid: this.pid, outcome: outcome.kind }, 'remote kernel cell ended abnormally; killing its process group');
+    this.#channel.terminate();
+    // The runner sends the exit only after the kernel's output: all of it is in by then.
+    await settleWithin(this.#channel.ended, this.#graceMs + 3000);
+    this.#stdout.finish();
+    this.#stderr.finish();
+    this.#complete(cell, outcome);
+    await this.#stop();
+  }
+
+  #complete(cell: ActiveCell, outcome: CellOutcome): void {
+    cell.settled = true;
+    clearTimeout(cell.timer);
+    if (cell.onAbort) cell.options.signal?.removeEventListener('abort', cell.onAbort);
+    this.#stdout.stop();
+    this.#stderr.stop();
+    if (this.#cell === cell) this.#cell = undefined;
+    if (this.#alive) this.#channel.unref();
+    cell.resolve(outcome);
+  }
+
+  #onEnd(end: ChannelEnd): void {
+    this.#alive = false;
+    const cell = this.#cell;
+    if (!cell || cell.settled) {
+      void this.#stop();
+      return;
+    }
+    // Every frame before the end was handled: what is missing now never comes.
+    this.#stdout.finish();
+    this.#stderr.finish();
+    this.#complete(cell, { kind: 'died', detail: endDetail(end) });
+    void this.#stop();
+  }
+
+  #protocolError(why: string): void {
+    this.#logger.warn({ pid: this.pid, why }, 'remote kernel broke the control protocol; killing it');
+    const cell = this.#cell;
+    if (cell && !cell.settled) void this.#endAbnormally(cell, { kind: 'died', detail: `broke the control protocol (${why})` });
+    else void this.#stop();
+  }
+
+  /** Closes the stream (the runner ends the kernel's group and removes the folder) and this kernel's RPC server. */
+  #stop(): Promise<void> {
+    this.#alive = false;
+    this.#stopping ??= (async () => {
+      await this.#channel.close();
+      await this.#rpc.close();
+      await this.#staging.remove();
+    })();
+    return this.#stopping;
+  }
+}
+
+/** Where a started kernel's output and control frames go. */
+interface KernelSink {
+  onStdout(chunk: Buffer): void;
+  onStderr(chunk: Buffer): void;
+  onFrame(frame: Frame): void;
+  onProtocolError(why: string): void;
+}
+
+/**
+ * Routes a channel's output and kernel control bytes: during start-up to the hello wait, then
+ * to the kernel object (the channel exists before the kernel does).
+ */
+class KernelWiring {
+  #target: KernelSink | undefined;
+  #hello: { resolve(): void; reject(why: Error): void } | undefined;
+  /** What the kernel wrote to stderr before it was ready (an ImportError of the stub, say). */
+  #earlyStderr = '';
+  readonly #frames = new FrameReader(
+    MAX_INBOUND_FRAME,
+    (frame) => this.#onFrame(frame),
+    (why) => (this.#target ? this.#target.onProtocolError(why) : this.#hello?.reject(new KernelStartError(`the remote kernel broke the control protocol: ${why}`))),
+  );
+
+  readonly listeners = {
+    onStdout: (chunk: Buffer) => this.#target?.onStdout(chunk),
+    onStderr: (chunk: Buffer) => {
+      if (this.#target) this.#target.onStderr(chunk);
+      else this.#earlyStderr = (this.#earlyStderr + chunk.toString('utf8')).slice(-4096);
+    },
+    onControl: (chunk: Buffer) => this.#frames.push(chunk),
+  };
+
+  /** Waits for the kernel's `H` frame. */
+  ready(channel: StreamChannel, timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => fail(`it did not report ready within ${timeoutMs} ms`), timeoutMs);
+      const fail = (why: string) => {
+        clearTimeout(timer);
+        this.#hello = undefined;
+        const stderr = this.#earlyStderr.trim();
+        reject(new KernelStartError(`the remote kernel did not start: ${why}${stderr ? `; its stderr ends with: ${stderr.split('\n').at(-1)}` : ''}`));
+      };
+      this.#hello = {
+        resolve: () => {
+          clearTimeout(timer);
+          this.#hello = undefined;
+          resolve();
+        },
+        reject: (error) => fail(error.message),
+      };
+      void channel.ended.then((end) => this.#hello && fail(endDetail(end)));
+    });
+  }
+
+  attach(target: KernelSink): void {
+    this.#target = target;
+  }
+
+  #onFrame(frame: Frame): void {
+    if (this.#hello) {
+      if (frame.kind === 'H' && frame.payload.toString('latin1') === KERNEL_PROTOCOL) this.#hello.resolve();
+      else this.#hello.reject(new Error(`unexpected ${JSON.stringify(frame.kind)} frame at start (is kernel_runner.py of another version?)`));
+      return;
+    }
+    this.#target?.onFrame(frame);
+  }
+}
+
+function endDetail(end: ChannelEnd): string {
+  if (end.kind === 'lost') return end.detail;
+  return end.signal ? `killed by ${end.signal}` : `exited with code ${end.code}`;
+}
+
+function exitCode(payload: Buffer): number | string | null {
+  const text = payload.toString('utf8');
+  if (text.startsWith('i')) return Number(text.slice(1));
+  if (text.startsWith('s')) return text.slice(1);
+  return null;
+}
+
+function deliver(sink: (chunk: Buffer) => void, chunk: Buffer, logger: Logger): void {
+  try {
+    sink(chunk);
+  } catch (error) {
+    logger.error({ err: error }, 'remote kernel output callback threw');
+  }
+}
