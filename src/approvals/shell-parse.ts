@@ -1,280 +1,574 @@
 /*
- * A small reader of bash command lines, enough to judge what a command does: quotes and
- * escapes removed, `;` `&&` `||` `|` `&` and newlines split it into simple commands,
- * redirections kept apart, `$(…)`, backticks and `<(…)` read as commands of their own, and
- * wrappers (`sudo`, `env`, `nohup`, `VAR=x`, `bash -c '…'`) looked through. It is not a
- * full shell parser; it errs on the side of seeing more commands, never fewer.
+ * A reader of bash command lines that judges what a command does as bash would run it:
+ * lists, pipelines, compound commands, here-documents, assignments and expansions are
+ * followed in order (shell-expand.ts), carriers are looked through (carriers.ts), and
+ * every script a command hands to a shell (`bash -c`, `eval`, `su -c`, a here-string fed
+ * to `sh`, a decoded pipe) is read in turn. It fails closed: what it cannot resolve is
+ * marked UNKNOWN and reported as a finding, never taken as harmless.
  */
+import { lex, lexString, type HereDoc, type Part, type WordToken } from './shell-lexer.js';
+import { braceExpand } from './shell-braces.js';
+import { Expander, lookup, type Field, type Scope, type SubstitutionResult, type VarValue } from './shell-expand.js';
+import { baseName, fileProgram, unwrap, type NestedScript, type WrittenFile } from './carriers.js';
+import { UNKNOWN, isUnknown, showWord, type Finding, type Redirect, type SimpleCommand, type Stdin } from './command.js';
+import { commandOutput } from './outputs.js';
+import { dynamicShellCall, embeddedShell } from './interpreter-code.js';
+import { expandPath, type PathContext } from './paths.js';
+import { writeTargets } from './write-targets.js';
+import { DOWNLOADERS } from './program-kinds.js';
 
-export interface Redirect {
-  /** `>`, `>>`, `<`, `&>`, `>|`, … (the fd number dropped). */
+export type { SimpleCommand, Redirect } from './command.js';
+
+const MAX_DEPTH = 6;
+const MAX_COMMANDS = 2000;
+const MAX_VARIANTS = 8;
+const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?(\+?)=/;
+const DECLARATIONS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
+
+interface PendingRedirect {
   op: string;
-  target: string;
+  fd: string;
+  heredoc?: HereDoc;
+  target?: WordToken;
 }
 
-export interface SimpleCommand {
-  /** The words after wrappers are removed; `argv[0]` is the program's base name. */
-  argv: string[];
-  redirects: Redirect[];
-  /** Position in its pipeline (0 for the first command, or one outside a pipeline). */
-  pipeIndex: number;
-  /** The simple commands of the same pipeline before this one. */
-  pipedFrom: SimpleCommand[];
-  /** Programs of command substitutions in this command's words (`bash -c "$(curl …)"` → curl). */
-  substituted: string[];
+interface Node {
+  words: WordToken[];
+  redirects: PendingRedirect[];
 }
 
-type Token = { kind: 'word'; text: string; subs: string[] } | { kind: 'op'; text: string } | { kind: 'redir'; text: string };
-
-const OPERATORS = ['&&', '||', '|&', ';;', '&>>', '&>', '>>', '>|', '<<<', '<<', '<>', '|', '&', ';', '(', ')', '>', '<', '\n'];
-
-/** Reads `$(…)`/`<(…)` starting after the opening parenthesis; returns the inner text and the index after `)`. */
-function readParenthesized(text: string, start: number): [string, number] {
-  let depth = 1;
-  let i = start;
-  let quote: string | null = null;
-  while (i < text.length) {
-    const c = text[i];
-    if (quote) {
-      if (c === '\\' && quote === '"') i++;
-      else if (c === quote) quote = null;
-    } else if (c === '\\') i++;
-    else if (c === '"' || c === "'") quote = c;
-    else if (c === '(') depth++;
-    else if (c === ')' && --depth === 0) return [text.slice(start, i), i + 1];
-    i++;
-  }
-  return [text.slice(start), text.length];
+export interface Analysis {
+  commands: SimpleCommand[];
+  findings: Finding[];
 }
 
-function tokenize(text: string, nested: string[]): Token[] {
-  const tokens: Token[] = [];
-  let word = '';
-  let inWord = false;
-  let subs: string[] = [];
-  const flush = () => {
-    if (inWord) tokens.push({ kind: 'word', text: word, subs });
-    word = '';
-    inWord = false;
-    subs = [];
-  };
-  const substitution = (inner: string) => {
-    nested.push(inner);
-    subs.push(inner);
-  };
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === '\\') {
-      if (text[i + 1] === '\n') i += 2;
-      else {
-        word += text[i + 1] ?? '';
-        inWord = true;
-        i += 2;
+class Analyzer {
+  readonly commands: SimpleCommand[] = [];
+  readonly findings: Finding[] = [];
+  private readonly outputs = new Map<SimpleCommand, string | undefined>();
+  /** Files the script wrote so far, by their expanded path. */
+  private readonly written = new Map<string, WrittenFile>();
+
+  constructor(private readonly ctx: PathContext) {}
+
+  /** Reads one script; returns the commands at its top level (for what it prints). */
+  script(text: string, scope: Scope, depth: number, inherited: Stdin | undefined): SimpleCommand[] {
+    if (depth > MAX_DEPTH) {
+      this.findings.push({ level: 'risky', reason: 'scripts nested too deeply to follow' });
+      return [];
+    }
+    const { tokens, notes } = lex(text);
+    if (notes.unterminated) this.findings.push({ level: 'risky', reason: 'an unterminated quote, substitution or here-document (bash would read it differently)' });
+    const top: SimpleCommand[] = [];
+    let node: Node = { words: [], redirects: [] };
+    let pending: PendingRedirect | undefined;
+    let pipeline: SimpleCommand[] = [];
+    let pipeText: string | undefined;
+    let conditional = false;
+    let nesting = 0;
+    const opened: number[] = [];
+    let compound: SimpleCommand[] | undefined;
+    let forLoop: { stage: 'name' | 'in' | 'words'; name: string; words: WordToken[] } | undefined;
+    let caseStage: 'word' | 'in' | 'pattern' | 'body' | undefined;
+    let testMode = false;
+    let skipName = false;
+    let functionParens = 0;
+
+    const finishFor = () => {
+      if (!forLoop || forLoop.stage === 'name') {
+        forLoop = undefined;
+        return;
       }
-      continue;
-    }
-    if (c === "'") {
-      const end = text.indexOf("'", i + 1);
-      word += text.slice(i + 1, end < 0 ? text.length : end);
-      inWord = true;
-      i = end < 0 ? text.length : end + 1;
-      continue;
-    }
-    if (c === '"') {
-      inWord = true;
-      i++;
-      while (i < text.length && text[i] !== '"') {
-        if (text[i] === '\\' && i + 1 < text.length) {
-          word += text[i + 1];
-          i += 2;
-        } else if (text.startsWith('$(', i)) {
-          const [inner, next] = readParenthesized(text, i + 2);
-          substitution(inner);
-          word += text.slice(i, next);
-          i = next;
-        } else if (text[i] === '`') {
-          const end = text.indexOf('`', i + 1);
-          substitution(text.slice(i + 1, end < 0 ? text.length : end));
-          word += text.slice(i, end < 0 ? text.length : end + 1);
-          i = end < 0 ? text.length : end + 1;
-        } else word += text[i++];
+      const expander = new Expander(scope);
+      const values = forLoop.stage === 'in' ? scope.positional ?? [UNKNOWN] : forLoop.words.flatMap((word) => this.wordFields(word, expander)[0] ?? []).map((f) => f.text);
+      this.assign(scope, forLoop.name, { values: values.slice(0, MAX_VARIANTS), maybeOther: values.length > MAX_VARIANTS }, true);
+      forLoop = undefined;
+    };
+
+    const end = (piped: boolean) => {
+      if (node.words.length === 0 && node.redirects.length === 0) {
+        if (piped && compound) {
+          pipeline = [...compound];
+          pipeText = this.joinOutputs(compound);
+        } else if (!piped) {
+          pipeline = [];
+          pipeText = undefined;
+        }
+        compound = undefined;
+        return;
       }
-      i++;
-      continue;
-    }
-    if (text.startsWith('$(', i) || ((c === '<' || c === '>') && text[i + 1] === '(')) {
-      const [inner, next] = readParenthesized(text, i + 2);
-      substitution(inner);
-      word += text.slice(i, next);
-      inWord = true;
-      i = next;
-      continue;
-    }
-    if (c === '`') {
-      const end = text.indexOf('`', i + 1);
-      substitution(text.slice(i + 1, end < 0 ? text.length : end));
-      word += text.slice(i, end < 0 ? text.length : end + 1);
-      inWord = true;
-      i = end < 0 ? text.length : end + 1;
-      continue;
-    }
-    if (c === '#' && !inWord) {
-      while (i < text.length && text[i] !== '\n') i++;
-      continue;
-    }
-    if (c === ' ' || c === '\t' || c === '\r') {
-      flush();
-      i++;
-      continue;
-    }
-    // A redirection may carry an fd number: `2>`, `1>>`; a word of digits right before it is that number.
-    const op = OPERATORS.find((candidate) => text.startsWith(candidate, i));
-    if (op) {
-      const redir = /^(?:[<>]|>>|&>|&>>|>\||<>|<<|<<<)$/.test(op);
-      if (redir && inWord && /^\d+$/.test(word)) {
-        word = '';
-        inWord = false;
-        subs = [];
-      } else flush();
-      if (redir && text[i + op.length] === '&') {
-        // `2>&1`, `>&2`: fd duplication, not a file.
-        i += op.length + 1;
-        while (i < text.length && /[\d-]/.test(text[i])) i++;
-        continue;
+      compound = undefined;
+      const stdinFromPipe: Stdin | undefined = pipeline.length > 0 ? { kind: 'pipe', text: pipeText, programs: pipeline.flatMap((c) => [c.argv[0] ?? '', ...c.substituted]) } : undefined;
+      const emitted = this.node(node, scope, depth, conditional || nesting > 0, pipeline, stdinFromPipe ?? inherited);
+      node = { words: [], redirects: [] };
+      if (emitted.length > 0) {
+        top.push(...emitted);
+        if (piped) {
+          pipeText = this.outputs.get(emitted[0]);
+          pipeline = [...pipeline, emitted[0]];
+        }
       }
-      tokens.push({ kind: redir ? 'redir' : 'op', text: op });
-      i += op.length;
-      continue;
-    }
-    word += c;
-    inWord = true;
-    i++;
-  }
-  flush();
-  return tokens;
-}
+      if (!piped) {
+        pipeline = [];
+        pipeText = undefined;
+      }
+    };
 
-/** Programs that run the rest of their arguments as a command, and how many option arguments they take. */
-const WRAPPERS: Record<string, { withValue: string[] }> = {
-  sudo: { withValue: ['-u', '-g', '-C', '-p', '-h', '-r', '-t', '-U', '-D', '--user', '--group'] },
-  doas: { withValue: ['-u', '-C'] },
-  env: { withValue: ['-u', '-C', '-S', '--unset', '--chdir'] },
-  nohup: { withValue: [] },
-  nice: { withValue: ['-n', '--adjustment'] },
-  ionice: { withValue: ['-c', '-n', '-p'] },
-  time: { withValue: ['-f', '-o'] },
-  command: { withValue: [] },
-  builtin: { withValue: [] },
-  exec: { withValue: ['-a'] },
-  stdbuf: { withValue: ['-i', '-o', '-e'] },
-  setsid: { withValue: [] },
-  chrt: { withValue: [] },
-  taskset: { withValue: [] },
-  unbuffer: { withValue: [] },
-  xargs: { withValue: ['-I', '-n', '-P', '-d', '-E', '-L', '-s', '-a'] },
-  watch: { withValue: ['-n', '-d'] },
-  timeout: { withValue: ['-s', '-k', '--signal', '--kill-after'] },
-};
-
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'fish', 'busybox']);
-
-export function baseName(program: string): string {
-  return program.slice(program.lastIndexOf('/') + 1);
-}
-
-/** Removes assignments and wrappers from the front; returns the real argv and any inline scripts (`bash -c`). */
-function unwrap(words: string[], scripts: string[]): string[] {
-  let argv = words;
-  for (let guard = 0; guard < 10; guard++) {
-    while (argv.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[0])) argv = argv.slice(1);
-    if (argv.length === 0) return argv;
-    const name = baseName(argv[0]);
-    if (name === '{' || name === '!') {
-      argv = argv.slice(1);
-      continue;
-    }
-    if (name === 'busybox' && argv.length > 1) {
-      argv = argv.slice(1);
-      continue;
-    }
-    if (SHELLS.has(name) || name === 'su') {
-      const c = argv.findIndex((word, index) => index > 0 && /^-[a-z]*c[a-z]*$/.test(word));
-      if (c > 0 && argv[c + 1] !== undefined) scripts.push(argv[c + 1]);
-      return argv;
-    }
-    if (name === 'eval') {
-      scripts.push(argv.slice(1).join(' '));
-      return argv;
-    }
-    const wrapper = WRAPPERS[name];
-    if (!wrapper) return argv;
-    let i = 1;
-    // `timeout 10 cmd`, `nice -5 cmd`: a leading duration or number belongs to the wrapper.
-    while (i < argv.length) {
-      const word = argv[i];
-      if (word === '--') {
-        i++;
+    for (const token of tokens) {
+      if (this.commands.length > MAX_COMMANDS) {
+        this.findings.push({ level: 'risky', reason: 'too many commands to follow' });
         break;
       }
-      if (name === 'env' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) i++;
-      else if (wrapper.withValue.includes(word)) i += 2;
-      else if (word.startsWith('-') && word.length > 1) i++;
-      else if ((name === 'timeout' || name === 'chrt' || name === 'taskset') && /^[\d.]+[smhd]?$|^0x[\da-f]+$/i.test(word)) i++;
-      else break;
+      if (token.kind === 'arith-cmd') {
+        new Expander(scope).joined(lexString(token.expr, true));
+        continue;
+      }
+      if (token.kind === 'redir') {
+        pending = { op: token.op, fd: token.fd, heredoc: token.heredoc };
+        node.redirects.push(pending);
+        continue;
+      }
+      if (token.kind === 'word') {
+        if (pending) {
+          pending.target = token;
+          pending = undefined;
+          continue;
+        }
+        const raw = token.raw;
+        if (testMode) {
+          if (raw === ']]') testMode = false;
+          node.words.push(token);
+          continue;
+        }
+        if (skipName) {
+          skipName = false;
+          continue;
+        }
+        if (forLoop) {
+          if (forLoop.stage === 'name') forLoop = { ...forLoop, stage: 'in', name: raw };
+          else if (forLoop.stage === 'in' && raw === 'in') forLoop.stage = 'words';
+          else if (forLoop.stage === 'words') forLoop.words.push(token);
+          else if (raw === 'do') finishFor();
+          continue;
+        }
+        if (caseStage === 'word') {
+          new Expander(scope).joined(token.parts);
+          caseStage = 'in';
+          continue;
+        }
+        if (caseStage === 'in') {
+          if (raw === 'in') caseStage = 'pattern';
+          continue;
+        }
+        if (caseStage === 'pattern') {
+          if (raw === 'esac') {
+            caseStage = undefined;
+            nesting = Math.max(0, nesting - 1);
+            compound = top.slice(opened.pop() ?? top.length);
+          } else new Expander(scope).joined(token.parts);
+          continue;
+        }
+        if (node.words.length === 0 && node.redirects.length === 0) {
+          if (/^(if|while|until)$/.test(raw)) {
+            nesting++;
+            opened.push(top.length);
+            continue;
+          }
+          if (/^(then|do|else|elif|!)$/.test(raw)) continue;
+          if (raw === '{') {
+            nesting++;
+            opened.push(top.length);
+            continue;
+          }
+          if (/^(\}|fi|done|esac)$/.test(raw)) {
+            nesting = Math.max(0, nesting - 1);
+            compound = top.slice(opened.pop() ?? top.length);
+            if (raw === 'esac') caseStage = undefined;
+            continue;
+          }
+          if (raw === 'for' || raw === 'select') {
+            nesting++;
+            opened.push(top.length);
+            forLoop = { stage: 'name', name: '', words: [] };
+            continue;
+          }
+          if (raw === 'case') {
+            nesting++;
+            opened.push(top.length);
+            caseStage = 'word';
+            continue;
+          }
+          if (raw === 'function') {
+            skipName = true;
+            continue;
+          }
+          if (raw === 'coproc') continue;
+          if (raw === '[[') testMode = true;
+        }
+        node.words.push(token);
+        continue;
+      }
+      // Operators.
+      const op = token.op;
+      pending = undefined;
+      if (testMode) {
+        if (op !== '\n' && op !== ';') continue;
+        testMode = false;
+      }
+      if (forLoop && (op === ';' || op === '\n')) {
+        if (forLoop.stage !== 'name') forLoop.stage = forLoop.stage === 'in' ? 'in' : 'words';
+        finishFor();
+        continue;
+      }
+      if (caseStage === 'pattern') {
+        if (op === ')') caseStage = 'body';
+        continue;
+      }
+      if (op === '(' && node.words.length === 1 && node.redirects.length === 0) {
+        // `name() { …; }`: a function definition; its body is judged as it stands.
+        node = { words: [], redirects: [] };
+        functionParens = 1;
+        continue;
+      }
+      if (op === ')' && functionParens > 0) {
+        functionParens = 0;
+        continue;
+      }
+      if (op === '(' && node.words.length === 0) {
+        nesting++;
+        opened.push(top.length);
+        continue;
+      }
+      if (op === ')') {
+        end(false);
+        nesting = Math.max(0, nesting - 1);
+        compound = top.slice(opened.pop() ?? top.length);
+        continue;
+      }
+      end(op === '|' || op === '|&');
+      if (caseStage === 'body' && (op === ';;' || op === ';&' || op === ';;&')) caseStage = 'pattern';
+      if (op === '&&' || op === '||') conditional = true;
+      else if (op !== '|' && op !== '|&') conditional = false;
     }
-    argv = argv.slice(i);
+    end(false);
+    return top;
   }
-  return argv;
+
+  /** The fields of a word after brace expansion: one list per alternative. */
+  private wordFields(word: WordToken, expander: Expander): Field[][] {
+    const braced = word.raw.includes('{') ? braceExpand(word.raw) : undefined;
+    if (!braced) return expander.fields(word.parts);
+    const lists = braced.map((raw) => expander.fields(lexString(raw, false)));
+    const first = lists.map((alternatives) => alternatives[0] ?? []).flat();
+    return [first];
+  }
+
+  private assign(scope: Scope, name: string, value: VarValue, conditional: boolean): void {
+    const old = scope.vars.get(name) ?? (conditional ? lookup(name, scope) : undefined);
+    if (!conditional || !old) {
+      scope.vars.set(name, value);
+      return;
+    }
+    const values = [...new Set([...old.values, ...value.values])].slice(0, MAX_VARIANTS);
+    scope.vars.set(name, { values, arrays: value.arrays ?? old.arrays, maybeOther: old.maybeOther || value.maybeOther });
+  }
+
+  /** Applies `name=value` (or `name=(…)`, `name+=…`) to the scope; its substitutions run. */
+  private assignment(word: WordToken, scope: Scope, conditional: boolean): void {
+    const match = ASSIGNMENT.exec(word.raw);
+    if (!match) return;
+    const [prefix, name, index, append] = match;
+    const first = word.parts[0];
+    const rest: Part[] = first?.kind === 'lit' && first.text.startsWith(prefix) ? [{ ...first, text: first.text.slice(prefix.length) }, ...word.parts.slice(1)] : word.parts.slice(1);
+    const expander = new Expander(scope);
+    const literal = rest[0]?.kind === 'lit' && !rest[0].quoted ? rest[0].text : '';
+    if (literal.startsWith('(') && rest.length === 1 && literal.endsWith(')')) {
+      const inner = lex(literal.slice(1, -1)).tokens.filter((t): t is WordToken => t.kind === 'word');
+      const elements = inner.flatMap((t) => this.wordFields(t, expander)[0] ?? []).map((f) => f.text);
+      this.assign(scope, name, { values: [elements[0] ?? ''], arrays: [elements], maybeOther: false }, conditional);
+      return;
+    }
+    // `~` after `=` or `:` expands in an assignment.
+    const tilded: Part[] = rest.map((part, i) =>
+      part.kind === 'lit' && !part.quoted ? { ...part, text: part.text.replace(/(^|:)~(?=\/|:|$)/g, (_all, lead: string) => (i === 0 || lead ? lead + this.ctx.home : `${lead}~`)) } : part,
+    );
+    let values = expander.joined(tilded);
+    for (const value of values) if (/\$\(|`/.test(value)) this.script(value, scope, 5, undefined);
+    if (index) {
+      this.assign(scope, name, { values: [UNKNOWN], maybeOther: true }, true);
+      return;
+    }
+    if (append) values = values.flatMap((v) => candidatesOf(lookup(name, scope)).map((old) => old + v));
+    this.assign(scope, name, { values: values.filter((v) => !isUnknown(v)).slice(0, MAX_VARIANTS), maybeOther: values.some(isUnknown) }, conditional);
+  }
+
+  /** Evaluates one simple command: its assignments, words, redirections, carriers and nested scripts. */
+  private node(node: Node, scope: Scope, depth: number, conditional: boolean, pipeline: SimpleCommand[], stdinSource: Stdin | undefined): SimpleCommand[] {
+    const words = node.words;
+    let start = 0;
+    while (start < words.length && ASSIGNMENT.test(words[start].raw)) start++;
+    const onlyAssignments = start === words.length;
+    if (onlyAssignments) for (const word of words) this.assignment(word, scope, conditional);
+    else for (const word of words.slice(0, start)) new Expander(scope).joined(word.parts);
+    const expander = new Expander(scope);
+    const commandWords = words.slice(start);
+    const isDeclaration = commandWords.length > 0 && DECLARATIONS.has(commandWords[0].raw);
+    let variants: Field[][] = [[]];
+    for (const [i, word] of commandWords.entries()) {
+      if (isDeclaration && i > 0 && ASSIGNMENT.test(word.raw)) {
+        this.assignment(word, scope, conditional || commandWords[0].raw === 'local');
+        variants = variants.map((v) => [...v, { text: word.raw, expanded: false, glob: false }]);
+        continue;
+      }
+      const alternatives = this.wordFields(word, expander);
+      const next: Field[][] = [];
+      for (const prefix of variants) for (const alternative of alternatives) if (next.length < MAX_VARIANTS) next.push([...prefix, ...alternative]);
+      variants = next;
+    }
+    const redirects: Redirect[] = node.redirects.map((r) => this.redirect(r, expander));
+    const stdin = this.stdinOf(redirects, node.redirects, scope, stdinSource);
+    const findings: Finding[] = [];
+    if (expander.notes.ifs) findings.push({ level: 'risky', reason: 'splits words with $IFS (a way to hide spaces)' });
+    const substituted = [...expander.notes.programs];
+    const emitted: SimpleCommand[] = [];
+    for (const fields of variants) {
+      if (fields.length === 0 && redirects.length === 0) continue;
+      const own: Finding[] = [...findings];
+      const head = fields[0];
+      if (head?.expanded) {
+        own.push(
+          isUnknown(head.text)
+            ? { level: 'risky', reason: `the command name is known only at run time (${showWord(head.text)})`, reach: true }
+            : { level: 'risky', reason: `the command name comes from an expansion or substitution (${head.text})`, reach: !/^[\w./-]+$/.test(head.text) },
+        );
+      }
+      // `[` and `[[` are test commands, not patterns: a pattern needs `*`, `?` or a closed `[…]`.
+      if (head?.glob && /[*?]|\[[^\]]+\]/.test(head.text)) own.push({ level: 'risky', reason: `the command name is a glob pattern (${head.text})`, reach: true });
+      const argv = fields.map((f) => f.text);
+      emitted.push(...this.emit(argv, { redirects, stdin, substituted, findings: own, pipeline, scope, depth, via: [] }));
+      if (emitted.length === 1) this.builtin(argv, scope, conditional, stdin);
+    }
+    return emitted;
+  }
+
+  /** Judges an argv (after expansion): unwraps carriers, reads nested scripts, records the command. */
+  private emit(argv: string[], base: { redirects: Redirect[]; stdin: Stdin; substituted: string[]; findings: Finding[]; pipeline: SimpleCommand[]; scope: Scope; depth: number; via: string[] }): SimpleCommand[] {
+    const { scope, depth } = base;
+    const written = (path: string) => this.written.get(expandPath(path, this.ctx, scope.cwd));
+    const unwrapped = unwrap({ argv, stdin: base.stdin, procsubs: scope.procsubs, stdinItems: () => stdinItems(base.stdin), written });
+    const inner = unwrapped.argv;
+    const command: SimpleCommand = {
+      argv: inner.length > 0 ? [baseName(inner[0]), ...inner.slice(1)] : [],
+      path: inner[0] ?? '',
+      redirects: base.redirects,
+      pipeIndex: base.pipeline.length,
+      pipedFrom: base.pipeline,
+      substituted: base.substituted,
+      stdin: base.stdin,
+      ...(cwdOf(unwrapped.cwd, scope.cwd) ? { cwd: cwdOf(unwrapped.cwd, scope.cwd) } : {}),
+      findings: [...base.findings, ...unwrapped.findings],
+      via: [...base.via, ...unwrapped.via],
+      ...(unwrapped.source ? { source: unwrapped.source } : {}),
+      code: unwrapped.code,
+    };
+    // A carrier's inner command whose name is unknown (`sudo "$x" -rf /`) fails closed like a bare one.
+    if (unwrapped.via.length > 0 && inner[0] !== undefined && isUnknown(inner[0])) {
+      command.findings.push({ level: 'risky', reason: `${unwrapped.via.at(-1)} runs a command known only at run time (${showWord(inner[0])})`, reach: true });
+    }
+    this.commands.push(command);
+    this.outputs.set(command, commandOutput(command.argv, base.stdin.text));
+    if (argv.length > 0 && unwrapped.via.length > 0 && inner.length === 0 && argv.some(isUnknown)) {
+      command.findings.push({ level: 'risky', reason: `${unwrapped.via.at(-1)} runs something known only at run time` });
+    }
+    this.recordWrites(command, scope);
+    // `./x.sh` or `/tmp/x.sh` that the script itself wrote: its text is read like `bash x.sh`.
+    const ownFile = command.path.includes('/') && !isUnknown(command.path) ? written(command.path) : undefined;
+    if (ownFile) {
+      const program = fileProgram(ownFile, command.argv[0], command.path);
+      command.source = program;
+      if (program.unknown) command.findings.push({ level: 'risky', reason: program.unknown });
+      for (const text of program.texts) this.nested({ text, positional: command.argv.slice(1), origin: command.path }, scope, depth, base.stdin);
+    }
+    for (const script of unwrapped.scripts) this.nested(script, scope, depth, base.stdin);
+    for (const code of unwrapped.code) {
+      for (const text of embeddedShell(code)) this.nested({ text, origin: `${command.argv[0]} code` }, scope, depth, base.stdin);
+      const dynamic = dynamicShellCall(code);
+      if (dynamic) command.findings.push({ level: 'risky', reason: `${command.argv[0]} code runs a shell command built at run time (${dynamic})` });
+    }
+    for (const extra of unwrapped.commands) {
+      this.emit(extra, { ...base, redirects: [], substituted: [], findings: [], pipeline: [], via: [...command.via, 'find'] });
+    }
+    return [command];
+  }
+
+  /** Remembers what this command writes (`> file`, `tee file`, `cp`, `mv`, `curl -o`), so a later `bash file` reads it. */
+  private recordWrites(command: SimpleCommand, scope: Scope): void {
+    const key = (path: string) => expandPath(path, this.ctx, command.cwd ?? scope.cwd);
+    const output = this.outputs.get(command);
+    const name = command.argv[0] ?? '';
+    const programs = DOWNLOADERS.has(name) ? [name] : [];
+    const handled = new Set<string>();
+    for (const redirect of command.redirects) {
+      if (!/>/.test(redirect.op) || redirect.op === '>&' || isUnknown(redirect.target)) continue;
+      const stdout = redirect.fd === '' || redirect.fd === '1' || redirect.op.startsWith('&');
+      const text = stdout ? output : undefined;
+      const path = key(redirect.target);
+      handled.add(redirect.target);
+      if (redirect.op.endsWith('>>')) {
+        const before = this.written.get(path);
+        const joined = before?.text !== undefined && text !== undefined ? before.text + text : undefined;
+        this.written.set(path, { ...(joined !== undefined ? { text: joined } : {}), ...(text !== undefined ? { part: text } : {}), programs: [...(before?.programs ?? []), ...programs] });
+      } else this.written.set(path, { ...(text !== undefined ? { text } : {}), programs });
+    }
+    const operands = command.argv.slice(1).filter((word) => !word.startsWith('-'));
+    if ((name === 'cp' || name === 'mv') && operands.length === 2 && !operands.some(isUnknown)) {
+      const from = this.written.get(key(operands[0]));
+      if (from) this.written.set(key(operands[1]), from);
+      handled.add(operands[1]);
+    }
+    for (const target of writeTargets(command)) {
+      if (handled.has(target) || isUnknown(target)) continue;
+      const text = name === 'tee' ? command.stdin.text : undefined;
+      this.written.set(key(target), { ...(text !== undefined ? { text } : {}), programs });
+    }
+  }
+
+  private nested(script: NestedScript, scope: Scope, depth: number, stdin: Stdin): void {
+    const child: Scope = {
+      ...scope,
+      vars: new Map(scope.vars),
+      positional: script.positional ?? scope.positional,
+      arg0: script.arg0 ?? scope.arg0,
+      procsubs: scope.procsubs,
+    };
+    this.script(script.text, child, depth + 1, script.stdin ?? (script.origin === 'eval' ? stdin : undefined));
+  }
+
+  private redirect(pending: PendingRedirect, expander: Expander): Redirect {
+    const target = pending.target ? expander.joined(pending.target.parts, true)[0] ?? UNKNOWN : UNKNOWN;
+    if (pending.op === '<<' || pending.op === '<<-') {
+      const body = pending.heredoc ? (pending.heredoc.quoted ? pending.heredoc.body : expander.joined(pending.heredoc.parts)[0] ?? UNKNOWN) : '';
+      return { op: pending.op, fd: pending.fd, target, body };
+    }
+    if (pending.op === '>&' && !/^\d*-?$/.test(target)) return { op: '&>', fd: pending.fd, target };
+    return { op: pending.op, fd: pending.fd, target };
+  }
+
+  private stdinOf(redirects: Redirect[], pendings: PendingRedirect[], scope: Scope, source: Stdin | undefined): Stdin {
+    let stdin: Stdin = source ?? { kind: 'none', programs: [] };
+    redirects.forEach((r, i) => {
+      if (r.fd !== '' && r.fd !== '0') return;
+      if (r.op === '<<<') stdin = { kind: 'herestring', text: `${r.target}\n`, programs: [] };
+      else if (r.op === '<<' || r.op === '<<-') stdin = { kind: 'heredoc', text: r.body, programs: [] };
+      else if (r.op === '<' || r.op === '<>') {
+        const proc = /^\0proc:(\d+)$/.exec(r.target);
+        const sub = proc ? scope.procsubs[Number(proc[1])] : undefined;
+        stdin = sub ? { kind: 'procsub', text: sub.output, programs: sub.programs } : { kind: 'file', programs: [] };
+        if (!proc && pendings[i]?.target?.parts.some((p) => p.kind === 'procsub')) stdin = { kind: 'procsub', programs: [] };
+      }
+    });
+    return stdin;
+  }
+
+  /** Builtins that change what later commands see: cd, set --, shift, unset, read, alias. */
+  private builtin(argv: string[], scope: Scope, conditional: boolean, stdin: Stdin): void {
+    const [name, ...args] = argv;
+    if (name === 'cd' || name === 'pushd') {
+      const target = args.filter((a) => !/^-[LPe@]+$/.test(a))[0];
+      const next = target === undefined ? this.ctx.home : target === '-' || isUnknown(target) ? undefined : target.startsWith('/') ? target : scope.cwd ? `${scope.cwd}/${target}` : undefined;
+      scope.cwd = conditional && next !== scope.cwd ? undefined : next && normalize(next);
+    } else if (name === 'set' && args[0] === '--') scope.positional = args.slice(1);
+    else if (name === 'shift' && scope.positional) scope.positional = scope.positional.slice(Number(args[0] ?? 1) || 1);
+    else if (name === 'unset') for (const v of args.filter((a) => !a.startsWith('-'))) scope.vars.set(v, { values: [''], maybeOther: conditional });
+    else if (name === 'read' || name === 'mapfile' || name === 'readarray' || name === 'getopts') {
+      const names = args.filter((a, i) => /^[A-Za-z_]\w*$/.test(a) && !/^-[adinNptu]$/.test(args[i - 1] ?? ''));
+      const line = name === 'read' && stdin.text !== undefined && !isUnknown(stdin.text) ? stdin.text.split('\n')[0] : undefined;
+      const pieces = line === undefined ? [] : line.trim().split(/[ \t]+/);
+      names.forEach((v, i) => {
+        const value = line === undefined ? undefined : i === names.length - 1 ? pieces.slice(i).join(' ') : pieces[i] ?? '';
+        scope.vars.set(v, value === undefined ? { values: [], maybeOther: true } : { values: [value], maybeOther: conditional });
+      });
+    } else if (name === 'printf' && args[0] === '-v' && args[1]) scope.vars.set(args[1], { values: [], maybeOther: true });
+    else if (name === 'alias') {
+      for (const definition of args) {
+        const eq = definition.indexOf('=');
+        if (eq > 0) this.script(definition.slice(eq + 1), scope, 5, undefined);
+      }
+    }
+  }
+
+  private joinOutputs(commands: SimpleCommand[]): string | undefined {
+    let text = '';
+    for (const command of commands) {
+      const output = this.outputs.get(command);
+      if (output === undefined) return undefined;
+      text += output;
+    }
+    return text;
+  }
+
+  /** What a substitution's script printed, and the programs it ran; its commands are judged as well. */
+  substitution(script: string, scope: Scope, kind: 'cmdsub' | 'procsub'): SubstitutionResult {
+    const before = this.commands.length;
+    const child: Scope = { ...scope, vars: new Map(scope.vars), procsubs: scope.procsubs };
+    const top = this.script(script, child, 1, undefined);
+    const programs = this.commands.slice(before).map((c) => c.argv[0] ?? '');
+    // Only the last pipeline's output matters for `$(a | b)`; a lone command's output is its own.
+    const last = top.at(-1);
+    const output = kind === 'cmdsub' && top.length > 0 ? (top.every((c) => this.outputs.get(c) !== undefined) ? this.joinLast(top) : undefined) : last ? this.outputs.get(last) : undefined;
+    return { output, programs };
+  }
+
+  private joinLast(top: SimpleCommand[]): string | undefined {
+    // Commands of one pipeline feed each other: only those not piped onward print.
+    const printing = top.filter((c, i) => !top.slice(i + 1).some((later) => later.pipedFrom.includes(c)));
+    return this.joinOutputs(printing);
+  }
 }
 
-/**
- * Every simple command in `text`, including those inside substitutions and `bash -c`
- * strings, with wrappers removed. Depth-limited so a hostile string cannot recurse forever.
- */
-export function parseCommands(text: string, depth = 0): SimpleCommand[] {
-  if (depth > 4) return [];
-  const nested: string[] = [];
-  const tokens = tokenize(text, nested);
-  const commands: SimpleCommand[] = [];
-  const scripts: string[] = [];
-  let pipeline: SimpleCommand[] = [];
-  let words: Array<{ text: string; subs: string[] }> = [];
-  let redirects: Redirect[] = [];
-  let pendingRedirect: string | null = null;
+/** The folder a command runs in: a carrier's `-C dir` (relative to the script's), else the script's. */
+function cwdOf(carrier: string | undefined, current: string | undefined): string | undefined {
+  if (carrier === undefined) return current;
+  if (isUnknown(carrier)) return undefined;
+  return carrier.startsWith('/') ? normalize(carrier) : current ? normalize(`${current}/${carrier}`) : undefined;
+}
 
-  const end = (piped: boolean) => {
-    if (words.length > 0 || redirects.length > 0) {
-      const argv = unwrap(words.map((w) => w.text), scripts);
-      const command: SimpleCommand = {
-        argv: argv.length > 0 ? [baseName(argv[0]), ...argv.slice(1)] : [],
-        redirects,
-        pipeIndex: pipeline.length,
-        pipedFrom: [...pipeline],
-        substituted: words.flatMap((w) => w.subs).flatMap((sub) => parseCommands(sub, depth + 1).map((c) => c.argv[0] ?? '')),
-      };
-      commands.push(command);
-      pipeline.push(command);
-    }
-    if (!piped) pipeline = [];
-    words = [];
-    redirects = [];
-  };
+const candidatesOf = (value: VarValue): string[] => (value.maybeOther || value.values.length === 0 ? [...value.values, UNKNOWN] : value.values);
 
-  for (const token of tokens) {
-    if (token.kind === 'redir') {
-      pendingRedirect = token.text;
-    } else if (token.kind === 'word') {
-      if (pendingRedirect) {
-        redirects.push({ op: pendingRedirect, target: token.text });
-        pendingRedirect = null;
-      } else words.push(token);
-    } else {
-      pendingRedirect = null;
-      end(token.text === '|' || token.text === '|&');
-    }
+function normalize(path: string): string {
+  const parts: string[] = [];
+  for (const piece of path.split('/')) {
+    if (piece === '' || piece === '.') continue;
+    if (piece === '..') parts.pop();
+    else parts.push(piece);
   }
-  end(false);
-  for (const inner of [...nested, ...scripts]) commands.push(...parseCommands(inner, depth + 1));
-  return commands;
+  return `/${parts.join('/')}`;
+}
+
+/** The words xargs reads from its stdin: blanks and newlines separate them. */
+function stdinItems(stdin: Stdin): string[] {
+  if (stdin.text === undefined) return [UNKNOWN];
+  const items = stdin.text.split(/[ \t\n]+/).filter((item) => item !== '');
+  return items.length > 0 ? items.slice(0, 16) : [];
+}
+
+/** Every simple command in `text` as bash would run it, with what could not be resolved. */
+export function analyzeCommand(text: string, ctx: PathContext): Analysis {
+  const analyzer = new Analyzer(ctx);
+  const scope: Scope = {
+    vars: new Map(),
+    positional: [],
+    arg0: 'bash',
+    ctx,
+    cwd: undefined,
+    procsubs: [],
+    run: (script, kind, current) => analyzer.substitution(script, current, kind),
+  };
+  analyzer.script(text, scope, 0, undefined);
+  return { commands: analyzer.commands, findings: analyzer.findings };
+}
+
+/** Every simple command in `text`, including those inside substitutions, `bash -c` strings and carriers. */
+export function parseCommands(text: string, ctx: Partial<PathContext> = {}): SimpleCommand[] {
+  return analyzeCommand(text, { home: ctx.home ?? '/root', hermesHome: ctx.hermesHome ?? '/root/.hermes', gatewayPid: ctx.gatewayPid }).commands;
 }
