@@ -1,8 +1,11 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { parseCommands } from './shell-parse.js';
-import { FLOOR_RULES, RISKY_RULES, forkBomb, riskyText } from './rules.js';
-import type { PathContext } from './paths.js';
+import { analyzeCommand } from './shell-parse.js';
+import { FLOOR_RULES, forkBomb } from './rules.js';
+import { RISKY_RULES, hiddenCharacters, riskyText, runsDownloadedFile } from './risky-rules.js';
+import { fileWriteReason } from './sensitive-paths.js';
+import { isCatastrophicTarget, isDiskDevice, type PathContext } from './paths.js';
+import { showWord, type SimpleCommand } from './command.js';
 
 /** What a command is, for the approvals policy. */
 export type Assessment =
@@ -10,36 +13,70 @@ export type Assessment =
   | { level: 'risky'; reason: string }
   | { level: 'safe' };
 
-/** `~` and HERMES_HOME as the checks should see them; defaults to this process's. */
+/** `~`, HERMES_HOME and the gateway's pid as the checks should see them; defaults to this process's. */
 export function pathContext(options: Partial<PathContext> = {}): PathContext {
   const home = options.home ?? homedir();
-  return { home, hermesHome: options.hermesHome ?? process.env.HERMES_HOME ?? join(home, '.hermes') };
+  return {
+    home,
+    hermesHome: options.hermesHome ?? process.env.HERMES_HOME ?? join(home, '.hermes'),
+    gatewayPid: options.gatewayPid ?? process.pid,
+  };
+}
+
+/** A word of the command that reaches the floor's targets: `/`, a system or home folder, a disk. */
+function reachedTarget(command: SimpleCommand, ctx: PathContext): string | undefined {
+  const words = [...command.argv.slice(1), ...command.redirects.map((r) => r.target)];
+  return words.find((word) => isCatastrophicTarget(word, ctx, command.cwd) || isDiskDevice(word));
 }
 
 /**
  * Judges a shell command: `blocked` when it is on the floor (recursive delete of the
- * system or home, mkfs, dd to a disk, fork bomb, shutdown…), `risky` when it needs the
- * user's approval (git reset --hard, chmod 777, curl | sh, writing ~/.ssh or
- * HERMES_HOME/.env…), else `safe`. Every simple command in chains, pipelines,
- * substitutions and `bash -c` strings is checked; the floor wins over risky.
+ * system or a home folder, mkfs, dd to a disk, fork bomb, shutdown…), `risky` when it needs
+ * the user's approval (git reset --hard, curl | sh, writing ~/.ssh or HERMES_HOME, killing
+ * the gateway…), else `safe`. Every simple command in lists, pipelines, substitutions,
+ * carriers and nested scripts is checked after bash's expansions; whatever cannot be
+ * resolved is at least `risky`, and `blocked` when its words reach the floor's targets.
  */
 export function assessCommand(command: string, options: Partial<PathContext> = {}): Assessment {
   const ctx = pathContext(options);
   const bomb = forkBomb(command);
   if (bomb) return { level: 'blocked', reason: bomb };
-  const commands = parseCommands(command);
+  const hidden = hiddenCharacters(command);
+  const { commands, findings } = analyzeCommand(command.replace(/\0/g, ''), ctx);
   for (const simple of commands) {
     for (const rule of FLOOR_RULES) {
-      const reason = rule(simple, ctx);
+      const reason = rule.check(simple, ctx);
       if (reason) return { level: 'blocked', reason };
     }
   }
   for (const simple of commands) {
+    for (const finding of simple.findings) {
+      if (finding.level === 'blocked') return { level: 'blocked', reason: finding.reason };
+      const target = finding.reach ? reachedTarget(simple, ctx) : undefined;
+      if (target !== undefined) return { level: 'blocked', reason: `${finding.reason}, aimed at ${showWord(target)}` };
+    }
+  }
+  for (const simple of commands) {
     for (const rule of RISKY_RULES) {
-      const reason = rule(simple, ctx);
+      const reason = rule.check(simple, ctx);
       if (reason) return { level: 'risky', reason };
     }
   }
+  const finding = [...findings, ...commands.flatMap((c) => c.findings)][0];
+  if (finding) return { level: 'risky', reason: finding.reason };
+  if (hidden) return { level: 'risky', reason: hidden };
+  const downloaded = runsDownloadedFile(commands, ctx);
+  if (downloaded) return { level: 'risky', reason: downloaded };
   const text = riskyText(command);
   return text ? { level: 'risky', reason: text } : { level: 'safe' };
+}
+
+/**
+ * A file tool's write (`write_file`, `patch`) to `path` (absolute, or `~/…`): `risky` with a
+ * reason for credential folders, shell start-up files, HERMES_HOME's settings, secrets,
+ * plugins and skills (and /etc), also through a symlink on this host; else `safe`.
+ */
+export function assessFileWrite(path: string, options: Partial<PathContext> = {}): Assessment {
+  const reason = fileWriteReason(path, pathContext(options));
+  return reason ? { level: 'risky', reason } : { level: 'safe' };
 }

@@ -1,0 +1,46 @@
+/*
+ * Cloud metadata services hand out the machine's credentials to whoever asks from inside
+ * it. Any argument naming one (by name, or by an address in any spelling inet_aton takes:
+ * decimal, hex, octal, IPv4-mapped IPv6) needs the user's approval.
+ */
+import ipaddr from 'ipaddr.js';
+
+export const METADATA_HOSTS: ReadonlyArray<{ host: string; reason: string }> = [
+  { host: '169.254.169.254', reason: 'the cloud metadata service (AWS, GCP, Azure, OCI, DigitalOcean)' },
+  { host: '169.254.170.2', reason: 'the ECS task metadata service' },
+  { host: 'fd00:ec2::254', reason: "AWS's IPv6 metadata service" },
+  { host: '100.100.100.200', reason: "Alibaba Cloud's metadata service" },
+  { host: 'metadata.google.internal', reason: "Google Cloud's metadata service" },
+  { host: 'metadata.goog', reason: "Google Cloud's metadata service" },
+  { host: 'instance-data', reason: "AWS's metadata service" },
+];
+
+const ADDRESSES = new Map(METADATA_HOSTS.filter((h) => ipaddr.isValid(h.host)).map((h) => [ipaddr.parse(h.host).toNormalizedString(), h]));
+const NAMES = METADATA_HOSTS.filter((h) => !ipaddr.isValid(h.host));
+
+/** An address-like token in any spelling, normalised; undefined when it is not one. */
+function address(token: string): string | undefined {
+  const candidates = [token, token.replace(/:\d+$/, '')];
+  for (const candidate of candidates) {
+    if (!/\d/.test(candidate) || !ipaddr.isValid(candidate)) continue;
+    // process() turns an IPv4-mapped IPv6 address (::ffff:169.254.169.254) into the IPv4 one.
+    return ipaddr.process(candidate).toNormalizedString();
+  }
+  return undefined;
+}
+
+/** The metadata service a word names, or undefined. */
+export function metadataIn(word: string): string | undefined {
+  const lower = word.toLowerCase();
+  for (const name of NAMES) if (lower.includes(name.host)) return `${name.host}, ${name.reason}`;
+  for (const [, entry] of ADDRESSES) if (lower.includes(entry.host)) return `${entry.host}, ${entry.reason}`;
+  if (!/[\d]/.test(lower)) return undefined;
+  for (const token of lower.split(/[^0-9a-fx.:]+/)) {
+    const trimmed = token.replace(/^[.:]+|[.:]+$/g, '');
+    if (trimmed.length < 7 && !/^0x/.test(trimmed)) continue;
+    const normal = address(trimmed);
+    const entry = normal && ADDRESSES.get(normal);
+    if (entry) return `${token}, ${entry.reason}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,283 @@
+/*
+ * Commands that run only after the user approves them: what users lose sleep over. Each
+ * rule has an id, what it guards against, and a check that returns the reason shown.
+ */
+import type { SimpleCommand } from './command.js';
+import { isUnknown, showWord } from './command.js';
+import { isInterpreter, SHELLS } from './carriers.js';
+import { killsGateway } from './gateway-kill.js';
+import { metadataIn } from './metadata.js';
+import { GIT_OPTIONS, PROGRAM_OPTIONS, hasOption, parseOptions } from './options.js';
+import { expandPath, globParent, within, type PathContext } from './paths.js';
+import { findRoots, type Rule } from './rules.js';
+import { sensitiveWrite } from './sensitive-paths.js';
+import { writeTargets } from './write-targets.js';
+import { DECODERS, DOWNLOADERS } from './program-kinds.js';
+
+const runsPrograms = (command: SimpleCommand) => {
+  const name = command.argv[0] ?? '';
+  return SHELLS.has(name) || isInterpreter(name) || name === 'eval' || name === 'source' || name === '.';
+};
+
+/** Programs whose output this shell or interpreter runs. */
+function fedBy(command: SimpleCommand): string[] {
+  const source = command.source;
+  const fromStdin = source?.from === 'stdin' ? command.stdin.programs : [];
+  return [...(source?.programs ?? []), ...fromStdin, ...(source?.from === 'inline' || command.argv[0] === 'eval' ? command.substituted : [])];
+}
+
+/** Commands whose operands are files they change: an operand known only at run time there could be anything. */
+const TARGETED = new Set(['rm', 'rmdir', 'shred', 'unlink', 'mv', 'cp', 'ln', 'install', 'rsync', 'chmod', 'chown', 'chgrp', 'truncate', 'dd', 'tee', 'find', 'srm', 'wipe']);
+
+/** Copiers change only their destination: an unknown source is read, not written. */
+const COPIERS = new Set(['cp', 'ln', 'install', 'rsync']);
+
+/** The operands of a TARGETED command that name files it changes (an unknown option counts too). */
+function changedOperands(name: string, args: string[]): string[] {
+  const words = args.filter((a) => !/^-/.test(a) || isUnknown(a));
+  if (COPIERS.has(name)) {
+    const attached = args.find((a) => a.startsWith('--target-directory='));
+    if (attached !== undefined) return [attached.slice('--target-directory='.length)];
+    const flag = args.findIndex((a) => a === '-t' || a === '--target-directory');
+    return flag >= 0 ? args.slice(flag + 1, flag + 2) : words.slice(-1);
+  }
+  // chmod's mode and chown's owner come first; with --reference every operand is a file.
+  if ((name === 'chmod' || name === 'chown' || name === 'chgrp') && !args.some((a) => a.startsWith('--reference'))) return words.slice(1);
+  return words;
+}
+
+/** The arguments of a `hermes` command line however it is started (`hermes`, `npx hermes`, `node …/cli/main.js`), else undefined. */
+function hermesArgs(argv: string[]): string[] | undefined {
+  const [name = '', ...args] = argv;
+  const isHermes = (word: string) => /^(hermes(-gateway)?)(@[\w.-]+)?$/.test(word.slice(word.lastIndexOf('/') + 1));
+  if (isHermes(name)) return args;
+  if (/^(npx|bunx|pnpx)$/.test(name) || (/^(npm|pnpm|yarn)$/.test(name) && /^(exec|x|dlx)$/.test(args[0] ?? ''))) {
+    const rest = /^(npx|bunx|pnpx)$/.test(name) ? args : args.slice(1);
+    const at = rest.findIndex((word) => !word.startsWith('-'));
+    return at >= 0 && isHermes(rest[at]) ? rest.slice(at + 1).filter((w) => w !== '--') : undefined;
+  }
+  if (/^(node|nodejs|bun|tsx)$/.test(name)) {
+    const at = args.findIndex((word) => !word.startsWith('-'));
+    return at >= 0 && /(^|\/)(cli\/main\.[jt]s|hermes(-gateway)?)$/.test(args[at]) ? args.slice(at + 1) : undefined;
+  }
+  return undefined;
+}
+
+function gitSubcommand(argv: string[]): { sub: string; args: string[] } {
+  const parsed = parseOptions(argv.slice(1), GIT_OPTIONS['']);
+  const [sub = '', ...args] = argv.slice(1 + parsed.rest);
+  return { sub, args };
+}
+
+export const RISKY_RULES: readonly Rule[] = [
+  {
+    id: 'git-discards-work',
+    why: 'git commands that throw away work or rewrite shared history',
+    check({ argv }) {
+      if (argv[0] !== 'git') return undefined;
+      const { sub, args } = gitSubcommand(argv);
+      if (sub === 'reset' && hasOption(parseOptions(args, GIT_OPTIONS.reset), '--hard')) return 'git reset --hard discards uncommitted work';
+      if (sub === 'clean' && hasOption(parseOptions(args, GIT_OPTIONS.clean), '-f', '--force')) return 'git clean -f deletes untracked files';
+      if (sub === 'push') {
+        const parsed = parseOptions(args, GIT_OPTIONS.push);
+        if (hasOption(parsed, '-f', '--force', '--force-with-lease', '--force-if-includes', '--mirror', '--delete', '-d') || parsed.operands.some((o) => o.startsWith('+') || o.includes(':+') || /^:/.test(o))) {
+          return 'git push rewrites or deletes remote history';
+        }
+      }
+      if ((sub === 'checkout' || sub === 'restore') && args.includes('.')) return `git ${sub} . discards uncommitted changes`;
+      if (sub === 'branch') {
+        const parsed = parseOptions(args, GIT_OPTIONS.branch);
+        if (hasOption(parsed, '-D') || (hasOption(parsed, '-d', '--delete') && hasOption(parsed, '-f', '--force'))) return 'git branch -D deletes an unmerged branch';
+      }
+      if (sub === 'stash' && (args[0] === 'drop' || args[0] === 'clear')) return `git stash ${args[0]} deletes stashed work`;
+      if (sub === 'filter-branch' || sub === 'filter-repo') return `git ${sub} rewrites history`;
+      if (sub === 'reflog' && args[0] === 'expire') return 'git reflog expire drops the safety net of old commits';
+      return undefined;
+    },
+  },
+  {
+    id: 'world-writable',
+    why: 'permissions anyone may write, and recursive owner changes',
+    check({ argv }) {
+      const [name, ...args] = argv;
+      if (name === 'chmod') {
+        const parsed = parseOptions(args, PROGRAM_OPTIONS.chmod);
+        const mode = parsed.operands[0] ?? '';
+        if (/^0?[0-7]?[0-7][0-7]7$|^0?[0-7]?777$/.test(mode) || /^(a|ugo|o|\+)?\+[rwxXst]*w/.test(mode) || /(^|,)(a|o|ugo)[+=][rwxXst]*w/.test(mode)) {
+          return `chmod ${hasOption(parsed, '-R', '--recursive') ? '-R ' : ''}${mode} makes files writable by everyone`;
+        }
+      }
+      if ((name === 'chown' || name === 'chgrp') && hasOption(parseOptions(args, PROGRAM_OPTIONS.chown), '-R', '--recursive')) return `recursive ${name}`;
+      return undefined;
+    },
+  },
+  {
+    id: 'download-run',
+    why: 'running what was just downloaded (curl | sh, eval $(curl …), source <(wget …))',
+    check(command) {
+      if (!runsPrograms(command)) return undefined;
+      const downloader = fedBy(command).find((program) => DOWNLOADERS.has(program));
+      if (!downloader) return undefined;
+      const name = command.argv[0];
+      return command.source?.from === 'stdin' && command.stdin.kind === 'pipe' ? `pipes a download into ${name} (${downloader})` : `runs a download with ${name} (${downloader})`;
+    },
+  },
+  {
+    id: 'decoded-into-shell',
+    why: 'running text that was decoded first (an obfuscated command)',
+    check(command) {
+      if (!runsPrograms(command)) return undefined;
+      const decoder = fedBy(command).find((program) => DECODERS.has(program) && program !== command.argv[0]);
+      return decoder ? `runs decoded input with ${command.argv[0]} (${decoder}: the command is hidden)` : undefined;
+    },
+  },
+  {
+    id: 'write-credentials-or-settings',
+    why: 'writing credentials, shell start-up files, HERMES_HOME or /etc',
+    check(command, ctx) {
+      for (const target of writeTargets(command)) {
+        const reason = sensitiveWrite(target, ctx, command.cwd);
+        if (reason) return reason;
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'hermes-settings',
+    why: "changing the gateway's own settings for its next start (approvals among them)",
+    check({ argv }) {
+      const args = hermesArgs(argv);
+      if (!args) return undefined;
+      const words = args.filter((w, i, all) => !w.startsWith('-') && all[i - 1] !== '--home');
+      const [sub, action] = words;
+      if (sub === 'config' && (action === 'set' || action === 'unset' || action === 'edit')) return `hermes config ${action} changes the gateway's settings (approvals among them)`;
+      if (sub === 'plugins' && (action === 'enable' || action === 'disable' || action === 'install')) return `hermes plugins ${action} changes the code the gateway loads`;
+      if (sub === 'setup') return "hermes setup rewrites the gateway's settings";
+      return undefined;
+    },
+  },
+  {
+    id: 'kill-the-gateway',
+    why: 'killing the gateway itself (kill, pkill, killall)',
+    check: (command, ctx) => killsGateway(command, ctx.gatewayPid ?? process.pid),
+  },
+  {
+    id: 'cloud-metadata',
+    why: "reaching the cloud metadata service, which hands out the machine's credentials",
+    check(command) {
+      for (const word of [...command.argv, ...command.redirects.map((r) => r.target), ...command.code]) {
+        const found = metadataIn(word);
+        if (found) return `reaches ${found}`;
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'network-from-the-shell',
+    why: "bash's /dev/tcp and /dev/udp connections (a reverse shell, or a download run by hand)",
+    check({ redirects }) {
+      const redirect = redirects.find((r) => /^\/dev\/(tcp|udp)\//.test(r.target));
+      return redirect ? `opens a network connection from the shell (${showWord(redirect.target)}: a reverse shell or a hidden download)` : undefined;
+    },
+  },
+  {
+    id: 'delete-tmp-itself',
+    why: 'a recursive delete of /tmp itself (other programs and users keep files there)',
+    check({ argv, cwd }, ctx) {
+      const isTmp = (word: string) => /^\/(var\/)?tmp$/.test(globParent(expandPath(word, ctx, cwd)));
+      if (argv[0] === 'find' && argv.some((a) => /^-(delete|exec|execdir|ok|okdir)$/.test(a))) {
+        const root = findRoots(argv.slice(1)).find(isTmp);
+        return root === undefined ? undefined : `deletes everything under ${root} with find (/tmp itself)`;
+      }
+      if (argv[0] !== 'rm') return undefined;
+      const parsed = parseOptions(argv.slice(1), PROGRAM_OPTIONS.rm);
+      if (!hasOption(parsed, '-r', '-R', '--recursive')) return undefined;
+      const target = parsed.operands.find(isTmp);
+      return target === undefined ? undefined : `recursive delete of ${target} (/tmp itself)`;
+    },
+  },
+  {
+    id: 'wide-delete',
+    why: 'a recursive delete outside /tmp, of `..`, `.` or `*`',
+    check({ argv, cwd }, ctx) {
+      if (argv[0] !== 'rm') return undefined;
+      const parsed = parseOptions(argv.slice(1), PROGRAM_OPTIONS.rm);
+      if (!hasOption(parsed, '-r', '-R', '--recursive')) return undefined;
+      const target = parsed.operands.find((operand) => {
+        const path = globParent(expandPath(operand, ctx, cwd));
+        return (path.startsWith('/') && !(within(path, '/tmp') && path !== '/tmp')) || path.split('/').includes('..') || path === '*' || path === '.';
+      });
+      return target === undefined ? undefined : `recursive delete of ${showWord(target)}`;
+    },
+  },
+  {
+    id: 'target-known-only-at-run-time',
+    why: 'deleting, moving or changing files named only at run time',
+    check(command) {
+      const [name = '', ...args] = command.argv;
+      const redirect = command.redirects.find((r) => /[>]/.test(r.op) && r.op !== '>&' && isUnknown(r.target));
+      if (redirect) return `writes to a file named only at run time (${showWord(redirect.target)})`;
+      if (!TARGETED.has(name)) return undefined;
+      const words = name === 'find' ? (args.some((a) => /^-(delete|exec|execdir|ok|okdir)$/.test(a)) ? findRoots(args) : []) : changedOperands(name, args);
+      const unknown = words.find(isUnknown);
+      return unknown === undefined ? undefined : `${name} of a path known only at run time (${showWord(unknown)})`;
+    },
+  },
+  {
+    id: 'service-or-cron',
+    why: 'stopping system services or deleting cron jobs',
+    check({ argv }) {
+      if (argv[0] === 'systemctl' && argv.some((w) => /^(stop|disable|mask|kill)$/.test(w))) return 'stops or disables a system service';
+      if (argv[0] === 'crontab' && argv.includes('-r')) return 'crontab -r deletes every cron job';
+      if (argv[0] === 'crontab' && argv.slice(1).some((w) => !w.startsWith('-') || w === '-')) return 'crontab replaces the cron jobs';
+      return undefined;
+    },
+  },
+  {
+    id: 'partition-table',
+    why: "changing a disk's partition table",
+    check({ argv }) {
+      if (!/^(fdisk|sfdisk|cfdisk|gdisk|sgdisk|parted)$/.test(argv[0] ?? '')) return undefined;
+      if (argv.some((w) => /^(-l|--list|print|-p|--print)$/.test(w))) return undefined;
+      return `${argv[0]} changes a disk's partition table`;
+    },
+  },
+];
+
+/** Risky patterns seen in the raw text (SQL inside a client's argument, for instance). */
+export function riskyText(text: string): string | undefined {
+  if (/\b(drop\s+(table|database|schema)|truncate\s+table)\b/i.test(text)) return 'drops or empties a database table';
+  if (/\bdelete\s+from\s+\w+\s*(;|"|'|$)/i.test(text)) return 'deletes every row of a table (DELETE without WHERE)';
+  return undefined;
+}
+
+/** Control characters and invisible marks that make a command read differently on screen than bash reads it. */
+export function hiddenCharacters(text: string): string | undefined {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (!isHidden(code)) continue;
+    const name = code === 13 ? 'a carriage return' : `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    return `contains ${name}, which hides part of the command on screen`;
+  }
+  return undefined;
+}
+
+/** C0 and C1 controls except tab and newline, DEL, zero-width marks and bidirectional overrides. */
+function isHidden(code: number): boolean {
+  if (code === 9 || code === 10) return false;
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f) || (code >= 0x200b && code <= 0x200f) || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) || code === 0xfeff;
+}
+
+/** `curl -o x.sh …; sh x.sh`: a later command runs a file a downloader wrote. */
+export function runsDownloadedFile(commands: readonly SimpleCommand[], ctx: PathContext): string | undefined {
+  const downloaded = new Set<string>();
+  for (const command of commands) {
+    const name = command.argv[0] ?? '';
+    if (DOWNLOADERS.has(name)) for (const target of writeTargets(command)) downloaded.add(expandPath(target, ctx, command.cwd));
+    if (downloaded.size === 0) continue;
+    const runs = [command.path, ...(runsPrograms(command) ? command.argv.slice(1).filter((w) => !w.startsWith('-')).slice(0, 1) : [])];
+    const hit = runs.find((word) => word && downloaded.has(expandPath(word, ctx, command.cwd)));
+    if (hit) return `runs ${hit}, which it just downloaded`;
+  }
+  return undefined;
+}
