@@ -83,6 +83,9 @@ describe.runIf(runnable)('hermes gateway (process)', () => {
         `    api_root: ${api.apiRoot}`,
         '  web:',
         '    enabled: false',
+        // The script writes its process group to HERMES_HOME, which a sandbox would not show it.
+        'terminal:',
+        '  platform_backend: local',
         '',
       ].join('\n'),
     );
