@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { buffer } from 'node:stream/consumers';
 import { expect, it } from 'vitest';
 import type { Environment } from '../../src/environments/index.js';
@@ -41,6 +42,15 @@ export function listing(env: Environment, dir: string): Promise<string> {
 
 function quote(path: string): string {
   return `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Waits until `ready()` holds (checked every 20 ms, 1,500 times at most). */
+async function waitFor(ready: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 1500; i++) {
+    if (await ready()) return;
+    await sleep(20);
+  }
+  throw new Error(`gave up waiting for ${what}`);
 }
 
 /** A stream that gives `first`, then never ends until destroyed; `pulled` settles once the reader asked for more after `first`. */
@@ -132,6 +142,8 @@ export function transferCases(target: () => TransferTarget): void {
     const stop = new AbortController();
     const upload = uploadTo(env, stream, `${dir}/abort/never.bin`, { signal: stop.signal });
     await pulled;
+    // Abort mid-transfer: once the far side holds the partial file.
+    await waitFor(async () => (await listing(env, `${dir}/abort`)).includes('.hermes-upload-'), 'the partial upload to appear');
     stop.abort('user sent a new message');
     await expect(upload).rejects.toMatchObject({ name: 'AbortError', message: expect.stringContaining('user sent a new message') });
     expect(await listing(env, `${dir}/abort`)).toBe('');
