@@ -263,8 +263,10 @@ describe('the tool set', () => {
   it('the model gets the description of its own enabled tools (Tool.describe through toolSchemas)', () => {
     const executor = executorWith(false);
     const registry = new ToolRegistry([executeCodeTool(executor, config), ...scriptTools()]);
-    const described = (enabled: string[]) =>
-      toolSchemas(registry, new Set(enabled)).find((schema) => schema.function.name === 'execute_code')?.function.description ?? '';
+    const described = (enabled: string[]) => {
+      const schema = toolSchemas(registry, new Set(enabled)).find((tool) => tool.type === 'function' && tool.function.name === 'execute_code');
+      return schema?.type === 'function' ? (schema.function.description ?? '') : '';
+    };
     expect(described(['execute_code', 'read_file'])).not.toContain('terminal');
     expect(described(['execute_code', 'read_file', 'terminal'])).toContain('  terminal(command');
   });
