@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeCommand } from './shell-parse.js';
 import { FLOOR_RULES, forkBomb } from './rules.js';
-import { RISKY_RULES, hiddenCharacters, riskyText, runsDownloadedFile } from './risky-rules.js';
+import { RISKY_RULES, hiddenCharacters, runsDownloadedFile } from './risky-rules.js';
 import { fileWriteReason } from './sensitive-paths.js';
 import { isCatastrophicTarget, isDiskDevice, type PathContext } from './paths.js';
 import { showWord, type SimpleCommand } from './command.js';
@@ -66,9 +66,7 @@ export function assessCommand(command: string, options: Partial<PathContext> = {
   if (finding) return { level: 'risky', reason: finding.reason };
   if (hidden) return { level: 'risky', reason: hidden };
   const downloaded = runsDownloadedFile(commands, ctx);
-  if (downloaded) return { level: 'risky', reason: downloaded };
-  const text = riskyText(command);
-  return text ? { level: 'risky', reason: text } : { level: 'safe' };
+  return downloaded ? { level: 'risky', reason: downloaded } : { level: 'safe' };
 }
 
 /**

@@ -234,6 +234,20 @@ export const RISKY_RULES: readonly Rule[] = [
     },
   },
   {
+    id: 'database-wipe',
+    why: 'dropping or emptying database tables (SQL given to a database client or to interpreter code)',
+    check(command) {
+      const name = command.argv[0] ?? '';
+      if (!DATABASE_CLIENTS.test(name) && command.code.length === 0) return undefined;
+      const texts = DATABASE_CLIENTS.test(name) ? [...command.argv.slice(1), command.stdin.text ?? '', ...command.redirects.map((r) => r.body ?? '')] : command.code;
+      for (const text of texts) {
+        const reason = databaseWipe(text);
+        if (reason) return reason;
+      }
+      return undefined;
+    },
+  },
+  {
     id: 'partition-table',
     why: "changing a disk's partition table",
     check({ argv }) {
@@ -244,10 +258,14 @@ export const RISKY_RULES: readonly Rule[] = [
   },
 ];
 
-/** Risky patterns seen in the raw text (SQL inside a client's argument, for instance). */
-export function riskyText(text: string): string | undefined {
-  if (/\b(drop\s+(table|database|schema)|truncate\s+table)\b/i.test(text)) return 'drops or empties a database table';
-  if (/\bdelete\s+from\s+\w+\s*(;|"|'|$)/i.test(text)) return 'deletes every row of a table (DELETE without WHERE)';
+/** Programs that run SQL or database commands given in their arguments or on stdin. */
+const DATABASE_CLIENTS = /^(sqlite3?|psql|pgcli|mysql|mariadb|mysqlsh|mycli|sqlcmd|isql|clickhouse(-client)?|duckdb|cockroach|mongo(sh)?|redis-cli|cqlsh|influx|usql)$/;
+
+/** Statements that drop or empty a table, a database or a whole store. */
+function databaseWipe(text: string): string | undefined {
+  if (/\b(drop\s+(table|database|schema|keyspace|collection)|truncate\s+(table\s+)?\w)/i.test(text)) return 'drops or empties a database table';
+  if (/\bdelete\s+from\s+[\w."`]+\s*(;|"|'|$)/i.test(text)) return 'deletes every row of a table (DELETE without WHERE)';
+  if (/\b(flushall|flushdb|dropDatabase\s*\()/i.test(text)) return 'empties a whole database';
   return undefined;
 }
 

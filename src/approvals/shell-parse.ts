@@ -6,6 +6,7 @@
  * to `sh`, a decoded pipe) is read in turn. It fails closed: what it cannot resolve is
  * marked UNKNOWN and reported as a finding, never taken as harmless.
  */
+import { posix } from 'node:path';
 import { lex, lexString, type HereDoc, type Part, type WordToken } from './shell-lexer.js';
 import { braceExpand } from './shell-braces.js';
 import { Expander, lookup, type Field, type Scope, type SubstitutionResult, type VarValue } from './shell-expand.js';
@@ -354,7 +355,7 @@ class Analyzer {
   /** Judges an argv (after expansion): unwraps carriers, reads nested scripts, records the command. */
   private emit(argv: string[], base: { redirects: Redirect[]; stdin: Stdin; substituted: string[]; findings: Finding[]; pipeline: SimpleCommand[]; scope: Scope; depth: number; via: string[] }): SimpleCommand[] {
     const { scope, depth } = base;
-    const written = (path: string) => this.written.get(expandPath(path, this.ctx, scope.cwd));
+    const written = (path: string) => this.written.get(fileKey(path, this.ctx, scope.cwd));
     const unwrapped = unwrap({ argv, stdin: base.stdin, procsubs: scope.procsubs, stdinItems: () => stdinItems(base.stdin), written });
     const inner = unwrapped.argv;
     const command: SimpleCommand = {
@@ -403,7 +404,7 @@ class Analyzer {
 
   /** Remembers what this command writes (`> file`, `tee file`, `cp`, `mv`, `curl -o`), so a later `bash file` reads it. */
   private recordWrites(command: SimpleCommand, scope: Scope): void {
-    const key = (path: string) => expandPath(path, this.ctx, command.cwd ?? scope.cwd);
+    const key = (path: string) => fileKey(path, this.ctx, command.cwd ?? scope.cwd);
     const output = this.outputs.get(command);
     const name = command.argv[0] ?? '';
     const programs = DOWNLOADERS.has(name) ? [name] : [];
@@ -426,6 +427,8 @@ class Analyzer {
       if (from) this.written.set(key(operands[1]), from);
       handled.add(operands[1]);
     }
+    // chmod and friends change a file's metadata, not its text.
+    if (/^(chmod|chown|chgrp|chattr|setfacl|touch)$/.test(name)) return;
     for (const target of writeTargets(command)) {
       if (handled.has(target) || isUnknown(target)) continue;
       const text = name === 'tee' ? command.stdin.text : undefined;
@@ -543,6 +546,12 @@ function normalize(path: string): string {
     else parts.push(piece);
   }
   return `/${parts.join('/')}`;
+}
+
+/** A file's path as the script names it, so `x`, `./x` and `$PWD/x` are one file. */
+function fileKey(path: string, ctx: PathContext, cwd: string | undefined): string {
+  const full = expandPath(path, ctx, cwd);
+  return full.startsWith('/') ? full : posix.normalize(full);
 }
 
 /** The words xargs reads from its stdin: blanks and newlines separate them. */
