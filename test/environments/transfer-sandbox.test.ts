@@ -54,14 +54,17 @@ describe.runIf(ready || process.env.CI === 'true')('files in and out of the sand
   it('does not let an upload land outside the sandbox through a symlinked folder or file', async () => {
     symlinkSync(hostFolder, join(env.cwd, 'escape'));
     symlinkSync(secret, join(env.cwd, 'overwrite.txt'));
-    // The folder link resolves in the sandbox's view, where the host folder is not: wherever
-    // the bytes go (or the upload fails), they are not in the host folder.
-    await uploadTo(env, Buffer.from('planted\n'), 'escape/planted.txt').catch(() => undefined);
+    // The folder link resolves in the sandbox's view, where the host folder is not there.
+    await expect(uploadTo(env, Buffer.from('planted\n'), 'escape/planted.txt')).rejects.toMatchObject({ code: 'ENOTDIR' });
     expect(readdirSync(hostFolder)).toEqual([]);
     // A file link is replaced by the upload, never written through.
     await uploadTo(env, Buffer.from('replaced\n'), 'overwrite.txt');
     expect(readFileSync(secret, 'utf8')).toBe('host secret\n');
     expect(readFileSync(join(env.cwd, 'overwrite.txt'), 'utf8')).toBe('replaced\n');
+    // Up and out of the workspace by `..`: the host folder above it is not in the view (here,
+    // under /tmp, the name is in the sandbox's private /tmp; under HERMES_HOME it is read-only).
+    await uploadTo(env, Buffer.from('x'), '../above-workspace.txt').catch((error: unknown) => expect(error).toMatchObject({ code: 'EROFS' }));
+    expect(existsSync(join(env.cwd, '..', 'above-workspace.txt'))).toBe(false);
     // The system is read-only inside, whatever the gateway's user could do on the host.
     await expect(uploadTo(env, Buffer.from('x'), '/etc/hermes-planted')).rejects.toMatchObject({ code: 'EROFS' });
     expect(existsSync('/etc/hermes-planted')).toBe(false);

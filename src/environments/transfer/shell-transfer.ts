@@ -77,6 +77,8 @@ const MESSAGES: [RegExp, FileErrorCode][] = [
   [/permission denied/i, 'EACCES'],
   [/is a directory/i, 'EISDIR'],
   [/not a directory/i, 'ENOTDIR'],
+  // `mkdir -p` over a name that is there but no folder (a file, a symlink to nothing in this view).
+  [/file exists/i, 'ENOTDIR'],
   [/no such file/i, 'ENOENT'],
 ];
 
