@@ -63,13 +63,22 @@ export function sensitiveWrite(path: string, ctx: PathContext, cwd?: string): st
   if (path.includes('\0')) return undefined;
   const full = expandPath(path, ctx, cwd);
   if (!full.startsWith('/')) return undefined;
+  // Another user's home counts as much as this one's (`/root/.ssh`, `/home/bob/.bashrc`).
+  const other = /^\/root(?=\/|$)|^\/(home|Users)\/[^/]+/.exec(full)?.[0];
+  const homes = other && other !== ctx.home ? [ctx.home, other] : [ctx.home];
   for (const entry of SENSITIVE_PATHS) {
     const folder = entry.path.endsWith('/');
-    const base = expandPath(entry.path.replace(/\/$/, ''), ctx);
+    const base = entry.path.startsWith('~/') ? homeBase(entry.path, full, homes) : expandPath(entry.path.replace(/\/$/, ''), ctx);
     const hit = folder ? within(full, base) && !(base === '/etc' && full === '/etc') : full === base;
     if (hit) return base === '/etc' ? `writes under /etc (${full}: ${entry.reason})` : `writes to ${shown(full, ctx)} (${entry.reason})`;
   }
   return undefined;
+}
+
+/** `~/.ssh/` as the home folder among `homes` that `full` is in (the first when none). */
+function homeBase(entry: string, full: string, homes: string[]): string {
+  const home = homes.find((candidate) => within(full, candidate)) ?? homes[0];
+  return `${home}/${entry.slice(2).replace(/\/$/, '')}`;
 }
 
 /** The real location of `path` on this host (symlinks followed) as far as it exists; undefined when nothing of it does. */
