@@ -5,11 +5,12 @@ import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import type { Message } from 'grammy/types';
 import type { HermesConfig } from '../src/config/index.js';
 import { COMMANDS, GatewayError } from '../src/gateway/index.js';
-import type { InboundMessage, MessageHandler, PlatformAdapter, ReplyTarget } from '../src/gateway/index.js';
+import type { InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget } from '../src/gateway/index.js';
 import { errorMessage } from '../src/shared/errors.js';
 import { silentLogger, type Logger } from '../src/shared/logger.js';
 import { APPROVAL_KEYBOARD, pressToInbound, inboundFrom } from './telegram-approval.js';
 import { markdownToTelegramHtml } from './telegram-html.js';
+import { sendTelegramFile, telegramAttachments, TELEGRAM_FILE_MAX_BYTES, type TelegramFileSource } from './telegram-files.js';
 
 export interface TelegramWebhookOptions {
   /** The public URL Telegram posts updates to (`TELEGRAM_WEBHOOK_URL`); its path is served. */
@@ -58,7 +59,12 @@ export class TelegramAdapter implements PlatformAdapter {
   readonly minEditIntervalMs = 1000;
   /** "typing…" shows for five seconds. */
   readonly typingIntervalMs = 4500;
+  /** The cloud Bot API takes uploads of up to 50 MB. */
+  readonly maxFileBytes = TELEGRAM_FILE_MAX_BYTES;
   readonly bot: Bot;
+  /** The Bot API root grammY calls (seen on its first call): file downloads go there too. */
+  private apiRoot = '';
+  private readonly files: TelegramFileSource;
   private readonly logger: Logger;
   private runner: RunnerHandle | undefined;
   private server: Server | undefined;
@@ -69,7 +75,12 @@ export class TelegramAdapter implements PlatformAdapter {
       throw new GatewayError('TELEGRAM_NO_TOKEN', 'telegram: no bot token; set TELEGRAM_BOT_TOKEN to the token @BotFather gave you');
     }
     this.logger = (options.logger ?? silentLogger()).child({ platform: 'telegram' });
-    this.bot = new Bot(options.token, { client: options.apiRoot ? { apiRoot: options.apiRoot.replace(/\/+$/, '') } : {} });
+    const buildUrl = (root: string, token: string, method: string, env: 'prod' | 'test') => {
+      this.apiRoot = root;
+      return `${root}/bot${token}/${env === 'test' ? 'test/' : ''}${method}`;
+    };
+    this.bot = new Bot(options.token, { client: { ...(options.apiRoot ? { apiRoot: options.apiRoot.replace(/\/+$/, '') } : {}), buildUrl } });
+    this.files = { api: this.bot.api, token: options.token, root: () => this.apiRoot };
     this.bot.catch((error) => this.logger.error({ err: error.error, update: error.ctx.update.update_id }, 'telegram update failed'));
     // The runner is told to be silent; failed API calls are logged here instead.
     this.bot.api.config.use(async (prev, method, payload, signal) => {
@@ -114,7 +125,7 @@ export class TelegramAdapter implements PlatformAdapter {
         this.logger.error({ err: error, thread: message.threadKey }, 'gateway refused a telegram message');
       }
     };
-    this.bot.on('message:text', async (ctx) => {
+    this.bot.on(['message:text', 'message:photo', 'message:document', 'message:audio', 'message:voice', 'message:video'], async (ctx) => {
       const message = this.toInbound(ctx.message);
       if (message) await deliver(message);
     });
@@ -183,6 +194,11 @@ export class TelegramAdapter implements PlatformAdapter {
     return { messageId: String(sent.message_id) };
   }
 
+  /** sendPhoto for pictures that fit, else sendDocument, in the chat and topic, with the caption. */
+  async sendFile(replyTo: ReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
+    return sendTelegramFile(this.bot.api, replyTo as TelegramReplyTarget, file, (text) => this.send(replyTo, text));
+  }
+
   async edit(replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
     const target = replyTo as TelegramReplyTarget;
     const id = Number(messageId);
@@ -210,19 +226,22 @@ export class TelegramAdapter implements PlatformAdapter {
 
   /** The inbound message for a Telegram message, or undefined when the bot should not answer. */
   private toInbound(message: Message): InboundMessage | undefined {
-    if (!message.text || !message.from || message.from.is_bot) return undefined;
+    const attachments = telegramAttachments(message, this.files);
+    if ((!message.text && attachments.length === 0) || !message.from || message.from.is_bot) return undefined;
     const me = this.bot.botInfo;
     const isPrivate = message.chat.type === 'private';
-    let text = message.text;
+    // A file's text is its caption; in groups the caption must mention the bot, as a text must.
+    let text = message.text ?? message.caption ?? '';
     if (!isPrivate) {
       const mention = new RegExp(`@${me.username}\\b`, 'i');
       const repliedToMe = message.reply_to_message?.from?.id === me.id;
       const commandForMe = /^\/\w+@(\w+)/.exec(text)?.[1]?.toLowerCase() === me.username.toLowerCase();
       if (!mention.test(text) && !repliedToMe && !commandForMe) return undefined;
       text = text.replace(new RegExp(`^(/\\w+)@${me.username}\\b`, 'i'), '$1').replace(mention, '').replace(/\s{2,}/g, ' ').trim();
-      if (!text) return undefined;
+      if (!text && attachments.length === 0) return undefined;
     }
-    return inboundFrom(message, message.from, text, String(message.message_id), this.name);
+    const inbound = inboundFrom(message, message.from, text, String(message.message_id), this.name);
+    return attachments.length > 0 ? { ...inbound, attachments } : inbound;
   }
 
   /** Sends as HTML; when Telegram cannot parse the markup, sends the original text plain. */

@@ -17,6 +17,7 @@ import { repairHistory } from './history.js';
 import { interruptedNote } from './tool-results.js';
 import { loadSkills, skillTools } from './skills.js';
 import { delegateDepth, delegateTool, type SubagentRequest, type SubagentResult } from './delegate.js';
+import { visionClient, withImages, type VisionClient } from './vision.js';
 import { Limiter } from './limiter.js';
 import { withSessionVariables } from './session-environment.js';
 import { enabledToolNames, orderTools } from './tool-set.js';
@@ -56,7 +57,7 @@ export class Agent implements AgentRunner {
   private readonly logger: Logger;
   private readonly store: SessionStore;
   private readonly ownsStore: boolean;
-  private readonly client: ModelClient;
+  private readonly client: VisionClient;
   private readonly executor?: CodeExecutor;
   private readonly registry: ToolRegistry;
   private readonly enabled: string[];
@@ -87,7 +88,8 @@ export class Agent implements AgentRunner {
     this.executor = options.executor;
     this.ownsStore = !options.store;
     this.store = options.store ?? SessionStore.open(this.paths.stateDb, { logger: this.logger });
-    this.client = options.modelClient ?? createModelClient({ model: this.config.model, logger: this.logger, env: this.env });
+    const client = options.modelClient ?? createModelClient({ model: this.config.model, logger: this.logger, env: this.env });
+    this.client = visionClient(client, this.config.model.vision, this.logger);
     this.limiter = new Limiter(this.config.agent.max_concurrent_children);
     const cwd = resolveWorkingFolder(this.config.terminal.cwd, { logger: this.logger }).cwd;
     this.environmentFor = options.environmentFor ?? ((sessionId) => Promise.resolve(this.localEnvironment(sessionId, cwd)));
@@ -150,6 +152,11 @@ export class Agent implements AgentRunner {
     return this.executor?.kernelState?.(owner) ?? 'none';
   }
 
+  /** The environment the key's turns run in: the gateway saves files people send into it and pulls files out. */
+  async environment(sessionKey: string, audience: Audience): Promise<Environment> {
+    return this.environmentFor(this.store.currentOrCreate(sessionKey).id, audience);
+  }
+
   async newSession(sessionKey: string): Promise<void> {
     await this.inLane(sessionKey, async () => {
       const old = this.store.current(sessionKey);
@@ -194,7 +201,8 @@ export class Agent implements AgentRunner {
     const log = this.logger.child({ session: session.id, ...(options.user ? { user: options.user.id } : {}) });
     const history = repairHistory(this.store.messages(session.id));
     const user = this.userMessage(session, options.text);
-    history.push(user);
+    // Images go to the model with their message only; state.db keeps the text (its [attached: …] lines).
+    history.push(withImages(user, options.images, this.client));
     this.store.append(session.id, user);
     if (!this.config.model.name) return { status: 'error', text: noModelConfigured().message };
 
@@ -219,6 +227,7 @@ export class Agent implements AgentRunner {
       passthrough: this.passthroughFor(session),
       requestApproval: options.requestApproval,
       enabledTools: this.enabled,
+      sendFile: options.sendFile,
     };
     const result = await runLoop({
       client: this.client,
@@ -240,7 +249,7 @@ export class Agent implements AgentRunner {
   }
 
   /** The user's text, with the note about an interrupted previous turn when there was one. */
-  private userMessage(session: SessionRecord, text: string): ChatMessage {
+  private userMessage(session: SessionRecord, text: string): ChatMessage & { role: 'user' } {
     if (!session.interruptedReason) return { role: 'user', content: text };
     this.store.setInterrupted(session.id, null);
     return { role: 'user', content: `${interruptedNote(session.interruptedReason)}\n\n${text}` };

@@ -1,5 +1,6 @@
 import type { ApprovalRequest } from '../approvals/index.js';
-import type { Audience } from '../environments/index.js';
+import type { Audience, Environment } from '../environments/index.js';
+import type { FileSender } from '../tools/types.js';
 
 /** What the agent reports while a turn runs; the gateway renders these through an adapter. */
 export type AgentEvent =
@@ -23,6 +24,17 @@ export interface RunTurnOptions {
   user?: { id: string; name?: string };
   /** Who can write in this thread: other people's sessions run on `terminal.platform_backend`. Default `owner`. */
   audience?: Audience;
+  /** Images that came with the message: image parts of the user message when `model.vision` allows. */
+  images?: TurnImage[];
+  /** Posts a file from the session's environment into the chat (the send_file tool); absent where there is no chat. */
+  sendFile?: FileSender;
+}
+
+/** An image for the model, as it arrived. */
+export interface TurnImage {
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+  mimeType: string;
+  data: Buffer;
 }
 
 export interface TurnResult {
@@ -57,5 +69,7 @@ export interface AgentRunner {
   sessionInfo(sessionKey: string): SessionInfo | undefined;
   /** Model and backend names for /status. */
   describe(): AgentDescription;
+  /** The environment the key's turns run in (the gateway moves files through it); absent where there is none. */
+  environment?(sessionKey: string, audience: Audience): Promise<Environment>;
   close(): Promise<void>;
 }

@@ -26,6 +26,11 @@ const port = (options: { anyFree?: boolean } = {}) => {
     .min(options.anyFree ? 0 : 1, { error: `expected ${what}` })
     .max(65_535, { error: `expected ${what}` });
 };
+/** A share of something: more than 0, less than 1. */
+const fraction = () =>
+  z.number({ error: 'expected a number between 0 and 1' }).gt(0, { error: 'expected a number between 0 and 1' }).lt(1, { error: 'expected a number between 0 and 1' });
+/** Dollars per million tokens. */
+const price = () => z.number({ error: 'expected dollars per million tokens' }).min(0, { error: 'expected dollars per million tokens (0 or more)' });
 const bool = () => z.boolean({ error: 'expected true or false' });
 const text = () => z.string({ error: 'expected a string' });
 const names = () => z.array(text(), { error: 'expected a list of strings' });
@@ -46,6 +51,12 @@ export const configSchema = z.strictObject({
     timeout: seconds().default(120),
     max_retries: nonNegativeInt().default(3),
     stream: bool().default(false),
+    vision: z.union([bool(), z.literal('auto')], { error: 'expected true, false or auto' }).default('auto'),
+    context_window: positiveInt('a positive whole number of tokens').nullable().default(null),
+    pricing: z
+      .strictObject({ input: price(), output: price() }, { error: 'expected { input, output } in dollars per million tokens' })
+      .nullable()
+      .default(null),
   }),
   agent: section({
     max_iterations: positiveInt().default(60),
@@ -118,9 +129,19 @@ export const configSchema = z.strictObject({
   logging: section({
     level: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const).default('info'),
   }),
+  compression: section({
+    enabled: bool().default(true),
+    threshold: fraction().default(0.8),
+    target: fraction().default(0.5),
+    keep_last_turns: positiveInt().default(4),
+    max_tool_argument_chars: positiveInt().default(20_000),
+  }),
   gateway: section({
-    busy_input_mode: oneOf(['interrupt', 'queue'] as const).default('interrupt'),
+    busy_input_mode: oneOf(['interrupt', 'queue', 'steer'] as const).default('interrupt'),
     max_concurrent_turns: positiveInt().default(8),
+  }),
+  files: section({
+    max_inbound_mb: positive().default(20),
   }),
   display: section({
     tool_progress: oneOf(['off', 'new', 'all'] as const).default('new'),

@@ -8,8 +8,10 @@ import type { ApprovalPerson, ApprovalQueue } from '../approvals/index.js';
 import { formatAge, helpText, parseCommand, type CommandName } from './commands.js';
 import { GatewayError } from './errors.js';
 import { ThreadLane } from './lane.js';
-import { Semaphore } from './semaphore.js';
+import { Semaphore } from '../shared/semaphore.js';
 import { runRenderedTurn, sendSplit } from './turn.js';
+import type { TurnFiles } from './turn-files.js';
+import type { Environment } from '../environments/index.js';
 import type { InboundMessage, PlatformAdapter, ReplyTarget } from './types.js';
 
 /** The reason running turns get when the gateway stops. */
@@ -115,7 +117,9 @@ export class Gateway {
       }
       return;
     }
-    const command = parseCommand(message.text);
+    if (!message.text.trim() && !message.attachments?.length) return;
+    // A file's caption is never a command: the file would be dropped.
+    const command = message.attachments?.length ? undefined : parseCommand(message.text);
     if (command) {
       this.logger.info({ ...log, command: command.name }, 'chat command');
       this.track(this.command(command.name, command.args, message, adapter));
@@ -197,11 +201,28 @@ export class Gateway {
         adapter,
         logger: this.logger,
         toolProgress: this.options.config.display.tool_progress,
+        files: this.turnFiles(last),
         requestApproval: (replyTo, request, turnSignal) => this.requestApproval(adapter, replyTo, request, turnSignal, requester),
       },
       messages,
       signal,
     );
+  }
+
+  /** How the turn answering `message` moves files: through its session's environment, when the agent has one. */
+  private turnFiles(message: InboundMessage): TurnFiles | undefined {
+    const agent = this.options.agent;
+    const adapter = this.adapters.get(message.platform);
+    if (!agent.environment || !adapter) return undefined;
+    let made: Promise<Environment> | undefined;
+    const audience = adapter.audience ?? 'others';
+    const { config } = this.options;
+    return {
+      environment: () => (made ??= agent.environment!(message.threadKey, audience)),
+      maxInboundBytes: Math.floor(config.files.max_inbound_mb * 1024 * 1024),
+      vision: config.model.vision !== false,
+      signal: this.lifetime.signal,
+    };
   }
 
   /**

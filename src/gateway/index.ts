@@ -1,10 +1,13 @@
-export type { InboundMessage, PlatformAdapter, ReplyTarget, MessageHandler, ChatType, TurnNotice } from './types.js';
+export type { InboundMessage, InboundAttachment, OutboundFile, PlatformAdapter, ReplyTarget, MessageHandler, ChatType, TurnNotice } from './types.js';
+export { safeFileName, uniqueName, formatSize } from './file-names.js';
+export { receiveAttachments, UPLOADS, VISION_MAX_BYTES, type Received, type ReceiveOptions } from './attachments.js';
+export { sendFileFrom, mediaLines, type SendFileRequest } from './file-send.js';
 export { Gateway, SHUTDOWN_REASON, STOP_REASON, NEW_SESSION_REASON, type GatewayOptions, type StartReport } from './gateway.js';
 export { AccessPolicy, envName } from './access.js';
 export { approvalQueueFor, approvalPrompt, approvalOutcomeText, parseApprovalCommand, type ApprovalCommand } from './approvals.js';
 export { parseCommand, helpText, COMMANDS, type CommandName } from './commands.js';
 export { NEW_MESSAGE_REASON, type BusyInputMode } from './lane.js';
 export { splitMessage } from './split.js';
-export { Semaphore } from './semaphore.js';
+export { Semaphore } from '../shared/semaphore.js';
 export { progressLine, type ToolProgressMode } from './progress.js';
 export { GatewayError } from './errors.js';

@@ -3,6 +3,8 @@ import type { AgentEvent, AgentRunner, ApprovalRequest, TurnResult } from '../ag
 import type { Logger } from '../shared/logger.js';
 import { ToolProgress, type ToolProgressMode } from './progress.js';
 import { splitMessage } from './split.js';
+import { sendReplyWithMedia, turnInput, type TurnFiles } from './turn-files.js';
+import { sendFileFrom } from './file-send.js';
 import type { InboundMessage, PlatformAdapter, ReplyTarget, TurnNotice } from './types.js';
 
 const DEFAULT_TYPING_INTERVAL_MS = 4000;
@@ -12,6 +14,8 @@ export interface TurnDeps {
   adapter: PlatformAdapter;
   logger: Logger;
   toolProgress: ToolProgressMode;
+  /** Files both ways (what people send, send_file, MEDIA: lines); absent when the agent has no environment. */
+  files?: TurnFiles;
   /** Asks the thread's user to approve a command; absent means nobody can (denied). */
   requestApproval?: (replyTo: ReplyTarget, request: ApprovalRequest, signal: AbortSignal) => Promise<boolean>;
 }
@@ -26,7 +30,6 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
   const last = messages[messages.length - 1];
   const replyTo = last.replyTo;
   const logger = deps.logger.child({ thread: last.threadKey, platform: adapter.name });
-  const text = messages.map((message) => message.text).join('\n\n');
   const progress = new ToolProgress(adapter, replyTo, deps.toolProgress, logger);
   const notice = (event: AgentEvent | TurnNotice) => {
     try {
@@ -42,12 +45,21 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
   };
 
   const stopTyping = startTyping(adapter, replyTo, logger);
+  // Files people sent are saved before the turn; a message of refused files only ends here.
+  const input = await turnInput(deps.files, messages, sendLater, logger);
+  if (!input) {
+    stopTyping();
+    await sends;
+    return undefined;
+  }
   notice({ type: 'turn_started' });
   let result: TurnResult | undefined;
   try {
     result = await agent.runTurn({
       sessionKey: last.threadKey,
-      text,
+      text: input.text,
+      ...(input.images.length > 0 ? { images: input.images } : {}),
+      sendFile: (request) => sendFileFrom(adapter, replyTo, request),
       signal,
       user: last.user,
       // Unless an adapter says only this machine's owner can write to it, anyone may have.
@@ -72,7 +84,12 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
   }
   await progress.finish();
   // An interrupted turn says nothing: the user moved on (new message, /stop, /new, shutdown).
-  if (result && result.status !== 'interrupted' && result.text.trim()) sendLater(result.text);
+  const answer = result && result.status !== 'interrupted' ? result.text : '';
+  if (answer.trim()) {
+    sends = sends.then(() =>
+      sendReplyWithMedia(answer, { adapter, replyTo, files: deps.files, sendText: (body) => sendSplit(adapter, replyTo, body, logger) }, logger),
+    );
+  }
   await sends;
   notice({ type: 'turn_finished', status: result?.status ?? 'error' });
   logger.info({ status: result?.status ?? 'error' }, 'turn finished');

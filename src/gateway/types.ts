@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { AgentEvent } from '../agent/types.js';
 import type { Audience } from '../environments/index.js';
 
@@ -18,6 +19,34 @@ export interface InboundMessage {
   messageId: string;
   /** Where replies go; opaque to the gateway, meaningful to the adapter's `send`. */
   replyTo: ReplyTarget;
+  /** Files that came with the message; a message with files and no text still starts a turn. */
+  attachments?: InboundAttachment[];
+}
+
+/** A file someone sent; nothing is fetched until the gateway opens it. */
+export interface InboundAttachment {
+  /** The name the sender gave; untrusted (the gateway makes a safe one from it). */
+  name?: string;
+  /** The MIME type the platform gave, when it did. */
+  mimeType?: string;
+  /** The size the platform announced, when it did: checked against the limit before anything moves. */
+  size?: number;
+  /** What the platform says it is; names a file that came without a name (a photo, a voice note). */
+  kind?: 'photo' | 'document' | 'audio' | 'voice' | 'video' | 'file';
+  /** A stream of the file's bytes from the platform. */
+  open(signal: AbortSignal): Promise<Readable>;
+}
+
+/** A file on its way to a chat, as `sendFile` gets it. */
+export interface OutboundFile {
+  /** A plain file name (no folders), as the chat shows it. */
+  name: string;
+  mimeType: string;
+  /** Bytes, when known before sending. */
+  size?: number;
+  caption?: string;
+  /** A fresh stream of the bytes; called again when a platform refuses one way and the adapter tries another. */
+  open(): Promise<Readable>;
 }
 
 /** An adapter's own description of where to reply (channel + thread, chat id…). */
@@ -59,6 +88,13 @@ export interface PlatformAdapter {
    * gateway uses `edit` when this is absent (an adapter without a textual `edit` has this).
    */
   settleApproval?(replyTo: ReplyTarget, messageId: string, text: string): Promise<void>;
+  /**
+   * Posts a file in the thread as the platform's own attachment (a photo where it shows one),
+   * with its caption. The gateway never hands it more than `maxFileBytes`.
+   */
+  sendFile?(replyTo: ReplyTarget, file: OutboundFile): Promise<{ messageId: string }>;
+  /** Largest file `sendFile` takes, in bytes (the platform's limit). */
+  readonly maxFileBytes?: number;
   /** Least milliseconds between two edits of one message the platform tolerates. */
   readonly minEditIntervalMs?: number;
   /** How often the gateway repeats `typing` while a turn runs (default 4000 ms). */

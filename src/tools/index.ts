@@ -1,4 +1,4 @@
-export type { Tool, ToolContext, ToolError, JsonSchema } from './types.js';
+export type { Tool, ToolContext, ToolError, JsonSchema, FileSender, SentFile } from './types.js';
 export { isToolError } from './types.js';
 export { defineTool } from './define-tool.js';
 export { ToolRegistry } from './registry.js';

@@ -21,6 +21,24 @@ export interface ToolContext {
   requestApproval?: (request: ApprovalRequest) => Promise<boolean>;
   /** Tools the session has enabled; execute_code offers scripts only these of the seven. */
   enabledTools?: readonly string[];
+  /** Posts a file from `environment` into the chat the turn answers (send_file); absent where there is no chat. */
+  sendFile?: FileSender;
+  /** Sees a running script's stdout as it is written (the web chat shows it live); raw bytes, not yet cleaned. */
+  onOutput?: (chunk: Buffer) => void;
+}
+
+/**
+ * Pulls `path` out of `environment` and posts it in the turn's chat. Rejects with an Error
+ * whose message says what was wrong and what to do (no such file, over the platform's limit).
+ */
+export type FileSender = (request: { path: string; caption?: string; environment: Environment; signal: AbortSignal }) => Promise<SentFile>;
+
+/** What send_file reports back. */
+export interface SentFile {
+  /** The name the chat shows. */
+  name: string;
+  bytes: number;
+  mime_type: string;
 }
 
 /** A JSON schema object, as sent to the model. */

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseTelegramHtml } from './telegram-html.js';
+import { readMultipart, type UploadedPart } from './multipart.js';
 
 /*
  * A fake Telegram Bot API on 127.0.0.1 that speaks the real wire protocol: `/bot<token>/<method>`
@@ -16,6 +17,42 @@ export interface FakeTelegramOptions {
   botUsername?: string;
   /** Refuse every HTML-formatted text with Telegram's "can't parse entities" error. */
   refuseHtml?: boolean;
+}
+
+/** A file the fake holds for getFile and its download path (`/file/bot<token>/<file_path>`). */
+export interface FakeTelegramFile {
+  file_id: string;
+  file_unique_id: string;
+  file_path: string;
+  bytes: Buffer;
+}
+
+/** A file a user sends: shaped as Telegram shapes each kind. */
+export interface InjectFileOptions {
+  chatId: number;
+  kind: 'photo' | 'document' | 'audio' | 'voice' | 'video';
+  bytes: Buffer;
+  fileName?: string;
+  mimeType?: string;
+  caption?: string;
+  userId?: number;
+  chatType?: 'private' | 'group' | 'supergroup';
+  threadId?: number;
+  /** The `file_size` Telegram announces (default the real length; a test may claim more). */
+  announcedSize?: number;
+}
+
+/** A photo or document the bot sent (sendPhoto, sendDocument), as multipart. */
+export interface SentTelegramFile {
+  method: 'sendPhoto' | 'sendDocument';
+  message_id: number;
+  chat_id: string;
+  message_thread_id?: number;
+  reply_to_message_id?: number;
+  caption?: string;
+  /** The name the multipart part carried. */
+  name: string;
+  bytes: Buffer;
 }
 
 /** One call the bot made. */
@@ -112,6 +149,10 @@ export class FakeTelegramApi {
   readonly updates: Update[] = [];
   commands: unknown[] = [];
   webhook: { url: string; secret_token?: string } | undefined;
+  /** Files users sent or the bot uploaded, by file_id. */
+  readonly files = new Map<string, FakeTelegramFile>();
+  /** Photos and documents the bot sent, in order. */
+  readonly sentFiles: SentTelegramFile[] = [];
   /** Callback queries answered, in order. */
   readonly callbackAnswers: CallbackAnswer[] = [];
   /** The update types the bot asked for (`allowed_updates`); others are dropped, as Telegram does. */
@@ -122,6 +163,7 @@ export class FakeTelegramApi {
   private nextUpdateId = 1;
   private nextMessageId = 1000;
   private nextUserMessageId = 1;
+  private nextFileId = 1;
   private poller: Poller | undefined;
   private server: Server | undefined;
   private listeners = new Set<() => void>();
@@ -215,6 +257,69 @@ export class FakeTelegramApi {
     return this.injectUpdate({ message });
   }
 
+  /** Keeps `bytes` as a file the bot can getFile and download. */
+  addFile(bytes: Buffer, ext = 'bin', folder = 'documents'): FakeTelegramFile {
+    const n = this.nextFileId++;
+    const file: FakeTelegramFile = {
+      file_id: `BQACAgIAAxkBAAI${String(n).padStart(6, '0')}`,
+      file_unique_id: `AgAD${String(n).padStart(4, '0')}`,
+      file_path: `${folder}/file_${n}.${ext}`,
+      bytes,
+    };
+    this.files.set(file.file_id, file);
+    return file;
+  }
+
+  /**
+   * Queues a user's photo, document, audio, voice note or video, shaped as Telegram sends it:
+   * a photo as `photo: PhotoSize[]` (a thumbnail and the full size), the others as an object
+   * with file_id, file_size, mime_type and (documents, audio, video) file_name, and the text as `caption`.
+   */
+  injectFile(options: InjectFileOptions): Update {
+    const type = options.chatType ?? 'private';
+    const userId = options.userId ?? 1001;
+    const chat: Record<string, unknown> =
+      type === 'private' ? { id: options.chatId, type, first_name: 'Ada' } : { id: options.chatId, type, title: 'Team', ...(options.threadId ? { is_forum: true } : {}) };
+    const size = options.announcedSize ?? options.bytes.length;
+    const folders = { photo: 'photos', document: 'documents', audio: 'music', voice: 'voice', video: 'videos' } as const;
+    const ext = options.fileName?.split('.').pop() ?? ({ photo: 'jpg', document: 'bin', audio: 'mp3', voice: 'oga', video: 'mp4' } as const)[options.kind];
+    const file = this.addFile(options.bytes, ext, folders[options.kind]);
+    const ids = { file_id: file.file_id, file_unique_id: file.file_unique_id, file_size: size };
+    const message: Record<string, unknown> = {
+      message_id: this.nextUserMessageId++,
+      date: Math.floor(Date.now() / 1000),
+      chat,
+      from: { id: userId, is_bot: false, first_name: 'Ada' },
+    };
+    if (options.kind === 'photo') {
+      const thumb = this.addFile(options.bytes.subarray(0, Math.min(64, options.bytes.length)), 'jpg', 'photos');
+      message.photo = [
+        { file_id: thumb.file_id, file_unique_id: thumb.file_unique_id, file_size: thumb.bytes.length, width: 90, height: 60 },
+        { ...ids, width: 1280, height: 853 },
+      ];
+    } else {
+      const mime = options.mimeType ?? ({ document: 'application/octet-stream', audio: 'audio/mpeg', voice: 'audio/ogg', video: 'video/mp4' } as const)[options.kind];
+      const named = options.kind === 'voice' ? {} : options.fileName !== undefined ? { file_name: options.fileName } : {};
+      const extra = options.kind === 'voice' || options.kind === 'audio' ? { duration: 3 } : options.kind === 'video' ? { duration: 3, width: 640, height: 360 } : {};
+      message[options.kind] = { ...ids, ...named, mime_type: mime, ...extra };
+    }
+    if (options.caption !== undefined) {
+      message.caption = options.caption;
+      const entities = [...options.caption.matchAll(/@\w+/g)].map((match) => ({ type: 'mention', offset: match.index, length: match[0].length }));
+      if (entities.length > 0) message.caption_entities = entities;
+    }
+    if (options.threadId !== undefined) {
+      message.message_thread_id = options.threadId;
+      message.is_topic_message = true;
+    }
+    return this.injectUpdate({ message });
+  }
+
+  /** Files the bot sent to one chat (and topic), oldest first. */
+  filesSentTo(chatId: number | string, threadId?: number): SentTelegramFile[] {
+    return this.sentFiles.filter((sent) => sent.chat_id === String(chatId) && (threadId === undefined || sent.message_thread_id === threadId));
+  }
+
   /**
    * Queues a press of an inline button under one of the bot's messages, shaped as Telegram
    * sends it: `{ callback_query: { id, from, message, chat_instance, data } }`.
@@ -301,6 +406,7 @@ export class FakeTelegramApi {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname.startsWith('/file/')) return this.download(url.pathname, res);
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     try {
       if (!match) throw new ApiError(404, 'Not Found');
@@ -315,7 +421,7 @@ export class FakeTelegramApi {
         const [refused] = this.refusals.splice(refusal, 1);
         throw new ApiError(refused.code, refused.description);
       }
-      send(res, 200, { ok: true, result: this.call(method, params) });
+      send(res, 200, { ok: true, result: await this.call(method, params) });
       for (const subscriber of this.subscribers) subscriber(call);
     } catch (error) {
       const apiError = error instanceof ApiError ? error : new ApiError(400, `Bad Request: ${(error as Error).message}`);
@@ -325,10 +431,79 @@ export class FakeTelegramApi {
     }
   }
 
-  private call(method: string, params: Record<string, unknown>): unknown {
+  /** `GET /file/bot<token>/<file_path>`: the bytes of a file getFile described. */
+  private download(pathname: string, res: ServerResponse): void {
+    const match = /^\/file\/bot([^/]+)\/(.+)$/.exec(pathname);
+    const file = match && match[1] === this.token && !this.revoked ? [...this.files.values()].find((f) => f.file_path === decodeURIComponent(match[2])) : undefined;
+    if (!file) {
+      send(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': file.bytes.length });
+    res.end(file.bytes);
+  }
+
+  /** getFile: the file's path for the download; a bot may download up to 20 MB, as Telegram's cloud server allows. */
+  private getFile(params: Record<string, unknown>): unknown {
+    const file = this.files.get(String(params.file_id ?? ''));
+    if (!file) throw new ApiError(400, 'Bad Request: invalid file_id');
+    if (file.bytes.length > 20 * 1024 * 1024) throw new ApiError(400, 'Bad Request: file is too big');
+    return { file_id: file.file_id, file_unique_id: file.file_unique_id, file_size: file.bytes.length, file_path: file.file_path };
+  }
+
+  /**
+   * sendPhoto / sendDocument with the file as a multipart part (`attach://` or the field
+   * itself), as grammY uploads an InputFile; limits as Telegram's: a photo up to 10 MB, a
+   * document up to 50 MB, a caption up to 1024 characters.
+   */
+  private sendFile(method: 'sendPhoto' | 'sendDocument', params: Record<string, unknown>): unknown {
+    const chatId = requireChat(params);
+    const field = method === 'sendPhoto' ? 'photo' : 'document';
+    let part = params[field];
+    if (typeof part === 'string' && part.startsWith('attach://')) part = params[part.slice('attach://'.length)];
+    if (!isUpload(part)) throw new ApiError(400, `Bad Request: there is no ${field} in the request`);
+    const bytes = part.bytes;
+    if (method === 'sendPhoto' && bytes.length > 10 * 1024 * 1024) throw new ApiError(400, 'Bad Request: PHOTO_INVALID_DIMENSIONS');
+    if (bytes.length > 50 * 1024 * 1024) throw new ApiError(413, 'Request Entity Too Large');
+    const caption = typeof params.caption === 'string' ? params.caption : undefined;
+    if (caption !== undefined && caption.length > 1024) throw new ApiError(400, 'Bad Request: message caption is too long');
+    const replyParameters = params.reply_parameters as { message_id?: number } | undefined;
+    const sent: SentTelegramFile = {
+      method,
+      message_id: this.nextMessageId++,
+      chat_id: chatId,
+      ...(params.message_thread_id !== undefined ? { message_thread_id: Number(params.message_thread_id) } : {}),
+      ...(replyParameters?.message_id !== undefined ? { reply_to_message_id: replyParameters.message_id } : {}),
+      ...(caption !== undefined ? { caption } : {}),
+      name: part.filename || field,
+      bytes,
+    };
+    this.sentFiles.push(sent);
+    const stored = this.addFile(bytes, sent.name.split('.').pop() ?? 'bin', method === 'sendPhoto' ? 'photos' : 'documents');
+    const id = Number(chatId);
+    const media =
+      method === 'sendPhoto'
+        ? { photo: [{ file_id: stored.file_id, file_unique_id: stored.file_unique_id, file_size: bytes.length, width: 1280, height: 853 }] }
+        : { document: { file_id: stored.file_id, file_unique_id: stored.file_unique_id, file_size: bytes.length, file_name: sent.name } };
+    return {
+      message_id: sent.message_id,
+      date: Math.floor(Date.now() / 1000),
+      chat: id > 0 ? { id, type: 'private', first_name: 'Ada' } : { id, type: 'supergroup', title: 'Team' },
+      from: this.me(),
+      ...media,
+      ...(caption !== undefined ? { caption } : {}),
+    };
+  }
+
+  private async call(method: string, params: Record<string, unknown>): Promise<unknown> {
     switch (method) {
       case 'getMe':
         return this.me();
+      case 'getFile':
+        return this.getFile(params);
+      case 'sendPhoto':
+      case 'sendDocument':
+        return this.sendFile(method, params);
       case 'sendMessage':
         return this.sendMessage(params);
       case 'editMessageText':
@@ -557,6 +732,10 @@ function inlineKeyboard(value: unknown): InlineKeyboard | undefined {
   return { inline_keyboard: markup.inline_keyboard };
 }
 
+function isUpload(value: unknown): value is UploadedPart {
+  return typeof value === 'object' && value !== null && Buffer.isBuffer((value as UploadedPart).bytes);
+}
+
 function asArray(value: unknown): unknown[] {
   if (Array.isArray(value)) return value;
   if (typeof value === 'string') return JSON.parse(value) as unknown[];
@@ -578,7 +757,13 @@ async function readParams(req: IncomingMessage, url: URL): Promise<Record<string
       throw new ApiError(400, "Bad Request: can't parse JSON");
     }
   }
-  if (type.includes('application/x-www-form-urlencoded') || type.includes('multipart/form-data')) {
+  if (type.includes('multipart/form-data')) {
+    const { fields, files } = await readMultipart(req.headers, body);
+    for (const [key, value] of Object.entries(fields)) params[key] = parseFormValue(value);
+    for (const file of files) params[file.field] = file;
+    return params;
+  }
+  if (type.includes('application/x-www-form-urlencoded')) {
     const form = await new Request('http://fake/', { method: 'POST', headers: { 'content-type': type }, body }).formData();
     form.forEach((value, key) => {
       params[key] = typeof value === 'string' ? parseFormValue(value) : value;

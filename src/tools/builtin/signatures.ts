@@ -1,4 +1,4 @@
-/** The seven tools a script may call, in the order of the table. */
+/** The tools a script may call: the seven of the table, then send_file. */
 export const SCRIPT_TOOL_NAMES = [
   'read_file',
   'write_file',
@@ -7,6 +7,7 @@ export const SCRIPT_TOOL_NAMES = [
   'terminal',
   'web_search',
   'web_extract',
+  'send_file',
 ] as const;
 
 export type ScriptToolName = (typeof SCRIPT_TOOL_NAMES)[number];
@@ -54,5 +55,9 @@ export const SCRIPT_TOOL_SIGNATURES: Readonly<Record<string, ScriptToolSignature
   web_extract: {
     params: 'urls, char_limit=None',
     doc: 'Fetch pages (a list of URLs) as markdown. Returns {"results": [{"url", "title", "content"}]}; a failed URL has "error".',
+  },
+  send_file: {
+    params: 'path, caption=None',
+    doc: 'Send a file (a chart, a report) to the user in this chat as an attachment; images show as pictures. Returns {"name", "bytes", "mime_type"}.',
   },
 };

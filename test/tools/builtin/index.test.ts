@@ -20,9 +20,9 @@ function pythonDefault(value: unknown): string {
 }
 
 describe('script tools', () => {
-  it('scriptTools() gives the seven tools in the order of SCRIPT_TOOL_NAMES', () => {
+  it('scriptTools() gives the seven tools and send_file in the order of SCRIPT_TOOL_NAMES', () => {
     expect(scriptTools().map((t) => t.name)).toEqual([...SCRIPT_TOOL_NAMES]);
-    expect(SCRIPT_TOOL_NAMES).toEqual(['read_file', 'write_file', 'search_files', 'patch', 'terminal', 'web_search', 'web_extract']);
+    expect(SCRIPT_TOOL_NAMES).toEqual(['read_file', 'write_file', 'search_files', 'patch', 'terminal', 'web_search', 'web_extract', 'send_file']);
   });
 
   it('each Python signature names exactly the tool\'s parameters, required first, with the schema\'s defaults', () => {
