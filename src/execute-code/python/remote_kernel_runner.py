@@ -8,8 +8,9 @@ FOLDER is the kernel's private folder (mode 0700): the gateway writes cells/cell
 (temporary name, then renamed); the runner deletes it, runs it with fds 1 and 2 sent to
 cells/out_NNNNNN and cells/err_NNNNNN, and writes cells/done_NNNNNN (JSON):
     {"kind": "ok"} | {"kind": "exception", "traceback": "..."} | {"kind": "exit", "code": ...}
-`ready` holds the runner's pid once it waits for cells. With no cell for IDLE_SECONDS the
-runner removes FOLDER and exits; after sys.exit() in a cell it exits as a script would.
+`ready` holds the runner's pid once it waits for cells; FOLDER/.lock is flocked while it
+lives. With no cell for IDLE_SECONDS the runner removes FOLDER and exits; after sys.exit()
+in a cell it exits as a script would.
 Stdlib only, Python >= 3.8.
 """
 
@@ -41,6 +42,14 @@ def _main():
     folder, idle = sys.argv[1], float(sys.argv[2])
     cells = os.path.join(folder, "cells")
     os.makedirs(cells, mode=0o700, exist_ok=True)
+    # Held while the runner lives (not inherited by cells' children): the sweep of folders a
+    # killed gateway left skips a folder whose lock is held.
+    try:
+        import fcntl
+
+        fcntl.flock(os.open(os.path.join(folder, ".lock"), os.O_RDWR | os.O_CREAT, 0o600), fcntl.LOCK_EX)
+    except (ImportError, OSError):
+        pass
     del sys.argv[1:]
     sys.argv[0] = ""
     here = os.path.dirname(os.path.abspath(__file__))

@@ -37,7 +37,12 @@ export function quote(value: string): string {
  * the command line). Returns the folder's path.
  * @throws RemoteExecError when python3 is missing there or the folder cannot be made.
  */
-export async function createRemoteFolder(environment: Environment, files: Record<string, string>, prefix = 'hermes-rexec'): Promise<string> {
+export async function createRemoteFolder(
+  environment: Environment,
+  files: Record<string, string>,
+  prefix = 'hermes-rexec',
+  options: { sweep?: boolean } = {},
+): Promise<string> {
   const names = Object.keys(files);
   const stdin = names.map((name) => {
     const body = Buffer.from(files[name], 'utf8');
@@ -46,6 +51,7 @@ export async function createRemoteFolder(environment: Environment, files: Record
   const command = [
     'umask 077',
     "command -v python3 >/dev/null 2>&1 || { echo '@@nopython'; exit 0; }",
+    ...(options.sweep ? [sweepCommand()] : []),
     // The backend's TMPDIR when it sets one (a noexec or shared /tmp is its owner's call).
     `d=$(mktemp -d "\${TMPDIR:-/tmp}/${prefix}-XXXXXXXXXX") || exit 1`,
     'chmod 700 "$d" && mkdir "$d/rpc" || exit 1',
@@ -64,6 +70,20 @@ export async function createRemoteFolder(environment: Environment, files: Record
     throw new RemoteExecError('REMOTE_SETUP', `execute_code could not create its folder on the ${backendName(environment)}: ${result.output.trim() || `exit code ${result.exit_code}`}`);
   }
   return dir;
+}
+
+let sweeper: string | undefined;
+
+/** Runs remote_sweep.py on the backend's temp folder (the text on stdin, as a here-document). */
+function sweepCommand(): string {
+  sweeper ??= readFileSync(join(packageRoot(), 'src/execute-code/python/remote_sweep.py'), 'utf8');
+  return [
+    `python3 -I - "\${TMPDIR:-/tmp}" <<'HERMES_SWEEP_END' 2>/dev/null`,
+    sweeper,
+    'import sys',
+    'print("@@swept %d" % sweep_folders(sys.argv[1]))',
+    'HERMES_SWEEP_END',
+  ].join('\n');
 }
 
 /** An absolute path whose last part is one of our folders, without `..`: the only thing we rm -rf. */

@@ -9,6 +9,7 @@ import { silentLogger, type Logger } from '../../shared/logger.js';
 import { KernelStartError } from '../kernel/errors.js';
 import type { CellOutcome } from '../kernel/types.js';
 import { FileRpcPoller, type FileRpcHandler } from './file-rpc.js';
+import { claimSweep } from './sweep.js';
 import { createRemoteFolder, fileTransportStub, quote, readRemoteFile, removeRemoteFolder } from './remote-folder.js';
 
 let runner: string | undefined;
@@ -65,7 +66,7 @@ export class RemoteKernel {
     const token = randomBytes(24).toString('hex');
     let dir: string;
     try {
-      dir = await createRemoteFolder(options.environment, { 'hermes_tools.py': fileTransportStub(options.stub), 'kernel.py': runner, token, 'kernel.log': '' }, 'hermes-rkernel');
+      dir = await createRemoteFolder(options.environment, { 'hermes_tools.py': fileTransportStub(options.stub), 'kernel.py': runner, token, 'kernel.log': '' }, 'hermes-rkernel', { sweep: claimSweep(options.environment) });
     } catch (error) {
       throw new KernelStartError(errorMessage(error), { cause: error });
     }

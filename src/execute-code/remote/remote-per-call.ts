@@ -15,6 +15,7 @@ import type { ExecuteCodeResult } from '../types.js';
 import { FileRpcPoller } from './file-rpc.js';
 import { RpcServer } from '../rpc/server.js';
 import { StagingDir } from '../staging.js';
+import { claimSweep } from './sweep.js';
 import { RemoteExecError, createRemoteFolder, fileTransportStub, quote, readRemoteFile, removeRemoteFolder } from './remote-folder.js';
 
 /** The same inputs as a local one-shot script, on any environment; the cut stdout is kept on the gateway's host. */
@@ -49,7 +50,7 @@ export async function executeRemotePerCall(input: RemotePerCallInput): Promise<E
       // Made here, under umask 077, so the redirections below keep them 0600.
       stdout: '',
       stderr: '',
-    });
+    }, 'hermes-rexec', { sweep: claimSweep(environment) });
   } catch (error) {
     const message = error instanceof RemoteExecError ? error.message : `execute_code could not prepare the remote backend: ${errorMessage(error)}`;
     return { status: 'error', output: message, error: message, tool_calls_made: 0, duration_seconds: secondsSince(input.startedMs) };
@@ -70,7 +71,7 @@ export async function executeRemotePerCall(input: RemotePerCallInput): Promise<E
     if (!direct) poller.start();
     const q = quote(dir);
     const run = await environment.execute(
-      `python3 ${q}/script.py > ${q}/stdout 2> ${q}/stderr; rc=$?; : > ${q}/done; exit $rc`,
+      `${lockedPython(`${dir}/.lock`)} ${q}/script.py > ${q}/stdout 2> ${q}/stderr; rc=$?; : > ${q}/done; exit $rc`,
       {
         cwd: settings.mode === 'strict' ? dir : environment.cwd,
         env: { ...remoteScriptEnv(dir, input.passthrough, input.strip, input.logger), ...direct?.env },
@@ -90,6 +91,16 @@ export async function executeRemotePerCall(input: RemotePerCallInput): Promise<E
       input.logger.warn({ dir }, `execute_code: could not remove ${dir} on the remote backend`);
     }
   }
+}
+
+/**
+ * `python3` that holds an exclusive flock on `lockPath` for the script's life (a first
+ * interpreter takes it, then execs the script's; the descriptor stays open across exec), so
+ * the sweep of folders a killed gateway left never takes a running script's folder.
+ */
+function lockedPython(lockPath: string): string {
+  const take = 'import fcntl,os,sys;f=os.open(sys.argv[1],os.O_RDWR|os.O_CREAT,0o600);fcntl.flock(f,fcntl.LOCK_EX);os.set_inheritable(f,True);os.execvp("python3",["python3"]+sys.argv[2:])';
+  return `python3 -I -c ${quote(take)} ${quote(lockPath)}`;
 }
 
 /** An environment that can forward this host's Unix socket to a path on the backend (SSH). */

@@ -78,6 +78,7 @@ export async function executeStreamPerCall(input: StreamPerCallInput): Promise<E
         onStdout: (chunk) => {
           stdout.push(chunk);
           input.onStdout?.(chunk);
+          context.onOutput?.(chunk);
         },
         onStderr: (chunk) => stderr.push(chunk),
       },

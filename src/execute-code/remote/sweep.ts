@@ -17,3 +17,8 @@ export function claimSweep(environment: Environment): boolean {
   swept.add(name);
   return true;
 }
+
+/** Forgets which backends were swept: the next run on each sweeps again (tests; a gateway that wants a fresh sweep). */
+export function forgetSweeps(): void {
+  swept.clear();
+}

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateConfig } from '../../../src/config/index.js';
+import { hermesPaths } from '../../../src/config/paths.js';
+import { DockerProvider, type DockerEnvironment } from '../../../src/environments/docker/index.js';
+import { silentLogger } from '../../../src/shared/logger.js';
+import { tempDir } from '../../helpers/tool-context.js';
+import { TEST_IMAGE, engineSkipReason, requireEngine } from '../../helpers/container-engine.js';
+import { remoteRunner, streamCases, type StreamBackend } from '../../execute-code/remote/stream-cases.js';
+
+const missing = await engineSkipReason();
+if (missing) console.warn(`execute_code over the Docker stream channel cannot be tested here: ${missing}`);
+
+const TASK = 'docker-stream';
+
+describe.runIf(!missing)('execute_code in a real container (stream channel: one exec -i per run or kernel)', () => {
+  let env: DockerEnvironment;
+  let backend: StreamBackend;
+
+  beforeAll(async () => {
+    await requireEngine();
+    const home = tempDir('hermes-docker-stream-home-');
+    const { config } = validateConfig({ terminal: { container_persistent: false, docker: { image: TEST_IMAGE } } }, 'test');
+    const provider = new DockerProvider({ config, paths: hermesPaths(home) });
+    env = (await provider.createEnvironment({ cwd: '/', timeout: 60, taskId: TASK, logger: silentLogger() })) as DockerEnvironment;
+    backend = {
+      env,
+      commandLines: () => env.commandLines,
+      sh: async (command) => (await env.execute(command)).output,
+      tmp: '/tmp',
+      home,
+      fixture: { kind: 'docker', image: TEST_IMAGE, taskId: TASK },
+    };
+  }, 300_000);
+
+  afterAll(async () => {
+    await env?.cleanup();
+  });
+
+  streamCases(() => backend, 120_000);
+
+  it('runs a one-shot script with one `exec -i` that carries only the fixed bootstrap, in /workspace', async () => {
+    const { run } = remoteRunner(backend, { kernels: false });
+    const before = env.commandLines.length;
+    const result = await run('import os\nfrom hermes_tools import web_search\nprint(web_search(query="q")["echoed"], os.getcwd())');
+    expect(result.output).toBe('q /workspace\n');
+    const lines = env.commandLines.slice(before);
+    expect(lines).toHaveLength(1);
+    expect(lines[0].slice(1, 3)).toEqual(['exec', '-i']);
+    expect(lines[0].at(-1)).toMatch(/^IFS= read -r n/);
+  }, 120_000);
+});
