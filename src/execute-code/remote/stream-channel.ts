@@ -156,6 +156,8 @@ export class StreamChannel {
     } catch (error) {
       throw new StreamUnavailableError(`could not open a stream to the ${backendName(environment)}: ${errorMessage(error)}`, { cause: error });
     }
+    // A broken pipe is the stream ending (seen through `exited` and the closed stdout), never a crash.
+    for (const part of [stream.stdin, stream.stdout, stream.stderr]) part.on('error', (error: Error) => logger.debug({ err: errorMessage(error) }, 'execute_code: stream error'));
     let stderr = '';
     let hello: ((value: { dir: string; pid: number; swept: number }) => void) | undefined;
     let refused: ((why: Error) => void) | undefined;

@@ -9,11 +9,12 @@ import { ToolRegistry, defineTool } from '../../../src/tools/index.js';
 import { scriptTools } from '../../../src/tools/builtin/index.js';
 import { makeToolContext, tempDir } from '../../helpers/tool-context.js';
 import { TEST_IMAGE, engineSkipReason, requireEngine } from '../../helpers/container-engine.js';
+import { filesOnly } from '../../execute-code/remote/helpers.js';
 
 const missing = await engineSkipReason();
 if (missing) console.warn(`execute_code on a real Docker engine cannot run here: ${missing}`);
 
-describe.runIf(!missing)('execute_code in a real container (file transport)', () => {
+describe.runIf(!missing)('execute_code in a real container without its stream (file transport)', () => {
   let env: DockerEnvironment;
   let home: string;
   const executors: DefaultCodeExecutor[] = [];
@@ -29,7 +30,7 @@ describe.runIf(!missing)('execute_code in a real container (file transport)', ()
     executors.push(made);
     return made;
   };
-  const context = (signal?: AbortSignal) => makeToolContext({ environment: env, home, signal });
+  const context = (signal?: AbortSignal) => makeToolContext({ environment: filesOnly(env), home, signal });
   /** The folders execute_code made in the container's /tmp. */
   const remoteFolders = async () => (await env.execute('ls -A /tmp')).output.split('\n').filter((name) => /^hermes-(rexec|rkernel)-/.test(name));
 

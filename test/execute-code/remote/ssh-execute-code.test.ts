@@ -1,11 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCodeExecutor, type DefaultCodeExecutor } from '../../../src/execute-code/index.js';
-import { RemoteKernel } from '../../../src/execute-code/remote/index.js';
+import { RemoteKernel, forgetSweeps } from '../../../src/execute-code/remote/index.js';
 import type { SshEnvironment } from '../../../src/environments/ssh/index.js';
 import { ToolRegistry, defineTool } from '../../../src/tools/index.js';
 import { scriptTools } from '../../../src/tools/builtin/index.js';
@@ -13,12 +13,13 @@ import { makeToolContext } from '../../helpers/tool-context.js';
 import { startSshd, sshdUnavailable, type TestSshd } from '../../helpers/sshd.js';
 import { connectTo } from '../../environments/ssh/helpers.js';
 import { alive } from '../helpers.js';
+import { filesOnly } from './helpers.js';
 import { readPid, waitForPid } from '../../helpers/processes.js';
 
 const missing = process.env.CI === 'true' ? undefined : sshdUnavailable();
 if (missing) console.warn(`remote execute_code tests cannot run here: ${missing}`);
 
-describe.runIf(!missing)('execute_code over SSH (file transport)', () => {
+describe.runIf(!missing)('execute_code over SSH without a stream (file transport)', () => {
   let sshd: TestSshd;
   let env: SshEnvironment;
   let work: string;
@@ -45,7 +46,7 @@ describe.runIf(!missing)('execute_code over SSH (file transport)', () => {
   };
   /** The folders execute_code made on the backend (its TMPDIR is the test sshd's own). */
   const remoteFolders = () => readdirSync(sshd.tmp).filter((name) => /^hermes-(rexec|rkernel)-/.test(name));
-  const context = (signal?: AbortSignal) => makeToolContext({ environment: env, home, signal });
+  const context = (signal?: AbortSignal) => makeToolContext({ environment: filesOnly(env), home, signal });
 
   beforeAll(async () => {
     sshd = await startSshd();
@@ -230,7 +231,7 @@ describe.runIf(!missing)('execute_code over SSH (file transport)', () => {
   it('falls back to a one-shot script with a note when the remote kernel cannot start', async () => {
     const made = executor(true);
     // A working folder that does not exist: the kernel cannot start there.
-    const broken = Object.create(env, { cwd: { value: '/no/such/folder' } }) as SshEnvironment;
+    const broken = Object.create(filesOnly(env), { cwd: { value: '/no/such/folder' } }) as SshEnvironment;
     const result = await made.execute({
       sessionId: 'k3',
       context: makeToolContext({ environment: broken, home }),
@@ -241,8 +242,44 @@ describe.runIf(!missing)('execute_code over SSH (file transport)', () => {
     expect((result.kernel as { note: string }).note).toMatch(/^session kernel unavailable: /);
   });
 
+  it('sweeps at the next start what a killed gateway left, but not a live kernel\'s folder nor a running script\'s', async () => {
+    const old = (path: string) => utimesSync(path, new Date(Date.now() - 300_000), new Date(Date.now() - 300_000));
+    const kernels = executor(true);
+    const live = await kernels.execute({ sessionId: 'sw', context: context(), code: 'import os\nprint(os.environ["HERMES_RPC_DIR"])' });
+    const liveDir = live.output.trim();
+    expect(liveDir).toMatch(/hermes-rkernel-/);
+    old(liveDir);
+    for (const name of ['hermes-rexec-Stale1', 'hermes-rkernel-Stale2']) {
+      mkdirSync(join(sshd.tmp, name, 'rpc'), { recursive: true });
+      writeFileSync(join(sshd.tmp, name, '.lock'), '');
+      old(join(sshd.tmp, name));
+    }
+    mkdirSync(join(sshd.tmp, 'hermes-rexec-Young3'));
+    // A one-shot script running while the sweep happens: its folder is old but locked.
+    const before = remoteFolders();
+    const slow = executor(false).execute({
+      sessionId: 'sw2', context: context(),
+      code: 'import time\nfrom hermes_tools import web_search\ntime.sleep(2)\nprint(web_search(query="survived")["echoed"])',
+    });
+    let running: string | undefined;
+    for (let i = 0; i < 200 && !running; i++, await sleep(25)) {
+      running = remoteFolders().find((name) => !before.includes(name) && existsSync(join(sshd.tmp, name, '.lock')));
+    }
+    expect(running).toBeDefined();
+    old(join(sshd.tmp, running!));
+    forgetSweeps();
+    expect((await executor(false).execute({ sessionId: 'sw3', context: context(), code: 'print(1)' })).output).toBe('1\n');
+    expect(remoteFolders()).not.toContain('hermes-rexec-Stale1');
+    expect(remoteFolders()).not.toContain('hermes-rkernel-Stale2');
+    expect(remoteFolders()).toEqual(expect.arrayContaining(['hermes-rexec-Young3', liveDir.split('/').at(-1)]));
+    expect((await slow).output).toBe('survived\n');
+    expect((await kernels.execute({ sessionId: 'sw', context: context(), code: 'print("alive")' })).kernel).toMatchObject({ reused: true });
+    rmSync(join(sshd.tmp, 'hermes-rexec-Young3'), { recursive: true });
+    await kernels.resetSession('sw');
+  });
+
   it('says python3 is missing on the backend and names it', async () => {
-    const noPython = Object.create(env, {
+    const noPython = Object.create(filesOnly(env), {
       execute: { value: (command: string, options: object) => env.execute(command.replace('command -v python3', 'command -v python3-not-here'), options) },
     }) as SshEnvironment;
     const result = await executor(false).execute({ sessionId: 's7', context: makeToolContext({ environment: noPython, home }), code: 'print(1)' });

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SshEnvironment } from '../../../src/environments/ssh/index.js';
 import { startSshd, sshdUnavailable, type TestSshd } from '../../helpers/sshd.js';
 import { connectTo } from '../../environments/ssh/helpers.js';
+import { createCodeExecutor } from '../../../src/execute-code/index.js';
+import { makeToolContext } from '../../helpers/tool-context.js';
 import { remoteRunner, streamCases, type StreamBackend } from './stream-cases.js';
 
 const missing = process.env.CI === 'true' ? undefined : sshdUnavailable();
@@ -51,5 +53,18 @@ describe.runIf(!missing)('execute_code over SSH (stream channel: one session on 
     const remote = lines[0].at(-1) ?? '';
     expect(remote).toMatch(/^bash --noprofile --norc -c 'IFS= read -r n/);
     expect(lines[0].join(' ')).not.toMatch(/[0-9a-f]{48}/);
+  });
+
+  it('says python3 is missing on the backend and names it, with session kernels on or off', async () => {
+    const noPython = Object.create(env, {
+      openStream: { value: (command: string, options: object) => env.openStream(command.replace('command -v python3', 'command -v python3-not-here'), options) },
+    }) as SshEnvironment;
+    for (const kernels of [false, true]) {
+      const executor = createCodeExecutor({ home, config: { code_execution: { session_kernels: kernels } } });
+      const result = await executor.execute({ sessionId: 'nopy', context: makeToolContext({ environment: noPython, home }), code: 'print(1)' });
+      await executor.close();
+      expect(result.status).toBe('error');
+      expect(result.error).toMatch(/needs python3 on the ssh backend \(root@127\.0\.0\.1:\d+\)/);
+    }
   });
 });

@@ -239,6 +239,18 @@ export function streamCases(get: () => StreamBackend, timeoutMs = 60_000): void 
     expect(lines.length).toBeLessThanOrEqual(2);
   }, timeoutMs);
 
+  it('a script past code_execution.timeout is reported as a timeout and its group is gone', async () => {
+    const backend = get();
+    const watch = stdoutWatch();
+    const { run } = remoteRunner(backend, { kernels: false, onStdout: watch.onStdout, config: { code_execution: { timeout: 2 } } });
+    const running = run(SPAWN_AND_WAIT);
+    const { pgid } = JSON.parse(await watch.line(/^\{/)) as { pgid: number };
+    const result = await running;
+    expect(result.status).toBe('timeout');
+    expect(result.error).toBe('Script timed out after 2s and was killed.');
+    expect(await groupAlive(backend, pgid)).toBe(false);
+  }, timeoutMs);
+
   it('a new message interrupts a kernel cell: its group is gone when the result returns, and the next cell starts fresh', async () => {
     const backend = get();
     const watch = stdoutWatch();
