@@ -10,6 +10,7 @@ import { runToolCall } from './tool-call.js';
 import { capToolResult, skippedNotice, toolResultText } from './tool-results.js';
 import { abortText } from './abort.js';
 import { interruptedNotice } from '../environments/index.js';
+import { liveOutput } from './live-output.js';
 
 export interface LoopOptions {
   client: ModelClient;
@@ -88,11 +89,20 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   for (let iteration = 0; iteration < options.maxIterations; iteration++) {
     if (signal.aborted) return interrupted();
     let reply;
+    let streamed = false;
     try {
       reply = await client.complete({
         messages: [{ role: 'system', content: options.system }, ...history],
         tools: schemas,
         signal,
+        onTextDelta: (delta) => {
+          streamed = true;
+          emit({ type: 'text_delta', delta });
+        },
+        onRetry: () => {
+          if (streamed) emit({ type: 'text_delta', delta: '', restart: true });
+          streamed = false;
+        },
       });
     } catch (error) {
       if (error instanceof ModelAbortedError) return interrupted();
@@ -145,7 +155,10 @@ async function runCalls(
     if (signal.aborted) return skippedNotice(call.name, abortText(signal));
     const started = Date.now();
     emit({ type: 'tool_started', callId: call.id, name: call.name, args: safeArgs(call.arguments) });
-    const ctx: ToolContext = { ...options.context, logger: options.context.logger.child({ tool: call.name }) };
+    const live = liveOutput((text) => emit({ type: 'tool_output', callId: call.id, name: call.name, text }), {
+      redact: options.context.config.code_execution.redact_secrets,
+    });
+    const ctx: ToolContext = { ...options.context, logger: options.context.logger.child({ tool: call.name }), onOutput: live.push };
     let result: unknown;
     try {
       result = await untilAbandoned(runToolCall(call, options.registry, options.enabled, ctx), signal, options.abandonAfterMs ?? 10_000, call.name);
@@ -153,6 +166,7 @@ async function runCalls(
       // runToolCall does not throw; this is the last guard so a turn never dies on a tool.
       result = { error: `${call.name} failed: ${(error as Error).message}` };
     }
+    live.end();
     emit({ type: 'tool_finished', callId: call.id, name: call.name, result, durationMs: Date.now() - started });
     return capToolResult(toolResultText(result), options.toolResultMaxChars);
   };

@@ -24,6 +24,10 @@ export interface ModelRequest {
   messages: ChatMessage[];
   tools: ChatCompletionTool[];
   signal?: AbortSignal;
+  /** Hears the reply's text as it streams in (`model.stream: true`); a non-streamed reply is not told piece by piece. */
+  onTextDelta?: (delta: string) => void;
+  /** Called before a failed request is tried again: what `onTextDelta` heard of it is void. */
+  onRetry?: () => void;
 }
 
 /** What the loop needs from a model: one completion at a time. */
@@ -64,7 +68,7 @@ function retryDelayMs(error: unknown, attempt: number, baseMs: number): number {
 }
 
 /** Builds the assistant message from SSE chunks, tool call arguments concatenated by index. */
-async function collectStream(stream: AsyncIterable<ChatCompletionChunk>): Promise<ModelReply> {
+async function collectStream(stream: AsyncIterable<ChatCompletionChunk>, onTextDelta?: (delta: string) => void): Promise<ModelReply> {
   let content = '';
   let sawContent = false;
   let finishReason: string | null = null;
@@ -75,6 +79,7 @@ async function collectStream(stream: AsyncIterable<ChatCompletionChunk>): Promis
     if (typeof choice.delta?.content === 'string') {
       content += choice.delta.content;
       sawContent ||= choice.delta.content.length > 0;
+      if (choice.delta.content) onTextDelta?.(choice.delta.content);
     }
     for (const delta of choice.delta?.tool_calls ?? []) {
       const call = calls.get(delta.index) ?? { id: '', name: '', arguments: '' };
@@ -119,7 +124,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     };
     if (settings.stream) {
       const stream = await client.chat.completions.create({ ...body, stream: true }, { signal: request.signal });
-      return collectStream(stream);
+      return collectStream(stream, request.onTextDelta);
     }
     const completion = await client.chat.completions.create({ ...body, stream: false }, { signal: request.signal });
     const choice = completion.choices?.[0];
@@ -168,6 +173,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
           }
           const wait = retryDelayMs(error, attempt, baseMs);
           logger.info({ attempt: attempt + 1, waitMs: Math.round(wait), status: (error as APIError).status }, 'model request failed; retrying');
+          request.onRetry?.();
           try {
             await sleep(wait, undefined, { signal: request.signal });
           } catch {

@@ -7,7 +7,14 @@ export type AgentEvent =
   | { type: 'tool_started'; callId: string; name: string; args: unknown }
   | { type: 'tool_finished'; callId: string; name: string; result: unknown; durationMs: number }
   /** Assistant text: an interim message between tool calls, or the final answer. */
-  | { type: 'text'; text: string; final: boolean };
+  | { type: 'text'; text: string; final: boolean }
+  /**
+   * A piece of the assistant's text as the model writes it (`model.stream: true`), before the
+   * `text` event that ends it. `restart` drops what this reply streamed so far: the request is retried.
+   */
+  | { type: 'text_delta'; delta: string; restart?: boolean }
+  /** Whole lines a running tool (a script) printed, cleaned as its result will be; the result still says it all. */
+  | { type: 'tool_output'; callId: string; name: string; text: string };
 
 /** What waits for approval: a command, a file write or a script, why, and the signal that ends the wait. */
 export type { ApprovalRequest } from '../approvals/index.js';

@@ -153,7 +153,10 @@ export async function runGatedCell(
     outcome = await run({
       timeoutMs: settings.timeout * 1000,
       signal: request.context.signal,
-      onStdout: (chunk) => stdout.push(chunk),
+      onStdout: (chunk) => {
+        stdout.push(chunk);
+        request.context.onOutput?.(chunk);
+      },
       onStderr: (chunk) => stderr.push(chunk),
     });
   } finally {

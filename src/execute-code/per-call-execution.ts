@@ -63,6 +63,7 @@ export async function executePerCall(input: PerCallInput): Promise<ExecuteCodeRe
       maxStderrBytes: settings.max_stderr_bytes,
       maxSpillBytes: settings.max_spill_bytes,
       spill: input.spill,
+      onStdout: context.onOutput,
     });
   } finally {
     callsMade = closeGate();

@@ -12,6 +12,8 @@ export interface ScriptRunOptions {
   maxStderrBytes: number;
   maxSpillBytes: number;
   spill: SpillFolder;
+  /** Sees stdout as it is written. */
+  onStdout?: (chunk: Buffer) => void;
 }
 
 export interface ScriptRun extends GroupExit {
@@ -28,7 +30,10 @@ export async function runScriptProcess(options: ScriptRunOptions): Promise<Scrip
   const stdout = new StdoutSink(options.maxStdoutBytes, options.maxSpillBytes, options.spill);
   const stderr = new OutputCapture(Math.floor(options.maxStderrBytes * 0.4), Math.ceil(options.maxStderrBytes * 0.6));
   const child = spawnGroupLeader(options.command);
-  child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout.push(chunk);
+    options.onStdout?.(chunk);
+  });
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
   const exit = await superviseGroup(child, { timeout: options.timeoutSeconds, signal: options.signal, graceMs: options.graceMs });
   const spillPath = await stdout.finish();

@@ -57,7 +57,7 @@ function renderEvent(event: AgentEvent, toolProgress: 'off' | 'new' | 'all'): vo
     if (!event.final) process.stdout.write(`${event.text.trim()}\n`);
     return;
   }
-  if (toolProgress === 'off') return;
+  if (toolProgress === 'off' || event.type === 'text_delta' || event.type === 'tool_output') return;
   if (event.type === 'tool_started') {
     process.stderr.write(`  ⚙ ${event.name} ${preview(event.args)}\n`);
   } else if (toolProgress === 'all' || isError(event.result)) {
