@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { App, type AppOptions } from '@slack/bolt';
-import type { MessageHandler, PlatformAdapter, ReplyTarget, TurnNotice } from '../../src/gateway/types.js';
+import type { MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, TurnNotice } from '../../src/gateway/types.js';
 import type { AgentEvent } from '../../src/agent/types.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
 import { readSlackEvent, type SlackIdentity, type SlackMessageEvent, type SlackReplyTarget } from './inbound.js';
 import { approvalBlocks, readApprovalPress, SLACK_APPROVAL_ACTIONS, type SlackApprovalActionId, type SlackButtonPress } from './approval.js';
+import { sendSlackFile, slackAttachments, SLACK_FILE_MAX_BYTES } from './files.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
 import { RecentSet } from './recent-set.js';
 import { slackLogger } from './slack-logger.js';
@@ -51,6 +52,7 @@ export class SlackAdapter implements PlatformAdapter {
   readonly maxMessageLength = 3000;
   /** chat.update is a Tier 3 method (about 50 a minute); one edit per 1.2 s stays under it. */
   readonly minEditIntervalMs = 1200;
+  readonly maxFileBytes = SLACK_FILE_MAX_BYTES;
 
   private app: App | undefined;
   private me: SlackIdentity | undefined;
@@ -112,6 +114,14 @@ export class SlackAdapter implements PlatformAdapter {
     });
     if (target.threadTs) this.threads.set(`${target.channel}:${target.threadTs}`, true);
     return { messageId: String(result.ts) };
+  }
+
+  /** Uploads a file into the conversation's thread through Slack's external upload flow, with the caption. */
+  async sendFile(replyTo: ReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
+    const target = replyTo as SlackReplyTarget;
+    const sent = await sendSlackFile(this.client(), target, file);
+    if (target.threadTs) this.threads.set(`${target.channel}:${target.threadTs}`, true);
+    return sent;
   }
 
   /** Posts the request in the conversation's thread with the approval buttons (see `approval.ts`). */
@@ -193,7 +203,8 @@ export class SlackAdapter implements PlatformAdapter {
       if (!isDm && !mentioned && !(inThread && (await this.botInThread(event.channel, event.thread_ts ?? '')))) return;
       if (!this.seen.add(`ts:${event.channel}:${event.ts}`)) return;
       if (!isDm) this.threads.set(threadId, true);
-      await handler(message);
+      const files = event.files?.length ? slackAttachments(event.files, app.client, this.options.botToken) : [];
+      await handler(files.length > 0 ? { ...message, attachments: files } : message);
     };
     const guard = (kind: string) => async (args: { event: unknown; body: unknown }) => {
       try {

@@ -1,4 +1,5 @@
 import type { InboundMessage } from '../../src/gateway/types.js';
+import type { SlackFile } from './files.js';
 import { unescapeSlack } from './mrkdwn.js';
 
 /** The fields of a Slack `message` / `app_mention` event the adapter reads. */
@@ -13,6 +14,8 @@ export interface SlackMessageEvent {
   ts: string;
   thread_ts?: string;
   team?: string;
+  /** A `file_share` message's files. */
+  files?: SlackFile[];
 }
 
 /** Who the bot is, from `auth.test`. */

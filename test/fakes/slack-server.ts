@@ -1,8 +1,10 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
+import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { readMultipart } from './multipart.js';
 
 /** One Web API call the fake received. */
 export interface SlackCall {
@@ -21,6 +23,34 @@ export interface FakeSlackMessage {
   text: string;
   /** Block Kit blocks the bot posted with the message, parsed. */
   blocks?: Array<Record<string, unknown>>;
+}
+
+/** A file in the fake workspace: what users share (served at url_private) and what the bot uploads. */
+export interface FakeSlackFile {
+  id: string;
+  name: string;
+  title: string;
+  mimetype: string;
+  filetype: string;
+  size: number;
+  /** The bytes, or (large files) a path on disk they are served from. */
+  bytes?: Buffer;
+  path?: string;
+}
+
+/** One upload through files.getUploadURLExternal → the upload URL → files.completeUploadExternal. */
+export interface FakeSlackUpload {
+  file_id: string;
+  filename: string;
+  /** The `length` given to files.getUploadURLExternal. */
+  length: number;
+  /** Bytes that arrived at the upload URL, and their SHA-256. */
+  received: number;
+  sha256: string;
+  /** The bytes, kept when at most 32 MB arrived. */
+  bytes?: Buffer;
+  /** Set by files.completeUploadExternal. */
+  completed?: { channel_id?: string; thread_ts?: string; initial_comment?: string; title?: string };
 }
 
 export interface FakeSlackOptions {
@@ -57,6 +87,11 @@ export class FakeSlack extends EventEmitter {
   /** Calls to refuse once each (see `refuseNext`). */
   private refusals: Array<{ method: string; when: (params: Record<string, unknown>) => boolean; error: string }> = [];
   private pinger: NodeJS.Timeout | undefined;
+  /** Files by id. */
+  readonly files = new Map<string, FakeSlackFile>();
+  /** Uploads by file id, in the order they were asked for. */
+  readonly uploads = new Map<string, FakeSlackUpload>();
+  private nextFile = 1;
 
   constructor(options: FakeSlackOptions = {}) {
     super();
@@ -141,6 +176,52 @@ export class FakeSlack extends EventEmitter {
       event_id: eventId,
       event_time: Math.floor(Date.now() / 1000),
       authorizations: [{ team_id: this.team, user_id: this.botUserId, is_bot: true }],
+    };
+  }
+
+  /** Adds a file as a user shares it; returns the file object a `file_share` event carries. */
+  addFile(fields: { name: string; mimetype: string; bytes?: Buffer; path?: string; size?: number; user?: string }): Record<string, unknown> {
+    const id = `F0${String(this.nextFile++).padStart(8, '0')}`;
+    const size = fields.size ?? fields.bytes?.length ?? 0;
+    const filetype = fields.name.includes('.') ? fields.name.split('.').pop()!.toLowerCase() : 'binary';
+    const file: FakeSlackFile = { id, name: fields.name, title: fields.name, mimetype: fields.mimetype, filetype, size, ...(fields.bytes ? { bytes: fields.bytes } : {}), ...(fields.path ? { path: fields.path } : {}) };
+    this.files.set(id, file);
+    return this.fileObject(file, fields.user ?? 'U1');
+  }
+
+  /** A file object as Slack's events and files.info show it: url_private needs the bot token. */
+  fileObject(file: FakeSlackFile, user = 'U1'): Record<string, unknown> {
+    const base = `http://127.0.0.1:${this.port}/files-pri/${this.team}-${file.id}`;
+    return {
+      id: file.id,
+      created: Math.floor(Date.now() / 1000),
+      name: file.name,
+      title: file.title,
+      mimetype: file.mimetype,
+      filetype: file.filetype,
+      user,
+      mode: 'hosted',
+      is_external: false,
+      size: file.size,
+      url_private: `${base}/${encodeURIComponent(file.name)}`,
+      url_private_download: `${base}/download/${encodeURIComponent(file.name)}`,
+    };
+  }
+
+  /** A `message` event with subtype `file_share`, as Slack sends when a user posts files (with or without text). */
+  fileShare(fields: { channel: string; user: string; text?: string; ts: string; thread_ts?: string; files: Array<Record<string, unknown>> }): Record<string, unknown> {
+    return {
+      type: 'message',
+      subtype: 'file_share',
+      channel_type: fields.channel.startsWith('D') ? 'im' : 'channel',
+      channel: fields.channel,
+      user: fields.user,
+      text: fields.text ?? '',
+      ts: fields.ts,
+      ...(fields.thread_ts ? { thread_ts: fields.thread_ts } : {}),
+      files: fields.files,
+      upload: false,
+      display_as_bot: false,
     };
   }
 
@@ -305,6 +386,12 @@ export class FakeSlack extends EventEmitter {
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname.startsWith('/files-pri/')) return this.serveFile(url.pathname, req, res);
+    if (url.pathname.startsWith('/upload/v1/')) return this.receiveUpload(url.pathname, req, res);
+    if (url.pathname === '/signin') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Sign in to Slack</title>');
+      return;
+    }
     const match = /^\/api\/([\w.]+)$/.exec(url.pathname);
     if (!match) {
       res.writeHead(404).end();
@@ -325,8 +412,104 @@ export class FakeSlack extends EventEmitter {
     reply(this.answer(call));
   }
 
+  /**
+   * url_private and url_private_download: the bytes with `Authorization: Bearer <bot token>`;
+   * without it Slack redirects to its sign-in page, which is HTML, not the file.
+   */
+  private serveFile(pathname: string, req: IncomingMessage, res: ServerResponse): void {
+    const match = /^\/files-pri\/[^/-]+-(F\w+)\//.exec(pathname);
+    const file = match ? this.files.get(match[1]) : undefined;
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (token !== this.botToken) {
+      res.writeHead(302, { location: '/signin' }).end();
+      return;
+    }
+    if (!file) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('file_not_found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': file.mimetype, 'content-length': file.size });
+    if (file.path) createReadStream(file.path).pipe(res);
+    else res.end(file.bytes ?? Buffer.alloc(0));
+  }
+
+  /** The upload URL: raw bytes or a multipart body; streamed into a hash so large files cost no memory. */
+  private async receiveUpload(pathname: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const upload = this.uploads.get(pathname.slice('/upload/v1/'.length));
+    if (!upload || req.method !== 'POST') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('invalid upload url');
+      return;
+    }
+    const keep = 32 * 1024 * 1024;
+    const hash = createHash('sha256');
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const take = (chunk: Buffer) => {
+      hash.update(chunk);
+      received += chunk.length;
+      if (received <= keep) chunks.push(chunk);
+    };
+    if ((req.headers['content-type'] ?? '').includes('multipart/form-data')) {
+      const { files } = await readMultipart(req.headers, req);
+      for (const file of files.slice(0, 1)) take(file.bytes);
+    } else {
+      for await (const chunk of req) take(chunk as Buffer);
+    }
+    upload.received = received;
+    upload.sha256 = hash.digest('hex');
+    if (received <= keep) upload.bytes = Buffer.concat(chunks);
+    this.emit('upload', upload);
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(`OK - ${received}`);
+  }
+
+  /** files.completeUploadExternal: shares the uploaded files in the channel (and thread) as one bot message. */
+  private completeUploads(params: Record<string, unknown>): Record<string, unknown> {
+    let listed: Array<{ id?: string; title?: string }>;
+    try {
+      listed = typeof params.files === 'string' ? (JSON.parse(params.files) as typeof listed) : (params.files as typeof listed);
+    } catch {
+      return { ok: false, error: 'invalid_arguments' };
+    }
+    if (!Array.isArray(listed) || listed.length === 0) return { ok: false, error: 'invalid_arguments' };
+    const done: FakeSlackFile[] = [];
+    for (const entry of listed) {
+      const upload = entry.id ? this.uploads.get(entry.id) : undefined;
+      if (!upload || upload.sha256 === '') return { ok: false, error: 'file_not_found' };
+      if (upload.received !== upload.length) return { ok: false, error: 'file_upload_size_mismatch' };
+      upload.completed = {
+        ...(typeof params.channel_id === 'string' ? { channel_id: params.channel_id } : {}),
+        ...(typeof params.thread_ts === 'string' ? { thread_ts: params.thread_ts } : {}),
+        ...(typeof params.initial_comment === 'string' ? { initial_comment: params.initial_comment } : {}),
+        ...(entry.title ? { title: entry.title } : {}),
+      };
+      const file: FakeSlackFile = { id: upload.file_id, name: upload.filename, title: entry.title ?? upload.filename, mimetype: 'application/octet-stream', filetype: 'binary', size: upload.received, ...(upload.bytes ? { bytes: upload.bytes } : {}) };
+      this.files.set(file.id, file);
+      done.push(file);
+    }
+    if (typeof params.channel_id === 'string') {
+      const message: FakeSlackMessage = { channel: params.channel_id, ts: this.nextTs(), text: String(params.initial_comment ?? ''), user: this.botUserId, bot_id: this.botId };
+      if (typeof params.thread_ts === 'string') message.thread_ts = params.thread_ts;
+      this.messages.push(message);
+    }
+    return { ok: true, files: done.map((file) => ({ id: file.id, title: file.title })) };
+  }
+
   private answer({ method, params }: SlackCall): Record<string, unknown> {
     switch (method) {
+      case 'files.info': {
+        const file = this.files.get(String(params.file ?? ''));
+        return file ? { ok: true, file: this.fileObject(file) } : { ok: false, error: 'file_not_found' };
+      }
+      case 'files.getUploadURLExternal': {
+        const length = Number(params.length);
+        if (typeof params.filename !== 'string' || !params.filename || !Number.isInteger(length) || length < 1) return { ok: false, error: 'invalid_arguments' };
+        if (length > 1024 * 1024 * 1024) return { ok: false, error: 'file_too_large' };
+        const fileId = `F0${String(this.nextFile++).padStart(8, '0')}`;
+        this.uploads.set(fileId, { file_id: fileId, filename: params.filename, length, received: 0, sha256: '' });
+        return { ok: true, upload_url: `http://127.0.0.1:${this.port}/upload/v1/${fileId}`, file_id: fileId };
+      }
+      case 'files.completeUploadExternal':
+        return this.completeUploads(params);
       case 'auth.test':
         return { ok: true, url: 'https://fake.slack/', team: 'Fake', user: 'hermes', team_id: this.team, user_id: this.botUserId, bot_id: this.botId };
       case 'apps.connections.open':
