@@ -18,7 +18,7 @@ import { interruptedNote } from './tool-results.js';
 import { loadSkills, skillTools } from './skills.js';
 import { delegateDepth, delegateTool, type SubagentRequest, type SubagentResult } from './delegate.js';
 import { visionClient, withImages, type VisionClient } from './vision.js';
-import { Limiter } from './limiter.js';
+import { Semaphore } from '../shared/semaphore.js';
 import { withSessionVariables } from './session-environment.js';
 import { enabledToolNames, orderTools } from './tool-set.js';
 
@@ -71,7 +71,7 @@ export class Agent implements AgentRunner {
   private readonly backends?: { platformBackend: string; isolationWarning?: string };
   private readonly passthrough = new Map<string, Set<string>>();
   private readonly lanes = new Map<string, Promise<unknown>>();
-  private readonly limiter: Limiter;
+  private readonly limiter: Semaphore;
   private readonly env: NodeJS.ProcessEnv;
   private childCounter = 0;
   /** A tool still running this long after an interrupt is abandoned: the kill grace plus slack. */
@@ -90,7 +90,7 @@ export class Agent implements AgentRunner {
     this.store = options.store ?? SessionStore.open(this.paths.stateDb, { logger: this.logger });
     const client = options.modelClient ?? createModelClient({ model: this.config.model, logger: this.logger, env: this.env });
     this.client = visionClient(client, this.config.model.vision, this.logger);
-    this.limiter = new Limiter(this.config.agent.max_concurrent_children);
+    this.limiter = new Semaphore(this.config.agent.max_concurrent_children);
     const cwd = resolveWorkingFolder(this.config.terminal.cwd, { logger: this.logger }).cwd;
     this.environmentFor = options.environmentFor ?? ((sessionId) => Promise.resolve(this.localEnvironment(sessionId, cwd)));
     this.releaseEnvironment = options.releaseEnvironment;

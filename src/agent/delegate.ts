@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../tools/define-tool.js';
 import type { Tool, ToolContext } from '../tools/types.js';
-import type { Limiter } from './limiter.js';
+import type { Semaphore } from '../shared/semaphore.js';
+import { abortText } from './abort.js';
 import type { TurnResult } from './types.js';
 
 /** A subagent's outcome; `reason` is the abort reason when it was interrupted. */
@@ -25,7 +26,7 @@ export interface SubagentRequest {
 export interface DelegateToolOptions {
   maxDepth: number;
   /** Bounds the subagents running at once (agent.max_concurrent_children). */
-  limiter: Limiter;
+  limiter: Semaphore;
   /** Allocates the next owner id under a parent. */
   nextOwner(parentSessionId: string): string;
   runSubagent(request: SubagentRequest): Promise<SubagentResult>;
@@ -55,8 +56,8 @@ export function delegateTool(options: DelegateToolOptions): Tool {
       let release: () => void;
       try {
         release = await options.limiter.acquire(ctx.signal);
-      } catch (error) {
-        return { error: `[Tool execution skipped — delegate_task was not started. ${(error as Error).message}]` };
+      } catch {
+        return { error: `[Tool execution skipped — delegate_task was not started. ${abortText(ctx.signal)}]` };
       }
       const owner = options.nextOwner(ctx.sessionId);
       try {

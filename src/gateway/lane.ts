@@ -1,11 +1,11 @@
 import type { Logger } from '../shared/logger.js';
 import type { InboundMessage } from './types.js';
-import type { Semaphore } from './semaphore.js';
+import type { Semaphore } from '../shared/semaphore.js';
 
 /** The reason a turn gets when a new message in its thread interrupts it. */
 export const NEW_MESSAGE_REASON = 'user sent a new message';
 
-export type BusyInputMode = 'interrupt' | 'queue';
+export type BusyInputMode = 'interrupt' | 'queue' | 'steer';
 
 export interface LaneDeps {
   semaphore: Semaphore;

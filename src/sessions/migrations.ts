@@ -22,6 +22,34 @@ export const MIGRATIONS: readonly string[] = [
      message TEXT NOT NULL
    );
    CREATE INDEX messages_by_session ON messages (session_id, seq);`,
+  // 2: the model's view of each session (compaction rewrites it; the messages table keeps everything),
+  // token usage per turn, and per-thread settings (/model, /verbose).
+  `CREATE TABLE context (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     session_id TEXT NOT NULL REFERENCES sessions (id),
+     message TEXT NOT NULL,
+     tokens INTEGER NOT NULL DEFAULT -1
+   );
+   CREATE INDEX context_by_session ON context (session_id, seq);
+   INSERT INTO context (session_id, message) SELECT session_id, message FROM messages ORDER BY seq;
+   ALTER TABLE sessions ADD COLUMN context_rev INTEGER NOT NULL DEFAULT 0;
+   CREATE TABLE usage (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     session_id TEXT NOT NULL REFERENCES sessions (id),
+     created_at INTEGER NOT NULL,
+     kind TEXT NOT NULL,
+     model TEXT NOT NULL,
+     calls INTEGER NOT NULL,
+     prompt_tokens INTEGER NOT NULL,
+     completion_tokens INTEGER NOT NULL,
+     estimated INTEGER NOT NULL
+   );
+   CREATE INDEX usage_by_session ON usage (session_id, seq);
+   CREATE TABLE thread_settings (
+     key TEXT PRIMARY KEY,
+     settings TEXT NOT NULL,
+     updated_at INTEGER NOT NULL
+   );`,
 ];
 
 /**

@@ -6,7 +6,11 @@ import type { Logger } from '../shared/logger.js';
 import { HermesError, errorMessage } from '../shared/errors.js';
 import { migrate } from './migrations.js';
 import { messageProblem } from './validate.js';
-import type { ChatMessage, SessionRecord } from './types.js';
+import { Statements } from './statements.js';
+import { ContextRows } from './context-rows.js';
+import { UsageLedger } from './usage-ledger.js';
+import { ThreadSettingsTable } from './thread-settings.js';
+import type { ChatMessage, ContextEntry, ContextRow, SessionRecord } from './types.js';
 
 /** state.db could not be opened or migrated. */
 export class SessionStoreError extends HermesError {
@@ -44,27 +48,33 @@ function newSessionId(): string {
 export class SessionStore {
   private readonly db: Database.Database;
   private readonly logger: Logger;
-  /** Prepared once each: preparing costs more than most of these queries. */
-  private readonly statements = new Map<string, Database.Statement>();
-  private readonly appendInTransaction: (sessionId: string, message: ChatMessage) => void;
+  private readonly statements: Statements;
+  private readonly contextRows: ContextRows;
+  /** Tokens spent per turn and per summary call. */
+  readonly usage: UsageLedger;
+  /** Settings a thread keeps across sessions (/model, /verbose). */
+  readonly threadSettings: ThreadSettingsTable;
+  private readonly appendInTransaction: (sessionId: string, message: ChatMessage, view: ContextEntry | null) => { seq: number; rev: number };
 
   private constructor(db: Database.Database, logger: Logger) {
     this.db = db;
     this.logger = logger;
-    this.appendInTransaction = db.transaction((sessionId: string, message: ChatMessage) => {
+    this.statements = new Statements(db);
+    this.contextRows = new ContextRows(this.statements, logger);
+    this.usage = new UsageLedger(this.statements);
+    this.threadSettings = new ThreadSettingsTable(this.statements, logger);
+    this.appendInTransaction = db.transaction((sessionId: string, message: ChatMessage, view: ContextEntry | null) => {
       const now = Date.now();
       this.sql('INSERT INTO messages (session_id, created_at, message) VALUES (?, ?, ?)').run(sessionId, now, JSON.stringify(message));
       this.sql('UPDATE sessions SET updated_at = ? WHERE id = ?').run(now, sessionId);
+      if (!view) return { seq: 0, rev: this.contextRows.rev(sessionId) };
+      const seq = this.contextRows.insert(sessionId, view);
+      return { seq, rev: this.contextRows.bump(sessionId) };
     });
   }
 
   private sql<P extends unknown[] = unknown[], R = unknown>(text: string): Database.Statement<P, R> {
-    let statement = this.statements.get(text);
-    if (!statement) {
-      statement = this.db.prepare(text);
-      this.statements.set(text, statement);
-    }
-    return statement as unknown as Database.Statement<P, R>;
+    return this.statements.get<P, R>(text);
   }
 
   /** Opens (creating when missing) and migrates the database at `file`. */
@@ -137,9 +147,57 @@ export class SessionStore {
     return { id, key, createdAt: now, updatedAt: now, interruptedReason: null, passthrough: [] };
   }
 
-  /** Appends one message; it is on disk when this returns. */
+  /** Appends one message to the history and to the model's view; it is on disk when this returns. */
   append(sessionId: string, message: ChatMessage): void {
-    this.appendInTransaction(sessionId, message);
+    this.appendInTransaction(sessionId, message, { message, tokens: -1 });
+  }
+
+  /**
+   * Appends `message` to the whole history and `view` (a shortened copy, or the same) to the
+   * model's view, at once. Returns the view row's seq and the view's new revision.
+   */
+  appendWithView(sessionId: string, message: ChatMessage, view: ContextEntry | null): { seq: number; rev: number } {
+    return this.appendInTransaction(sessionId, message, view);
+  }
+
+  /** The model's view of the session, in order (what compaction left, then every message since). */
+  context(sessionId: string): ContextRow[] {
+    return this.contextRows.rows(sessionId);
+  }
+
+  /** The view's revision: it changes with every change of the view, by any process. */
+  contextRev(sessionId: string): number {
+    return this.contextRows.rev(sessionId);
+  }
+
+  /** Replaces the model's view (a compaction); the history keeps everything. Returns the new seqs and revision. */
+  replaceContext(sessionId: string, entries: readonly ContextEntry[]): { seqs: number[]; rev: number } {
+    return this.db
+      .transaction(() => {
+        const seqs = this.contextRows.replace(sessionId, entries);
+        return { seqs, rev: this.contextRows.bump(sessionId) };
+      })
+      .immediate();
+  }
+
+  /** Rewrites rows of the view in place (pruned outputs, counted sizes); returns the new revision. */
+  updateContext(sessionId: string, rows: readonly ContextRow[]): number {
+    return this.db
+      .transaction(() => {
+        this.contextRows.update(sessionId, rows);
+        return this.contextRows.bump(sessionId);
+      })
+      .immediate();
+  }
+
+  /** Drops the view's rows from `seq` on (/undo, /retry); the history keeps them. Returns the new revision. */
+  truncateContext(sessionId: string, seq: number): number {
+    return this.db
+      .transaction(() => {
+        this.contextRows.truncateFrom(sessionId, seq);
+        return this.contextRows.bump(sessionId);
+      })
+      .immediate();
   }
 
   /** The session's messages in order. A row that cannot be read is skipped with a log line. */

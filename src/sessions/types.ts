@@ -15,3 +15,53 @@ export interface SessionRecord {
   /** Variable names skills declared (skill_view) and that pass through to children from then on. */
   passthrough: string[];
 }
+
+/** One message of the model's view of a session, with its cached size (-1 when not counted yet). */
+export interface ContextRow {
+  seq: number;
+  message: ChatMessage;
+  tokens: number;
+}
+
+/** A message for the model's view and its size. */
+export interface ContextEntry {
+  message: ChatMessage;
+  tokens: number;
+}
+
+/** Tokens spent on one turn's model calls, or on one summary call (compaction). */
+export interface UsageRecord {
+  kind: 'turn' | 'summary';
+  model: string;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** True when the API reported no usage and the tokens were counted here instead. */
+  estimated: boolean;
+  createdAt: number;
+}
+
+/** Token totals of one model within a session. */
+export interface ModelUsage {
+  model: string;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  estimated: boolean;
+}
+
+/** What /usage reports. */
+export interface UsageSummary {
+  lastTurn?: UsageRecord;
+  byModel: ModelUsage[];
+  /** Summary calls made by compaction in this session. */
+  summaries: number;
+}
+
+/** Settings a thread keeps across sessions (`/model`, `/verbose`). */
+export interface ThreadSettings {
+  /** The model for this thread instead of `model.name`. */
+  model?: string;
+  /** Tool progress for this thread instead of `display.tool_progress`. */
+  toolProgress?: 'off' | 'new' | 'all';
+}

@@ -1,3 +1,5 @@
 export { HermesError, ConfigError, errorMessage } from './errors.js';
 export { packageRoot } from './package-root.js';
 export { createLogger, silentLogger, normalizeLevel, LOG_LEVELS, type Logger } from './logger.js';
+export { Semaphore } from './semaphore.js';
+export { KeyedQueue } from './keyed-queue.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Semaphore } from '../../src/gateway/index.js';
+import { Semaphore } from '../../src/shared/index.js';
 
 describe('Semaphore', () => {
   it('lets at most `limit` in and the others in the order they asked', async () => {

@@ -1,0 +1,54 @@
+import type { ChatMessage } from '../../sessions/index.js';
+
+type Count = (text: string) => number;
+
+/** Special-token text in a message is counted as text, never refused. */
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+/** What a message costs beyond its text (role, separators), as the API counts it. */
+const PER_MESSAGE = 4;
+/** What one image part costs, roughly (a detailed 512×512 tile set is 765). */
+const PER_IMAGE = 800;
+
+let loaded: Promise<Count> | undefined;
+let count: Count = (text) => Math.ceil(text.length / 4);
+
+/**
+ * Loads the tokenizer (o200k_base, the encoding of current OpenAI models; close enough for
+ * others) once per process. Until it has loaded, sizes are estimated at four characters a token.
+ */
+export function loadTokenizer(): Promise<void> {
+  loaded ??= import('gpt-tokenizer/encoding/o200k_base').then(
+    (module) => (count = (text) => module.countTokens(text, AS_TEXT)),
+    () => count,
+  );
+  return loaded.then(() => undefined);
+}
+
+/** Past this many characters a text is estimated, not tokenized: counting stays quick whatever arrives. */
+const COUNT_LIMIT = 200_000;
+
+/** Tokens of a text. */
+export function textTokens(text: string): number {
+  if (!text) return 0;
+  return text.length > COUNT_LIMIT ? Math.ceil(text.length / 3) : count(text);
+}
+
+/** Tokens a message takes in a request: its text, its tool calls, its images. */
+export function messageTokens(message: ChatMessage): number {
+  let total = PER_MESSAGE;
+  const content = message.content;
+  if (typeof content === 'string') total += textTokens(content);
+  else if (Array.isArray(content)) {
+    for (const part of content) {
+      if (part.type === 'text') total += textTokens(part.text);
+      else if (part.type === 'image_url') total += PER_IMAGE;
+      else total += textTokens(JSON.stringify(part));
+    }
+  }
+  if (message.role === 'assistant' && message.tool_calls) {
+    for (const call of message.tool_calls) {
+      total += 8 + (call.type === 'function' ? textTokens(call.function.name) + textTokens(call.function.arguments) : textTokens(JSON.stringify(call)));
+    }
+  }
+  return total;
+}

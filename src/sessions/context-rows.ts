@@ -1,0 +1,75 @@
+import type { Logger } from '../shared/logger.js';
+import { errorMessage } from '../shared/errors.js';
+import type { Statements } from './statements.js';
+import { messageProblem } from './validate.js';
+import type { ChatMessage, ContextEntry, ContextRow } from './types.js';
+
+/**
+ * The model's view of each session (the `context` table): what the next request sends.
+ * Compaction rewrites it; the `messages` table keeps the whole history. Every change bumps
+ * the session's `context_rev`, so a cached copy knows when another process changed it.
+ */
+export class ContextRows {
+  constructor(
+    private readonly sql: Statements,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The view in order; a row that cannot be read is skipped with a log line. */
+  rows(sessionId: string): ContextRow[] {
+    const rows = this.sql
+      .get<[string], { seq: number; message: string; tokens: number }>('SELECT seq, message, tokens FROM context WHERE session_id = ? ORDER BY seq')
+      .all(sessionId);
+    const out: ContextRow[] = [];
+    for (const row of rows) {
+      let value: unknown;
+      let problem: string | undefined;
+      try {
+        value = JSON.parse(row.message);
+        problem = messageProblem(value);
+      } catch (error) {
+        problem = `invalid JSON (${errorMessage(error)})`;
+      }
+      if (problem) {
+        this.logger.warn({ session: sessionId, row: row.seq }, `state.db: skipped corrupt context row ${row.seq}: ${problem}`);
+        continue;
+      }
+      out.push({ seq: row.seq, message: value as ChatMessage, tokens: row.tokens });
+    }
+    return out;
+  }
+
+  /** How many times the session's view has changed. */
+  rev(sessionId: string): number {
+    return this.sql.get<[string], { context_rev: number }>('SELECT context_rev FROM sessions WHERE id = ?').get(sessionId)?.context_rev ?? 0;
+  }
+
+  /** Adds one message to the end of the view (inside the caller's transaction); returns its seq. */
+  insert(sessionId: string, entry: ContextEntry): number {
+    const info = this.sql.get('INSERT INTO context (session_id, message, tokens) VALUES (?, ?, ?)').run(sessionId, JSON.stringify(entry.message), entry.tokens);
+    return Number(info.lastInsertRowid);
+  }
+
+  /** Replaces the whole view (a compaction); returns the new rows' seqs. */
+  replace(sessionId: string, entries: readonly ContextEntry[]): number[] {
+    this.sql.get('DELETE FROM context WHERE session_id = ?').run(sessionId);
+    return entries.map((entry) => this.insert(sessionId, entry));
+  }
+
+  /** Changes rows in place (pruned outputs, counted sizes). */
+  update(sessionId: string, rows: readonly ContextRow[]): void {
+    const statement = this.sql.get('UPDATE context SET message = ?, tokens = ? WHERE seq = ? AND session_id = ?');
+    for (const row of rows) statement.run(JSON.stringify(row.message), row.tokens, row.seq, sessionId);
+  }
+
+  /** Drops the rows from `seq` on (/undo, /retry). */
+  truncateFrom(sessionId: string, seq: number): number {
+    return this.sql.get('DELETE FROM context WHERE session_id = ? AND seq >= ?').run(sessionId, seq).changes;
+  }
+
+  /** Records a change of the view; returns the new revision. */
+  bump(sessionId: string): number {
+    this.sql.get('UPDATE sessions SET context_rev = context_rev + 1 WHERE id = ?').run(sessionId);
+    return this.rev(sessionId);
+  }
+}
