@@ -1,12 +1,12 @@
 import type { HermesConfig, HermesPaths } from '../src/config/index.js';
 import type { PlatformAdapter } from '../src/gateway/index.js';
 import type { Logger } from '../src/shared/logger.js';
-import { createTelegramAdapter } from './telegram.js';
+import { createTelegramAdapter } from './telegram/index.js';
 import { createSlackAdapter } from './slack/index.js';
 import { createDiscordAdapter } from './discord/index.js';
 import { createWebChat } from './web/index.js';
 
-export { TelegramAdapter, createTelegramAdapter, type TelegramAdapterOptions, type TelegramReplyTarget } from './telegram.js';
+export { TelegramAdapter, createTelegramAdapter, type TelegramAdapterOptions, type TelegramReplyTarget } from './telegram/index.js';
 
 export interface BuildAdaptersOptions {
   config: HermesConfig;

@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { run as runBot, sequentialize } from '@grammyjs/runner';
 import { Bot, type Context } from 'grammy';
-import { TelegramAdapter } from '../adapters/telegram.js';
+import { TelegramAdapter } from '../adapters/telegram/index.js';
 import type { AgentRunner } from '../src/agent/types.js';
 import { startGateway } from '../src/cli/commands/gateway.js';
 import { loadConfig, defaultConfig } from '../src/config/index.js';

@@ -3,14 +3,14 @@ import { createServer, type Server } from 'node:http';
 import { Bot, GrammyError, webhookCallback, type Context } from 'grammy';
 import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import type { Message } from 'grammy/types';
-import type { HermesConfig } from '../src/config/index.js';
-import { COMMANDS, GatewayError } from '../src/gateway/index.js';
-import type { InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget } from '../src/gateway/index.js';
-import { errorMessage } from '../src/shared/errors.js';
-import { silentLogger, type Logger } from '../src/shared/logger.js';
-import { APPROVAL_KEYBOARD, pressToInbound, inboundFrom } from './telegram-approval.js';
-import { markdownToTelegramHtml } from './telegram-html.js';
-import { sendTelegramFile, telegramAttachments, TELEGRAM_FILE_MAX_BYTES, type TelegramFileSource } from './telegram-files.js';
+import type { HermesConfig } from '../../src/config/index.js';
+import { COMMANDS, GatewayError } from '../../src/gateway/index.js';
+import type { InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget } from '../../src/gateway/index.js';
+import { errorMessage } from '../../src/shared/errors.js';
+import { silentLogger, type Logger } from '../../src/shared/logger.js';
+import { APPROVAL_KEYBOARD, pressToInbound, inboundFrom } from './approval.js';
+import { markdownToTelegramHtml } from './html.js';
+import { sendTelegramFile, telegramAttachments, TELEGRAM_FILE_MAX_BYTES, type TelegramFileSource } from './files.js';
 
 export interface TelegramWebhookOptions {
   /** The public URL Telegram posts updates to (`TELEGRAM_WEBHOOK_URL`); its path is served. */

@@ -1,6 +1,6 @@
 import type { CallbackQuery, InlineKeyboardMarkup, Message, User } from 'grammy/types';
-import type { InboundMessage } from '../src/gateway/index.js';
-import type { TelegramReplyTarget } from './telegram.js';
+import type { InboundMessage } from '../../src/gateway/index.js';
+import type { TelegramReplyTarget } from './adapter.js';
 
 /** `callback_data` of the approval buttons and the command each press stands for; the prefix keeps other bots' data apart. */
 export const APPROVAL_BUTTONS: ReadonlyMap<string, string> = new Map([

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { GrammyError, InputFile, type Api } from 'grammy';
 import type { Message } from 'grammy/types';
-import type { InboundAttachment, OutboundFile } from '../src/gateway/index.js';
+import type { InboundAttachment, OutboundFile } from '../../src/gateway/index.js';
 
 /** The Bot API's limits on its cloud server: a photo up to 10 MB, any upload up to 50 MB, a caption up to 1,024 characters. */
 export const TELEGRAM_PHOTO_MAX_BYTES = 10 * 1024 * 1024;

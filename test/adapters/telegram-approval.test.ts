@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { TelegramAdapter } from '../../adapters/telegram.js';
+import { TelegramAdapter } from '../../adapters/telegram/index.js';
 import { Gateway, approvalQueueFor } from '../../src/gateway/index.js';
 import { FakeTelegramApi, type SentTelegramMessage } from '../fakes/telegram-api.js';
 import { FakeAgent, testConfig } from '../gateway/helpers.js';

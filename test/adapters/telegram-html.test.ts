@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, markdownToTelegramHtml } from '../../adapters/telegram-html.js';
+import { escapeHtml, markdownToTelegramHtml } from '../../adapters/telegram/index.js';
 import { parseTelegramHtml } from '../fakes/telegram-html.js';
 
 describe('markdownToTelegramHtml', () => {

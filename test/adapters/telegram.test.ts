@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { TelegramAdapter, createTelegramAdapter } from '../../adapters/telegram.js';
+import { TelegramAdapter, createTelegramAdapter } from '../../adapters/telegram/index.js';
 import { Gateway } from '../../src/gateway/index.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
 import { FakeAgent, answerAtOnce, testConfig, untilAborted } from '../gateway/helpers.js';
