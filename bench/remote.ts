@@ -1,8 +1,12 @@
 /*
- * `npm run bench -- remote`: execute_code over SSH next to local, in one run. Starts its own
- * sshd on 127.0.0.1 (root, a generated key, like test/helpers/sshd.ts) and measures
- * `print(1)` and a 10-tool-call script on both, and the tool-call round trip over the file
- * transport and over the direct channel (a forwarded socket). Prints figures; asserts nothing.
+ * `npm run bench -- remote`: execute_code on SSH and Docker next to local, in one run. Starts
+ * its own sshd on 127.0.0.1 (root, a generated key, like test/helpers/sshd.ts) and uses the
+ * container engine that answers with localhost/hermes-python:bookworm (HERMES_DOCKER_TEST_IMAGE
+ * names another). Per backend: the tool-call round trip as a session kernel's cell sees it
+ * over the stream channel (target p50 <= 2 ms) and over the file transport, a one-shot script
+ * over each, the stdout latency (a printed line -> the gateway has it) and the interrupt
+ * latency (abort -> the result, which waits for the script's group to be gone). Local is the
+ * baseline. Prints figures; asserts nothing.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,15 +14,24 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
 import { z } from 'zod';
-import { createCodeExecutor } from '../src/execute-code/index.js';
+import { createCodeExecutor, renderStub, type ExecuteCodeResult } from '../src/execute-code/index.js';
+import { RemoteCodeRunner } from '../src/execute-code/remote/index.js';
 import { SshEnvironment } from '../src/environments/ssh/index.js';
-import { LocalEnvironment } from '../src/environments/index.js';
+import { DockerProvider, chooseEngine } from '../src/environments/docker/index.js';
+import { LocalEnvironment, type Environment } from '../src/environments/index.js';
 import { ToolRegistry, defineTool, type ToolContext } from '../src/tools/index.js';
-import { scriptTools } from '../src/tools/builtin/index.js';
+import { SCRIPT_TOOL_SIGNATURES, scriptTools } from '../src/tools/builtin/index.js';
 import { validateConfig, hermesPaths } from '../src/config/index.js';
 import { silentLogger } from '../src/shared/index.js';
-import { fmt, median, timeRuns } from './stats.js';
+import { fmt, median, percentile } from './stats.js';
+
+const IMAGE = process.env.HERMES_DOCKER_TEST_IMAGE || 'localhost/hermes-python:bookworm';
+const STREAM_CALLS = 500;
+const FILE_CALLS = 20;
+const LATENCY_LINES = 40;
+const INTERRUPTS = 5;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -34,7 +47,7 @@ async function freePort(): Promise<number> {
 async function startSshd(): Promise<{ port: number; key: string; dir: string; stop(): void } | undefined> {
   const sshd = ['/usr/sbin/sshd', '/usr/local/sbin/sshd'].find((path) => existsSync(path));
   if (!sshd || process.getuid?.() !== 0) {
-    console.log(`remote: skipped — ${!sshd ? 'sshd is not installed' : 'needs root to start sshd'}`);
+    console.log(`remote: ssh skipped — ${!sshd ? 'sshd is not installed' : 'needs root to start sshd'}`);
     return undefined;
   }
   const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-sshd-'));
@@ -47,7 +60,7 @@ async function startSshd(): Promise<{ port: number; key: string; dir: string; st
     join(dir, 'config'),
     [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(dir, 'host')}`, `PidFile ${join(dir, 'pid')}`, 'UsePAM no',
       'PermitRootLogin prohibit-password', `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`, 'StrictModes no',
-      'PermitUserEnvironment SHLVL', 'MaxSessions 50', ''].join('\n'),
+      'PermitUserEnvironment SHLVL', 'MaxSessions 50', 'AllowStreamLocalForwarding yes', 'StreamLocalBindUnlink yes', ''].join('\n'),
   );
   const child = spawn(sshd, ['-D', '-e', '-f', join(dir, 'config')], { stdio: 'ignore' });
   for (let i = 0; i < 200; i++) {
@@ -62,64 +75,175 @@ async function startSshd(): Promise<{ port: number; key: string; dir: string; st
   return { port, key: join(dir, 'user'), dir, stop: () => (child.kill(), rmSync(dir, { recursive: true, force: true })) };
 }
 
+/** The docker backend on the engine that answers, or undefined (the reason printed). */
+async function startDocker(home: string): Promise<Environment | undefined> {
+  const choice = await chooseEngine('');
+  if (!choice.use) {
+    console.log('remote: docker skipped — no container engine answers');
+    return undefined;
+  }
+  const image = await execa(choice.use.path, ['image', 'inspect', IMAGE], { reject: false, stdin: 'ignore' });
+  if (image.exitCode !== 0) {
+    console.log(`remote: docker skipped — ${choice.use.client} answers but ${IMAGE} is missing (bash .ci/build-image.sh)`);
+    return undefined;
+  }
+  const { config } = validateConfig({ terminal: { container_persistent: false, docker: { image: IMAGE } } }, 'bench');
+  return new DockerProvider({ config, paths: hermesPaths(home) }).createEnvironment({ cwd: '/', timeout: 60, taskId: 'bench-remote', logger: silentLogger() });
+}
+
+/** The environment without its stream: execute_code takes the file transport. */
+const filesOnly = (env: Environment): Environment => Object.create(env, { openStream: { value: undefined } }) as Environment;
+
+const roundTrip = (calls: number) =>
+  [
+    'import time',
+    'from hermes_tools import read_file',
+    'read_file(path="warm")',
+    'samples = []',
+    `for _ in range(${calls}):`,
+    '    t = time.perf_counter()',
+    '    read_file(path="x")',
+    '    samples.append((time.perf_counter() - t) * 1000)',
+    'samples.sort()',
+    'print(samples[len(samples) // 2], samples[min(len(samples) - 1, len(samples) * 99 // 100)])',
+  ].join('\n');
+
+const printLines = (lines: number) =>
+  `import time\nfor _ in range(${lines}):\n    print("@t", time.time(), flush=True)\n    time.sleep(0.02)`;
+
 export async function run(): Promise<void> {
-  const sshd = await startSshd();
-  if (!sshd) return;
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-remote-'));
   const cwd = mkdtempSync(join(tmpdir(), 'hermes-bench-remote-cwd-'));
   const noop = defineTool({ name: 'read_file', description: 'no-op', args: z.object({}).passthrough(), run: async () => ({}) });
   const registry = new ToolRegistry([noop, ...scriptTools().filter((tool) => tool.name !== 'read_file')]);
-  const make = (direct: boolean) =>
-    createCodeExecutor({
-      home, cwd, registry,
-      config: { code_execution: { session_kernels: false, max_tool_calls: 100_000 }, terminal: { ssh: { direct_channel: direct } } },
-    });
-  const executor = make(false);
-  const directExecutor = make(true);
-  const ssh = await SshEnvironment.connect({
-    target: { host: '127.0.0.1', user: 'root', port: sshd.port, key: sshd.key, persistent: true, connectTimeout: 5 },
-    hermesHome: home, cwd, timeout: 60, childEnv: () => ({ LANG: 'C.UTF-8' }), maxOutputBytes: 50_000, graceMs: 2000,
+  // The file transport's figures are its own: SSH's forwarded socket is measured apart.
+  const overrides = { code_execution: { max_tool_calls: 100_000 }, terminal: { ssh: { direct_channel: false } } };
+  const { config } = validateConfig(overrides, 'bench');
+  const executors = [true, false].map((kernels) =>
+    createCodeExecutor({ home, cwd, registry, config: { ...overrides, code_execution: { ...overrides.code_execution, session_kernels: kernels } } }),
+  );
+  const [withKernels, oneShots] = executors;
+  const direct = createCodeExecutor({ home, cwd, registry, config: { code_execution: { max_tool_calls: 100_000, session_kernels: false } } });
+  executors.push(direct);
+  const context = (environment: Environment, signal?: AbortSignal): ToolContext => ({
+    sessionId: 'bench', signal: signal ?? new AbortController().signal, environment, logger: silentLogger(), config, paths: hermesPaths(home), passthrough: new Set(),
   });
-  const { config } = validateConfig({}, 'bench');
+  let session = 0;
+  const exec = async (via: typeof withKernels, environment: Environment, code: string, owner = 'bench'): Promise<ExecuteCodeResult> => {
+    const result = await via.execute({ code, sessionId: owner, context: context(environment) });
+    if (result.status !== 'success') throw new Error(`bench script failed: ${JSON.stringify(result).slice(0, 500)}`);
+    return result;
+  };
+  const figures = (result: ExecuteCodeResult) => result.output.trim().split(' ').map(Number);
+
   const local = new LocalEnvironment({ cwd, timeout: 60, childEnv: () => ({ PATH: process.env.PATH ?? '/usr/bin:/bin' }) });
-  const context = (environment: ToolContext['environment']): ToolContext => ({
-    sessionId: 'bench', signal: new AbortController().signal, environment, logger: silentLogger(), config, paths: hermesPaths(home), passthrough: new Set(),
-  });
-  const exec = (code: string, environment: ToolContext['environment'], via = executor) =>
-    via.execute({ code, sessionId: 'bench', context: context(environment) });
-  const tenCalls = 'from hermes_tools import read_file\nfor i in range(10):\n    read_file(path="x")\nprint("done")';
-  const roundTrip = (calls: number) =>
-    `import time\nfrom hermes_tools import read_file\nread_file(path="warm")\nsamples = []\nfor _ in range(${calls}):\n    t = time.perf_counter()\n    read_file(path="x")\n    samples.append((time.perf_counter() - t) * 1000)\nsamples.sort()\nprint(samples[len(samples) // 2], samples[-1])`;
+  const backends: { name: string; env: Environment; cleanup(): Promise<void> }[] = [];
+  const sshd = await startSshd();
+  if (sshd) {
+    const ssh = await SshEnvironment.connect({
+      target: { host: '127.0.0.1', user: 'root', port: sshd.port, key: sshd.key, persistent: true, connectTimeout: 5 },
+      hermesHome: home, cwd, timeout: 60, childEnv: () => ({ LANG: 'C.UTF-8' }), maxOutputBytes: 50_000, graceMs: 2000,
+    });
+    backends.push({ name: 'ssh', env: ssh, cleanup: async () => (await ssh.cleanup(), sshd.stop()) });
+  }
+  const docker = await startDocker(home).catch((error: unknown) => (console.log(`remote: docker skipped — ${String(error)}`), undefined));
+  if (docker) backends.push({ name: 'docker', env: docker, cleanup: () => docker.cleanup() });
+
   try {
-    const rawSsh = median(await timeRuns(10, () => ssh.execute('true')));
-    console.log(`one command over the shared ssh connection (execute('true')): median ${fmt(rawSsh)} ms`);
-    for (const [label, code, times] of [['print(1)', 'print(1)', 10], ['10 tool calls', tenCalls, 8]] as const) {
-      await exec(code, local);
-      await exec(code, ssh);
-      await exec(code, ssh, directExecutor);
-      const onLocal = median(await timeRuns(times, () => exec(code, local)));
-      const onSsh = median(await timeRuns(times, () => exec(code, ssh)));
-      const onDirect = median(await timeRuns(times, () => exec(code, ssh, directExecutor)));
+    const [localP50, localP99] = figures(await exec(withKernels, local, roundTrip(STREAM_CALLS), 'local'));
+    console.log(`tool-call round trip, local kernel (Unix socket, baseline), ${STREAM_CALLS} calls: p50 ${fmt(localP50, 3)} ms, p99 ${fmt(localP99, 3)} ms`);
+    for (const backend of backends) {
+      const owner = () => `${backend.name}-${++session}`;
+      const streamOwner = owner();
+      const [streamP50, streamP99] = figures(await exec(withKernels, backend.env, roundTrip(STREAM_CALLS), streamOwner));
+      const filesOwner = owner();
+      const [filesP50, filesP99] = figures(await exec(withKernels, filesOnly(backend.env), roundTrip(FILE_CALLS), filesOwner));
+      const [shotP50] = figures(await exec(oneShots, backend.env, roundTrip(STREAM_CALLS)));
+      const [shotFilesP50] = figures(await exec(oneShots, filesOnly(backend.env), roundTrip(FILE_CALLS)));
       console.log(
-        `execute_code ${label}: ssh (file transport) median ${fmt(onSsh)} ms, ssh (direct channel) ${fmt(onDirect)} ms, ` +
-          `local ${fmt(onLocal)} ms (ratios ${fmt(onSsh / onLocal)}x and ${fmt(onDirect / onLocal)}x)`,
+        `tool-call round trip, ${backend.name} kernel over the stream, ${STREAM_CALLS} calls: p50 ${fmt(streamP50, 3)} ms, p99 ${fmt(streamP99, 3)} ms ` +
+          `(${fmt(streamP50 / localP50)}x local; target p50 <= 2 ms)`,
       );
-    }
-    const calls = 40;
-    for (const [label, environment, via] of [
-      ['file transport over ssh', ssh, executor],
-      ['direct channel (ssh -R forwarded socket)', ssh, directExecutor],
-      ['local Unix socket (baseline)', local, executor],
-    ] as const) {
-      const [p50, max] = (await exec(roundTrip(calls), environment, via)).output.trim().split(' ').map(Number);
-      console.log(`tool-call round trip, ${label}, ${calls} calls as the script sees them: p50 ${fmt(p50, 3)} ms, max ${fmt(max, 3)} ms`);
+      console.log(
+        `tool-call round trip, ${backend.name} kernel over the file transport, ${FILE_CALLS} calls: p50 ${fmt(filesP50, 2)} ms, p99 ${fmt(filesP99, 2)} ms ` +
+          `(${fmt(filesP50 / streamP50, 0)}x the stream)`,
+      );
+      const forwarded = backend.name === 'ssh' ? `, forwarded socket (direct channel) p50 ${fmt(figures(await exec(direct, filesOnly(backend.env), roundTrip(STREAM_CALLS)))[0], 3)} ms` : '';
+      console.log(`tool-call round trip, ${backend.name} one-shot script: stream p50 ${fmt(shotP50, 3)} ms, file transport p50 ${fmt(shotFilesP50, 2)} ms${forwarded}`);
+      await withKernels.resetSession(streamOwner);
+      await withKernels.resetSession(filesOwner);
+      await stdoutLatency(backend, registry, config, home);
+      await interruptLatency(backend.name, backend.env, withKernels, oneShots, context);
     }
   } finally {
-    await executor.close();
-    await directExecutor.close();
-    await ssh.cleanup();
-    sshd.stop();
+    await Promise.all(executors.map((made) => made.close()));
+    for (const backend of backends) await backend.cleanup();
     rmSync(home, { recursive: true, force: true });
     rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+/** A printed line (its time.time() inside) -> the gateway's stdout hook has it; one-shot and kernel. */
+async function stdoutLatency(
+  backend: { name: string; env: Environment },
+  registry: ToolRegistry,
+  config: ReturnType<typeof validateConfig>['config'],
+  home: string,
+): Promise<void> {
+  for (const kernels of [false, true]) {
+    const delays: number[] = [];
+    let pending = '';
+    const runner = new RemoteCodeRunner({
+      config: { ...config, code_execution: { ...config.code_execution, session_kernels: kernels } },
+      registry,
+      logger: silentLogger(),
+      strip: () => [],
+      spillDir: join(home, 'spill'),
+      onStdout: (chunk) => {
+        const now = Date.now() / 1000;
+        pending += chunk.toString('utf8');
+        const lines = pending.split('\n');
+        pending = lines.pop() ?? '';
+        for (const line of lines) if (line.startsWith('@t ')) delays.push((now - Number(line.slice(3))) * 1000);
+      },
+    });
+    const request = {
+      owner: `latency-${kernels}`, code: printLines(LATENCY_LINES), reset: false,
+      stub: renderStub([{ name: 'read_file', ...SCRIPT_TOOL_SIGNATURES.read_file }]), allowed: new Set(['read_file']),
+      context: { sessionId: 'bench', signal: new AbortController().signal, environment: backend.env, logger: silentLogger(), config, paths: hermesPaths(home), passthrough: new Set<string>() },
+      passthrough: [], startedMs: performance.now(),
+    };
+    await runner.execute(request);
+    await runner.close();
+    console.log(
+      `stdout latency, ${backend.name} ${kernels ? 'kernel cell' : 'one-shot script'} over the stream (print -> the gateway has the line), ${delays.length} lines: ` +
+        `p50 ${fmt(median(delays), 2)} ms, p90 ${fmt(percentile(delays, 90), 2)} ms`,
+    );
+  }
+}
+
+/** A new message -> the interrupted result (which returns once the script's group is gone). */
+async function interruptLatency(
+  name: string,
+  env: Environment,
+  withKernels: ReturnType<typeof createCodeExecutor>,
+  oneShots: ReturnType<typeof createCodeExecutor>,
+  context: (environment: Environment, signal?: AbortSignal) => ToolContext,
+): Promise<void> {
+  const code = 'import subprocess, time\nsubprocess.Popen(["sleep", "300"])\nprint("running", flush=True)\ntime.sleep(300)';
+  for (const [label, via] of [['kernel cell', withKernels], ['one-shot script', oneShots]] as const) {
+    const times: number[] = [];
+    for (let i = 0; i < INTERRUPTS; i++) {
+      const controller = new AbortController();
+      const running = via.execute({ code, sessionId: `interrupt-${name}`, context: context(env, controller.signal) });
+      // Long enough for the script to be sleeping; the figure is abort -> result only.
+      await sleep(1500);
+      const start = performance.now();
+      controller.abort('user sent a new message');
+      const result = await running;
+      times.push(performance.now() - start);
+      if (result.status !== 'interrupted') console.log(`  (${name} ${label}: ${result.status}: ${result.output.slice(0, 200)})`);
+    }
+    console.log(`interrupt, ${name} ${label} over the stream (abort -> result, the group gone), ${INTERRUPTS} runs: median ${fmt(median(times), 1)} ms, max ${fmt(Math.max(...times), 1)} ms (target 100 ms)`);
   }
 }

@@ -94,7 +94,9 @@ export async function executeStreamPerCall(input: StreamPerCallInput): Promise<E
   if (channel.swept > 0) input.logger.info({ swept: channel.swept }, `execute_code: removed ${channel.swept} folder(s) a stopped gateway left on the ${backendName(environment)}`);
   const ended = superviseChannel(channel, { timeoutSeconds: settings.timeout, signal: context.signal, graceMs });
   const { end, timedOut, interrupted, reason } = await ended;
-  await channel.close();
+  // The child and its group are gone and its output is in: the stream ends on its own (the
+  // runner removes the folder, then exits); the result does not wait for the client to exit.
+  void channel.close().catch((error: unknown) => input.logger.warn({ err: errorMessage(error) }, 'execute_code: closing the stream failed'));
   const callsMade = await release();
   const spillPath = await stdout.finish();
   if (end.kind === 'lost' && !timedOut && !interrupted) {
