@@ -13,10 +13,11 @@ import {
   type Interaction,
   type Message,
 } from 'discord.js';
-import type { InboundMessage, MessageHandler, PlatformAdapter, ReplyTarget } from '../../src/gateway/types.js';
+import type { InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget } from '../../src/gateway/types.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
 import { approvalRow, DISCORD_APPROVAL_BUTTONS, fitMessage } from './approval.js';
 import { DISCORD_COMMAND_NAMES, DISCORD_COMMANDS } from './commands.js';
+import { discordAttachments, discordUpload, DISCORD_FILE_MAX_BYTES } from './files.js';
 import { discordThreadKey, stripBotMention, threadName, type DiscordReplyTarget } from './inbound.js';
 
 /** How the Discord adapter connects. */
@@ -62,6 +63,7 @@ export class DiscordAdapter implements PlatformAdapter {
   readonly minEditIntervalMs = 1000;
   /** Discord shows "typing…" for about 10 s per request. */
   readonly typingIntervalMs = 8000;
+  readonly maxFileBytes = DISCORD_FILE_MAX_BYTES;
 
   private client: Client | undefined;
   private readonly botThreads = new Set<string>();
@@ -130,6 +132,29 @@ export class DiscordAdapter implements PlatformAdapter {
       body: { content: text, allowed_mentions: NO_PINGS },
     })) as APIMessage;
     return { messageId: message.id };
+  }
+
+  /** A message with the file attached (`payload_json` and `files[0]`), the caption as its text. */
+  async sendFile(replyTo: ReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
+    const target = replyTo as DiscordReplyTarget;
+    const upload = await discordUpload(file);
+    const open = this.openInteraction(target);
+    let messageId: string;
+    if (open) {
+      const options = { ...(upload.content ? { content: upload.content } : {}), files: upload.files.map((f) => ({ attachment: f.data, name: f.name })), allowedMentions: NO_PINGS };
+      const message = open.answered ? await open.interaction.followUp(options) : await open.interaction.editReply(options);
+      open.answered = true;
+      open.messages.add(message.id);
+      messageId = message.id;
+    } else {
+      const message = (await this.rest().post(Routes.channelMessages(target.channelId), {
+        body: { ...(upload.content ? { content: upload.content } : {}), attachments: upload.attachments, allowed_mentions: NO_PINGS },
+        files: upload.files,
+      })) as APIMessage;
+      messageId = message.id;
+    }
+    if (upload.followingText) await this.send(replyTo, upload.followingText);
+    return { messageId };
   }
 
   /** Sends the request with an action row of approval buttons (see `approval.ts`). */
@@ -208,11 +233,13 @@ export class DiscordAdapter implements PlatformAdapter {
     const me = this.client?.user;
     if (!me || message.author.bot || message.system) return;
     const text = stripBotMention(message.content, me.id);
+    const files = discordAttachments(message);
+    const attachments = files.length > 0 ? { attachments: files } : {};
     const user = { id: message.author.id, name: message.author.username };
     if (!message.guildId || message.channel.type === ChannelType.DM) {
       const threadKey = discordThreadKey(null, message.channelId);
       const replyTo: DiscordReplyTarget = { threadKey, channelId: message.channelId };
-      await handler({ platform: 'discord', threadKey, chat: { id: message.channelId, type: 'dm' }, user, text, messageId: message.id, replyTo });
+      await handler({ platform: 'discord', threadKey, chat: { id: message.channelId, type: 'dm' }, user, text, messageId: message.id, replyTo, ...attachments });
       return;
     }
     const mentioned = message.mentions.users.has(me.id);
@@ -229,7 +256,7 @@ export class DiscordAdapter implements PlatformAdapter {
     const threadKey = discordThreadKey(message.guildId, threadId);
     const replyTo: DiscordReplyTarget = { threadKey, channelId: threadId };
     const type = threadId === message.channelId && !channel.isThread() ? 'channel' : 'thread';
-    await handler({ platform: 'discord', threadKey, chat: { id: threadId, type }, user, text, messageId: message.id, replyTo });
+    await handler({ platform: 'discord', threadKey, chat: { id: threadId, type }, user, text, messageId: message.id, replyTo, ...attachments });
   }
 
   /** Opens a thread from the mentioning message; without the permission the channel itself is the session. */

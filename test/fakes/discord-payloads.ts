@@ -91,7 +91,7 @@ export function buttonInteractionPayload(fields: {
 /** A message the bot sent, as REST and the Gateway show it (components included). */
 export function botMessageObject(
   bot: FakeDiscordUser,
-  message: { id: string; channel_id: string; content: string; components?: unknown[] },
+  message: { id: string; channel_id: string; content: string; components?: unknown[]; attachments?: unknown[] },
 ): Record<string, unknown> {
   return {
     id: message.id,
@@ -104,7 +104,7 @@ export function botMessageObject(
     mention_everyone: false,
     mentions: [],
     mention_roles: [],
-    attachments: [],
+    attachments: message.attachments ?? [],
     embeds: [],
     pinned: false,
     type: 0,

@@ -2,6 +2,7 @@ import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { readMultipart } from './multipart.js';
 export type { FakeDiscordUser } from './discord-payloads.js';
 import { botMessageObject, buttonInteractionPayload, guildCreatePayload, memberObject, userObject, type FakeDiscordUser } from './discord-payloads.js';
 
@@ -13,6 +14,8 @@ export interface DiscordCall {
   body: Record<string, unknown> | undefined;
   query: URLSearchParams;
   authorization: string | undefined;
+  /** The multipart file parts, when the request had files. */
+  files?: Array<{ field: string; filename: string; content_type: string; bytes: Buffer }>;
 }
 
 /** A message as the fake keeps it (what the bot posted through REST or a webhook). */
@@ -25,7 +28,20 @@ export interface FakeDiscordMessage {
   interactionToken?: string;
   /** Message components (action rows of buttons) the bot sent with it. */
   components?: unknown[];
+  /** Files the bot attached (`files[n]` parts of a multipart body). */
+  files?: FakeDiscordAttachment[];
 }
+
+/** An attachment as the fake keeps it: served at its `url`, as Discord's CDN serves attachments. */
+export interface FakeDiscordAttachment {
+  id: string;
+  filename: string;
+  content_type: string;
+  bytes: Buffer;
+}
+
+/** Discord refuses a request whose files pass the upload limit (10 MiB without boosts). */
+const UPLOAD_LIMIT = 10 * 1024 * 1024;
 
 const GUILD_TEXT = 0;
 const DM = 1;
@@ -62,6 +78,8 @@ export class FakeDiscord extends EventEmitter {
   private refusals: Array<{ method: string; path: RegExp; when: (body: Record<string, unknown>) => boolean; status: number; body: unknown }> = [];
   private sequence = 0;
   private nextId = 930_000_000_000_000_000n;
+  /** Attachments by id: what users sent and what the bot uploaded. */
+  private readonly attachments = new Map<string, FakeDiscordAttachment & { channel_id: string }>();
 
   constructor(private readonly heartbeatIntervalMs = 41_250) {
     super();
@@ -140,8 +158,22 @@ export class FakeDiscord extends EventEmitter {
     for (const socket of this.sessions) socket.send(JSON.stringify({ op: 1, d: this.sequence, s: null, t: null }));
   }
 
+  /** The attachment object Discord puts in a message, with the CDN-like URL the fake serves it at. */
+  attachmentObject(attachment: FakeDiscordAttachment, channelId: string): Record<string, unknown> {
+    const url = `http://127.0.0.1:${this.port}/attachments/${channelId}/${attachment.id}/${encodeURIComponent(attachment.filename)}`;
+    return { id: attachment.id, filename: attachment.filename, size: attachment.bytes.length, url, proxy_url: url, content_type: attachment.content_type };
+  }
+
   /** A user's message in the guild channel, a thread, or a DM (`dmChannelId`); returns its id. */
-  userMessage(options: { author: FakeDiscordUser; content: string; channelId?: string; dm?: boolean; mentionBot?: boolean }): string {
+  userMessage(options: {
+    author: FakeDiscordUser;
+    content: string;
+    channelId?: string;
+    dm?: boolean;
+    mentionBot?: boolean;
+    /** Files the user attached; `size` may claim another length than the bytes have. */
+    files?: Array<{ filename: string; contentType: string; bytes: Buffer; size?: number }>;
+  }): string {
     const id = this.snowflake();
     const channelId = options.channelId ?? this.channelId;
     const content = options.mentionBot ? `<@${this.bot.id}> ${options.content}` : options.content;
@@ -156,7 +188,11 @@ export class FakeDiscord extends EventEmitter {
       mention_everyone: false,
       mentions: options.mentionBot ? [userObject(this.bot)] : [],
       mention_roles: [],
-      attachments: [],
+      attachments: (options.files ?? []).map((file) => {
+        const attachment = { id: this.snowflake(), filename: file.filename, content_type: file.contentType, bytes: file.bytes };
+        this.attachments.set(attachment.id, { ...attachment, channel_id: channelId });
+        return { ...this.attachmentObject(attachment, channelId), ...(file.size !== undefined ? { size: file.size } : {}) };
+      }),
       embeds: [],
       pinned: false,
       type: 0,
@@ -301,18 +337,39 @@ export class FakeDiscord extends EventEmitter {
     this.sendTo(socket, 'GUILD_CREATE', guildCreatePayload(this.guildId, [this.channelObject()], [...this.threads.values()]));
   }
 
+  /** Files the bot attached to messages in a channel or thread, oldest first. */
+  filesIn(channelId: string): Array<FakeDiscordAttachment & { message: FakeDiscordMessage }> {
+    return this.messages.filter((m) => m.channel_id === channelId).flatMap((message) => (message.files ?? []).map((file) => ({ ...file, message })));
+  }
+
+  /** `GET /attachments/<channel>/<id>/<name>`: the bytes, as Discord's CDN serves them (no token). */
+  private serveAttachment(pathname: string, res: ServerResponse): void {
+    const match = /^\/attachments\/(\d+)\/(\d+)\//.exec(pathname);
+    const attachment = match ? this.attachments.get(match[2]) : undefined;
+    if (!attachment || attachment.channel_id !== match![1]) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': attachment.content_type, 'content-length': attachment.bytes.length }).end(attachment.bytes);
+  }
+
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname.startsWith('/attachments/')) return this.serveAttachment(url.pathname, res);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
+    const rawBody = Buffer.concat(chunks);
     const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, '');
+    // With files, discord.js sends multipart: the JSON as `payload_json`, each file as `files[n]`.
+    const multipart = (req.headers['content-type'] ?? '').includes('multipart/form-data') ? await readMultipart(req.headers, rawBody) : undefined;
+    const raw = multipart ? (multipart.fields.payload_json ?? '') : rawBody.toString('utf8');
     const call: DiscordCall = {
       method: req.method ?? 'GET',
       path,
       body: raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined,
       query: url.searchParams,
       authorization: req.headers.authorization,
+      ...(multipart ? { files: multipart.files.map((file) => ({ field: file.field, filename: file.filename, content_type: file.mimeType, bytes: file.bytes })) } : {}),
     };
     this.calls.push(call);
     const reply = (status: number, body?: unknown): void => {
@@ -344,8 +401,11 @@ export class FakeDiscord extends EventEmitter {
       this.commands = defs.map((def) => ({ ...def, id: this.snowflake(), application_id: this.applicationId, version: this.snowflake(), type: 1 }));
       return [200, this.commands];
     }
+    if ((call.files ?? []).reduce((sum, file) => sum + file.bytes.length, 0) > UPLOAD_LIMIT) {
+      return [413, { message: 'Request entity too large', code: 40005 }];
+    }
     if (method === 'POST' && (m = /^\/channels\/(\d+)\/messages$/.exec(path))) {
-      return [200, this.store(m[1], String(body.content ?? ''), 'channel', undefined, body.components)];
+      return [200, this.store(m[1], String(body.content ?? ''), 'channel', undefined, body.components, call.files)];
     }
     if (method === 'PATCH' && (m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path))) {
       return this.editStored(m[2], body);
@@ -384,7 +444,7 @@ export class FakeDiscord extends EventEmitter {
       return this.editStored(m[3], body);
     }
     if (method === 'POST' && (m = /^\/webhooks\/(\d+)\/([\w-]+)$/.exec(path))) {
-      return [200, this.store(this.channelOfInteraction(m[2]), String(body.content ?? ''), 'interaction', m[2], body.components)];
+      return [200, this.store(this.channelOfInteraction(m[2]), String(body.content ?? ''), 'interaction', m[2], body.components, call.files)];
     }
     return [404, { message: '404: Not Found', code: 0 }];
   }
@@ -403,10 +463,21 @@ export class FakeDiscord extends EventEmitter {
     return this.interactionChannels.get(token) ?? this.channelId;
   }
 
-  private store(channelId: string, content: string, via: FakeDiscordMessage['via'], interactionToken?: string, components?: unknown): Record<string, unknown> {
+  private store(
+    channelId: string,
+    content: string,
+    via: FakeDiscordMessage['via'],
+    interactionToken?: string,
+    components?: unknown,
+    files?: DiscordCall['files'],
+  ): Record<string, unknown> {
     const id = this.snowflake();
     const message: FakeDiscordMessage = { id, channel_id: channelId, content, via, ...(interactionToken ? { interactionToken } : {}) };
     if (Array.isArray(components)) message.components = components;
+    if (files && files.length > 0) {
+      message.files = files.map((file) => ({ id: this.snowflake(), filename: file.filename, content_type: file.content_type, bytes: file.bytes }));
+      for (const file of message.files) this.attachments.set(file.id, { ...file, channel_id: channelId });
+    }
     this.messages.push(message);
     return this.messageObject(message);
   }
@@ -421,6 +492,7 @@ export class FakeDiscord extends EventEmitter {
   }
 
   private messageObject(message: FakeDiscordMessage): Record<string, unknown> {
-    return botMessageObject(this.bot, message);
+    const attachments = (message.files ?? []).map((file) => this.attachmentObject(file, message.channel_id));
+    return botMessageObject(this.bot, { ...message, attachments });
   }
 }
