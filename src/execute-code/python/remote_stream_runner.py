@@ -177,7 +177,8 @@ class _Runner(object):
             except Exception:
                 swept = 0
         self.grace = max(0.0, float(spec.get("graceMs", 5000)) / 1000.0)
-        self.max_conns = int(spec.get("maxConnections", 64))
+        # Headroom over the gateway's own cap, so its refusal (a line saying why) reaches the script.
+        self.max_conns = int(spec.get("maxConnections", 64)) + 8
         prefix = spec["prefix"]
         for _ in range(100):
             rand = _os.urandom(10)

@@ -88,6 +88,36 @@ describe('execute_code on a plugin environment that offers openStream', () => {
     await made.resetSession('p2');
   });
 
+  it('holds a streamed script to code_execution.max_rpc_connections: past it a connection is told why and closed', async () => {
+    const { env } = pluginEnvironment({ stream: 'works' });
+    const made = createCodeExecutor({ home: tempDir('hermes-plugin-home-'), registry, config: { code_execution: { session_kernels: false, max_rpc_connections: 4 } } });
+    executors.push(made);
+    const result = await made.execute({
+      sessionId: 'p5',
+      context: makeToolContext({ environment: env }),
+      code: [
+        'import os, socket',
+        'from hermes_tools import web_search',
+        'socks = []',
+        'for _ in range(7):',
+        '    s = socket.socket(socket.AF_UNIX)',
+        '    s.connect(os.environ["HERMES_RPC_SOCKET"])',
+        '    s.settimeout(5)',
+        '    socks.append(s)',
+        'refused = 0',
+        'for s in socks[4:]:',
+        '    line = s.makefile("rb").readline()',
+        '    refused += b"RPC connection refused" in line',
+        'for s in socks:',
+        '    s.close()',
+        'import time',
+        'time.sleep(0.5)  # the closes reach the gateway\'s server through the stream',
+        'print(refused, web_search(query="after")["echoed"])',
+      ].join('\n'),
+    });
+    expect(result, JSON.stringify(result)).toMatchObject({ status: 'success', output: '3 after\n' });
+  });
+
   for (const failure of ['throws', 'exits'] as const) {
     it(`falls back to the file transport when openStream ${failure === 'throws' ? 'throws' : 'ends before the runner starts'}`, async () => {
       const { env, counts } = pluginEnvironment({ stream: failure });
