@@ -108,7 +108,9 @@ export function sameOriginOnly(options: { loopbackOnly: boolean }): MiddlewareHa
       }
       if (origin === 'null') return c.text('Requests from an opaque origin are refused.\n', 403);
       const type = c.req.header('content-type') ?? '';
-      if (!type.toLowerCase().startsWith('application/json')) return c.text('Send JSON (Content-Type: application/json).\n', 415);
+      // A file upload is raw bytes; its X-Hermes-Upload header, like JSON, needs a preflight we never answer.
+      const upload = c.req.header('x-hermes-upload') === '1';
+      if (!upload && !type.toLowerCase().startsWith('application/json')) return c.text('Send JSON (Content-Type: application/json).\n', 415);
     }
     return next();
   };

@@ -3,7 +3,7 @@ import type { AgentEvent } from '../../src/agent/types.js';
 import type { TurnNotice } from '../../src/gateway/types.js';
 import type { LiveHub } from './live-hub.js';
 import type { TranscriptStore } from './transcript.js';
-import type { NoticeEntry, ToolEntry, WebEntry } from './types.js';
+import type { FileEntry, FileRef, NoticeEntry, ToolEntry, WebEntry } from './types.js';
 import { describeArgs, toolOutcome } from './tool-outcome.js';
 
 type FinishStatus = Extract<TurnNotice, { type: 'turn_finished' }>['status'];
@@ -44,9 +44,14 @@ export class ThreadActivity {
     return this.turns.get(threadId)?.busy ?? false;
   }
 
-  /** Records a message the user sent from the page. */
-  userMessage(threadId: string, text: string, id = entryId('u')): WebEntry {
-    return this.put(threadId, { kind: 'user', id, at: Date.now(), text });
+  /** Records a message the user sent from the page (with the files it brought). */
+  userMessage(threadId: string, text: string, id = entryId('u'), files: FileRef[] = []): WebEntry {
+    return this.put(threadId, { kind: 'user', id, at: Date.now(), text, ...(files.length > 0 ? { files } : {}) });
+  }
+
+  /** Records a file the agent sent; returns its entry id. */
+  file(threadId: string, fields: Omit<FileEntry, 'kind' | 'id' | 'at'>): string {
+    return this.put(threadId, { kind: 'file', id: entryId('f'), at: Date.now(), ...fields }).id;
   }
 
   /** Records a notice the page shows between messages. */

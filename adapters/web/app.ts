@@ -6,6 +6,7 @@ import { errorMessage } from '../../src/shared/errors.js';
 import type { Asset } from './assets.js';
 import { requireToken, sameOriginOnly } from './access.js';
 import type { ThreadActivity } from './activity.js';
+import { fileRoutes, type WebFiles } from './files.js';
 import type { LiveHub } from './live-hub.js';
 import type { TranscriptStore } from './transcript.js';
 import type { LiveEvent, WebEntry } from './types.js';
@@ -35,8 +36,12 @@ export interface WebAppDeps {
   /** `platforms.web.max_streams`: open event streams at once; past it a 503. */
   maxStreams: number;
   status: () => WebStatus;
-  /** Records the user's message and hands it to the gateway; resolves once it is taken. */
-  submit: (threadId: string, text: string) => Promise<WebEntry>;
+  /** Records the user's message (with the ids of files uploaded for it) and hands it to the gateway; resolves once it is taken. */
+  submit: (threadId: string, text: string, files: string[]) => Promise<WebEntry>;
+  /** Uploads waiting for their message, and files the agent sent. */
+  files: WebFiles;
+  /** `files.max_inbound_mb` in bytes. */
+  maxUploadBytes: number;
   /** Aborts when the adapter stops: open event streams end. */
   signal: AbortSignal;
 }
@@ -95,10 +100,12 @@ export function createWebApp(deps: WebAppDeps): Hono {
     if (!deps.store.hasThread(id)) return c.json({ error: `no web thread "${id}"; start one with the New thread button` }, 404);
     const body = await c.req.json<unknown>().catch(() => undefined);
     const text = typeof body === 'object' && body !== null ? (body as { text?: unknown }).text : undefined;
-    if (typeof text !== 'string' || !text.trim()) return c.json({ error: 'send {"text": "…"} with a non-empty message' }, 400);
+    const given = typeof body === 'object' && body !== null ? (body as { files?: unknown }).files : undefined;
+    const files = Array.isArray(given) ? given.filter((file): file is string => typeof file === 'string') : [];
+    if (typeof text !== 'string' || (!text.trim() && files.length === 0)) return c.json({ error: 'send {"text": "…"} with a non-empty message (or "files" you uploaded)' }, 400);
     if (text.length > MAX_INPUT_CHARS) return c.json({ error: `a message may have at most ${MAX_INPUT_CHARS} characters` }, 413);
     try {
-      const entry = await deps.submit(id, text);
+      const entry = await deps.submit(id, text, files);
       return c.json({ entry }, 202);
     } catch (error) {
       const message = `The gateway did not take the message: ${errorMessage(error)}`;
@@ -160,6 +167,8 @@ export function createWebApp(deps: WebAppDeps): Hono {
       unsubscribe();
     }
   }
+
+  app.route('/api/threads', fileRoutes({ store: deps.store, files: deps.files, maxUploadBytes: deps.maxUploadBytes }));
 
   // The remaining page files and vendored libraries, by exact path; nothing else is served.
   app.get('*', (c) => serve(c.req.path) ?? c.text('Not found\n', 404));

@@ -3,7 +3,7 @@
  * thread in the transcript and streamed to the page; a later entry with the same `id`
  * replaces the earlier one (a tool call goes from `running` to its outcome).
  */
-export type WebEntry = UserEntry | AssistantEntry | ToolEntry | NoticeEntry | ApprovalEntry;
+export type WebEntry = UserEntry | AssistantEntry | ToolEntry | NoticeEntry | ApprovalEntry | FileEntry;
 
 interface EntryBase {
   id: string;
@@ -14,6 +14,29 @@ interface EntryBase {
 export interface UserEntry extends EntryBase {
   kind: 'user';
   text: string;
+  /** Files sent with the message. */
+  files?: FileRef[];
+}
+
+/** A file as the page names it: its id, a safe name, its type and size. */
+export interface FileRef {
+  id: string;
+  name: string;
+  mimeType: string;
+  size: number;
+}
+
+/**
+ * A file the agent sent (send_file, a MEDIA: line): a download link, and for PNG, JPEG, GIF
+ * and WebP an inline preview; `url` is served with the chat's login.
+ */
+export interface FileEntry extends EntryBase {
+  kind: 'file';
+  file: FileRef;
+  url: string;
+  /** True when the page shows the picture inline (never for SVG or HTML). */
+  preview: boolean;
+  caption?: string;
 }
 
 export interface AssistantEntry extends EntryBase {

@@ -5,21 +5,22 @@ import { getRequestListener } from '@hono/node-server';
 import type { AgentEvent } from '../../src/agent/types.js';
 import type { HermesConfig } from '../../src/config/schema.js';
 import type { HermesPaths } from '../../src/config/paths.js';
-import type { MessageHandler, PlatformAdapter, ReplyTarget, TurnNotice } from '../../src/gateway/types.js';
+import type { InboundAttachment, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, TurnNotice } from '../../src/gateway/types.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { isLoopbackHost, WebChatError } from './access.js';
 import { ThreadActivity } from './activity.js';
 import { createWebApp, type WebStatus } from './app.js';
+import { previewable, WebFiles, WEB_FILE_MAX_BYTES } from './files.js';
 import { loadAssets } from './assets.js';
 import { LiveHub } from './live-hub.js';
 import { resolveWebLogin } from './login.js';
 import { isThreadId, TranscriptStore } from './transcript.js';
-import type { WebEntry } from './types.js';
+import type { FileRef, WebEntry } from './types.js';
 
 export interface WebAdapterOptions {
   /** The loaded configuration: `platforms.web` and, for the page's set-up help, `model`. */
-  config: Pick<HermesConfig, 'platforms' | 'model'>;
+  config: Pick<HermesConfig, 'platforms' | 'model'> & Partial<Pick<HermesConfig, 'files'>>;
   /** HERMES_HOME paths: transcripts go under `<home>/web/threads/`. */
   paths: Pick<HermesPaths, 'home' | 'config' | 'env'>;
   logger?: Logger;
@@ -52,10 +53,13 @@ export class WebAdapter implements PlatformAdapter {
   readonly audience = 'owner' as const;
   /** The page shows long answers whole; the gateway need not split them. */
   readonly maxMessageLength = 100_000;
+  /** Files the agent sends are kept on this machine's disk, up to 256 MiB each. */
+  readonly maxFileBytes = WEB_FILE_MAX_BYTES;
   // No `edit`: the gateway's textual tool-progress message needs it, and the page shows
   // tool activity itself (onAgentEvent), so it would only be shown twice.
 
   private readonly store: TranscriptStore;
+  private readonly files: WebFiles;
   private readonly hub = new LiveHub();
   private readonly activity: ThreadActivity;
   private readonly logger: Logger;
@@ -66,6 +70,7 @@ export class WebAdapter implements PlatformAdapter {
 
   constructor(private readonly options: WebAdapterOptions) {
     this.store = new TranscriptStore(join(options.paths.home, 'web', 'threads'));
+    this.files = new WebFiles(join(options.paths.home, 'web', 'files'));
     this.activity = new ThreadActivity(this.store, this.hub);
     this.logger = (options.logger ?? silentLogger()).child({ platform: 'web' });
   }
@@ -97,7 +102,9 @@ export class WebAdapter implements PlatformAdapter {
       loopbackOnly: isLoopbackHost(host),
       maxStreams: web.max_streams,
       status: () => this.status(),
-      submit: (threadId, text) => this.submit(threadId, text),
+      submit: (threadId, text, files) => this.submit(threadId, text, files),
+      files: this.files,
+      maxUploadBytes: Math.floor((this.options.config.files?.max_inbound_mb ?? 20) * 1024 * 1024),
       signal: this.stopping.signal,
     });
     const server = createServer(getRequestListener(app.fetch));
@@ -145,6 +152,14 @@ export class WebAdapter implements PlatformAdapter {
     return { messageId: this.activity.reply(threadId, text) };
   }
 
+  /** Keeps the file and shows it in the thread: a picture inline (PNG, JPEG, GIF, WebP), and a download link. */
+  async sendFile(replyTo: ReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
+    const threadId = this.threadOf(replyTo);
+    const kept = await this.files.keep(threadId, file);
+    const url = `/api/threads/${threadId}/files/${kept.id}`;
+    return { messageId: this.activity.file(threadId, { file: kept, url, preview: previewable(kept.mimeType), ...(file.caption ? { caption: file.caption } : {}) }) };
+  }
+
   /** Shows the request with Approve once, This session, Always and Deny; a press sends that command from the page. */
   async askApproval(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
     return { messageId: this.activity.approval(this.threadOf(replyTo), text) };
@@ -172,10 +187,18 @@ export class WebAdapter implements PlatformAdapter {
     return threadId;
   }
 
-  private async submit(threadId: string, text: string): Promise<WebEntry> {
+  private async submit(threadId: string, text: string, fileIds: string[] = []): Promise<WebEntry> {
     const handler = this.handler;
     if (!handler) throw new WebChatError('WEB_NOT_STARTED', 'web chat: not started');
-    const entry = this.activity.userMessage(threadId, text);
+    const attachments: InboundAttachment[] = [];
+    const refs: FileRef[] = [];
+    for (const id of fileIds) {
+      const attachment = await this.files.attachment(id);
+      if (!attachment) throw new WebChatError('WEB_NO_UPLOAD', `web chat: no uploaded file "${id}"; upload it again`);
+      attachments.push(attachment);
+      refs.push({ id, name: attachment.name ?? 'file', mimeType: attachment.mimeType ?? 'application/octet-stream', size: attachment.size ?? 0 });
+    }
+    const entry = this.activity.userMessage(threadId, text, undefined, refs);
     const threadKey = `web:${threadId}`;
     await handler({
       platform: 'web',
@@ -185,6 +208,7 @@ export class WebAdapter implements PlatformAdapter {
       text,
       messageId: entry.id,
       replyTo: { threadKey, threadId },
+      ...(attachments.length > 0 ? { attachments } : {}),
     });
     return entry;
   }

@@ -21,6 +21,8 @@ export interface FilesGateway {
   running: RunningGateway;
   model: FakeOpenAI;
   home: string;
+  /** What `hermes gateway` printed (the web chat's address with its ?token=). */
+  printed: string[];
   /** The session's workspace on this host once it exists (local: terminal.cwd; sandbox: its folder under HERMES_HOME/sandboxes). */
   workspace(): string;
   /** Stops the gateway and the model and removes the temporary folders. */
@@ -55,7 +57,8 @@ export async function startFilesGateway(
   const model = await startFakeOpenAI({ fallback: filesModel() });
   made.loaded.config.model.base_url = model.url;
   const { startGateway } = await import('../../src/cli/commands/gateway.js');
-  const running = await startGateway(made.loaded, { env });
+  const printed: string[] = [];
+  const running = await startGateway(made.loaded, { env, print: (line) => printed.push(line) });
   const workspace = () => {
     if (cwd) return cwd;
     const root = made.loaded.paths.sandboxes;
@@ -67,6 +70,7 @@ export async function startFilesGateway(
     running,
     model,
     home: made.home,
+    printed,
     workspace,
     async stop() {
       await running.stop();

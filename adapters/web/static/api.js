@@ -21,8 +21,30 @@ export const getStatus = () => request('GET', '/api/status');
 export const listThreads = () => request('GET', '/api/threads').then((data) => data.threads);
 /** Starts a thread; resolves to its id. */
 export const createThread = () => request('POST', '/api/threads', {}).then((data) => data.id);
-/** Sends a message to a thread (the gateway takes it; the answer arrives on the event stream). */
-export const sendMessage = (threadId, text) =>
-  request('POST', `/api/threads/${encodeURIComponent(threadId)}/messages`, { text });
+/** Sends a message to a thread, with the ids of files uploaded for it (the answer arrives on the event stream). */
+export const sendMessage = (threadId, text, files = []) =>
+  request('POST', `/api/threads/${encodeURIComponent(threadId)}/messages`, files.length > 0 ? { text, files } : { text });
+
+/**
+ * Uploads one file as the raw body (its name in a header); resolves to `{ id, name, mimeType, size }`.
+ * The X-Hermes-Upload header stands in for JSON in the server's same-origin check.
+ */
+export async function uploadFile(threadId, file) {
+  const response = await fetch(`/api/threads/${encodeURIComponent(threadId)}/uploads`, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: {
+      Accept: 'application/json',
+      'Content-Type': file.type || 'application/octet-stream',
+      'X-Hermes-Upload': '1',
+      'X-Hermes-File-Name': encodeURIComponent(file.name || 'pasted'),
+    },
+    body: file,
+  });
+  const type = response.headers.get('content-type') || '';
+  const data = type.includes('application/json') ? await response.json() : { error: (await response.text()).trim() };
+  if (!response.ok) throw new Error(data.error || `upload failed with HTTP ${response.status}`);
+  return data.upload;
+}
 /** The address of a thread's server-sent event stream. */
 export const eventsUrl = (threadId) => `/api/threads/${encodeURIComponent(threadId)}/events`;

@@ -1,8 +1,8 @@
 /* global document, window, history, EventSource, requestAnimationFrame, URLSearchParams */
 // The web chat page: a thread list, the open thread's entries (kept live over server-sent
 // events) and a message box. No build step: plain ES modules, served as they are.
-import { createThread, eventsUrl, getStatus, listThreads, sendMessage } from './api.js';
-import { h, renderEntry } from './render.js';
+import { createThread, eventsUrl, getStatus, listThreads, sendMessage, uploadFile } from './api.js';
+import { formatSize, h, renderEntry } from './render.js';
 import { renderSetup } from './setup.js';
 
 const $ = (id) => document.getElementById(id);
@@ -21,9 +21,13 @@ const els = {
   form: $('composer'),
   input: $('input'),
   send: $('send'),
+  attach: $('attach'),
+  fileInput: $('file-input'),
+  pending: $('pending'),
 };
 
-const state = { threadId: undefined, threads: [], events: undefined, nodes: new Map() };
+// `pending`: files uploaded (or uploading) for the next message, as { upload?, node }.
+const state = { threadId: undefined, threads: [], events: undefined, nodes: new Map(), pending: [] };
 
 function showError(message) {
   els.error.textContent = message || '';
@@ -132,15 +136,55 @@ async function newThread() {
   return id;
 }
 
+function renderPending() {
+  els.pending.hidden = state.pending.length === 0;
+}
+
+/** Uploads files for the next message at once; each shows as a chip that can be removed. */
+async function attachFiles(files) {
+  if (files.length === 0) return;
+  showError('');
+  const id = state.threadId ?? (await newThread());
+  await Promise.all(
+    [...files].map(async (file) => {
+      const item = { upload: undefined, node: h('li', { className: 'chip uploading' }, `Uploading ${file.name || 'pasted file'}…`) };
+      state.pending.push(item);
+      els.pending.append(item.node);
+      renderPending();
+      try {
+        item.upload = await uploadFile(id, file);
+        const remove = h('button', { type: 'button', className: 'ghost chip-remove', 'aria-label': `Remove ${item.upload.name}` }, '✕');
+        remove.addEventListener('click', () => {
+          state.pending = state.pending.filter((other) => other !== item);
+          item.node.remove();
+          renderPending();
+        });
+        item.node.replaceChildren(h('span', {}, `${item.upload.name} — ${formatSize(item.upload.size)}`), remove);
+        item.node.className = 'chip';
+      } catch (error) {
+        state.pending = state.pending.filter((other) => other !== item);
+        item.node.remove();
+        renderPending();
+        showError(error.message);
+      }
+    }),
+  );
+}
+
 async function submit() {
   const text = els.input.value;
-  if (!text.trim()) return;
+  if (state.pending.some((item) => !item.upload)) return showError('Wait for the files to finish uploading.');
+  const files = state.pending.map((item) => item.upload.id);
+  if (!text.trim() && files.length === 0) return;
   showError('');
   els.send.disabled = true;
   try {
     const id = state.threadId ?? (await newThread());
-    await sendMessage(id, text);
+    await sendMessage(id, text, files);
     els.input.value = '';
+    state.pending = [];
+    els.pending.replaceChildren();
+    renderPending();
     await refreshThreads();
   } catch (error) {
     showError(error.message);
@@ -174,6 +218,34 @@ els.input.addEventListener('keydown', (event) => {
     event.preventDefault();
     void submit();
   }
+});
+
+els.attach.addEventListener('click', () => els.fileInput.click());
+els.fileInput.addEventListener('change', () => {
+  const files = [...els.fileInput.files];
+  els.fileInput.value = '';
+  attachFiles(files).catch((error) => showError(error.message));
+});
+
+// Files dropped anywhere on the conversation, or pasted into the message box (a screenshot), are attached.
+const chat = document.querySelector('main.chat');
+chat.addEventListener('dragover', (event) => {
+  if (!event.dataTransfer || ![...event.dataTransfer.types].includes('Files')) return;
+  event.preventDefault();
+  chat.classList.add('dropping');
+});
+chat.addEventListener('dragleave', () => chat.classList.remove('dropping'));
+chat.addEventListener('drop', (event) => {
+  chat.classList.remove('dropping');
+  if (!event.dataTransfer || event.dataTransfer.files.length === 0) return;
+  event.preventDefault();
+  attachFiles([...event.dataTransfer.files]).catch((error) => showError(error.message));
+});
+els.input.addEventListener('paste', (event) => {
+  const files = event.clipboardData ? [...event.clipboardData.files] : [];
+  if (files.length === 0) return;
+  event.preventDefault();
+  attachFiles(files).catch((error) => showError(error.message));
 });
 
 els.newThread.addEventListener('click', () => {

@@ -120,6 +120,40 @@ function renderApproval(entry) {
   );
 }
 
+/** `532 B`, `12 KB`, `3.4 MB`, as the gateway writes sizes. */
+export function formatSize(bytes) {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value >= 10 || unit === 0 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
+}
+
+function fileChips(files) {
+  if (!files || files.length === 0) return undefined;
+  return h('ul', { className: 'files' }, files.map((file) => h('li', { className: 'chip' }, `${file.name} — ${formatSize(file.size)}`)));
+}
+
+/**
+ * A file the agent sent: a download link (the server sends it as an attachment), and for
+ * PNG, JPEG, GIF and WebP the picture inline. Names are text; nothing of the file runs.
+ */
+function renderFile(entry) {
+  const link = h('a', { href: entry.url, download: entry.file.name, className: 'download' }, `Download ${entry.file.name}`);
+  return h(
+    'article',
+    { className: 'entry msg assistant file', 'data-id': entry.id, 'aria-label': `File ${entry.file.name}` },
+    h('div', { className: 'who' }, h('span', {}, 'Hermes'), timeOf(entry)),
+    entry.preview && h('a', { href: entry.url, download: entry.file.name, className: 'preview' }, h('img', { src: entry.url, alt: entry.caption || entry.file.name })),
+    entry.caption && h('p', { className: 'caption' }, entry.caption),
+    h('p', { className: 'file-line' }, link, h('span', { className: 'muted' }, ` ${formatSize(entry.file.size)}`)),
+  );
+}
+
 /** The element for one entry; `previous` is the element it replaces, if any. */
 export function renderEntry(entry, previous) {
   switch (entry.kind) {
@@ -128,8 +162,11 @@ export function renderEntry(entry, previous) {
         'article',
         { className: 'entry msg user', 'data-id': entry.id },
         h('div', { className: 'who' }, h('span', {}, 'You'), timeOf(entry)),
-        h('div', { className: 'body plain' }, entry.text),
+        entry.text && h('div', { className: 'body plain' }, entry.text),
+        fileChips(entry.files),
       );
+    case 'file':
+      return renderFile(entry);
     case 'assistant': {
       const body = h('div', { className: 'body markdown' });
       renderMarkdown(body, entry.text);
