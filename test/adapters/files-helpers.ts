@@ -39,16 +39,25 @@ export async function startFilesGateway(
   platform: (typeof PLATFORMS)[number],
   settings: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
-  options: { backend: 'local' | 'sandbox'; keyVar: string; maxInboundMb?: number; vision?: boolean | 'auto' },
+  options: {
+    backend: 'local' | 'sandbox' | 'ssh' | 'docker';
+    keyVar: string;
+    maxInboundMb?: number;
+    vision?: boolean | 'auto';
+    /** More terminal settings (terminal.ssh, terminal.docker). */
+    terminal?: Record<string, unknown>;
+    /** The working folder; local and ssh (whose host is this one in the tests) get a fresh one by default. */
+    cwd?: string;
+  },
 ): Promise<FilesGateway> {
   process.env[options.keyVar] = 'sk-fake';
   const platforms = Object.fromEntries(PLATFORMS.map((name) => [name, name === platform ? settings : { enabled: false }]));
-  const cwd = options.backend === 'local' ? mkdtempSync(join(tmpdir(), 'hermes-files-work-')) : undefined;
+  const cwd = options.cwd ?? (options.backend === 'local' || options.backend === 'ssh' ? mkdtempSync(join(tmpdir(), 'hermes-files-work-')) : undefined);
   const made = e2eConfig(
     {
       model: { base_url: 'http://127.0.0.1:9/v1', name: 'fake-model', api_key_env: options.keyVar, ...(options.vision !== undefined ? { vision: options.vision } : {}) },
       platforms,
-      terminal: { backend: options.backend, platform_backend: options.backend, ...(cwd ? { cwd } : {}) },
+      terminal: { backend: options.backend, platform_backend: options.backend, ...(cwd ? { cwd } : {}), ...options.terminal },
       files: { max_inbound_mb: options.maxInboundMb ?? 20 },
       code_execution: { kill_grace: 1 },
     },
