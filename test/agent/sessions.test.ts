@@ -78,6 +78,6 @@ describe('sessions through the agent', () => {
 
   it('describe() names the model and the backend', async () => {
     h = await harness();
-    expect(h.agent().describe()).toEqual({ model: 'fake-model', backend: 'local' });
+    expect(h.agent().describe()).toEqual({ model: 'fake-model', backend: 'local', platformBackend: 'local' });
   });
 });
