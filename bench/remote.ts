@@ -173,7 +173,7 @@ export async function run(): Promise<void> {
       await withKernels.resetSession(streamOwner);
       await withKernels.resetSession(filesOwner);
       await stdoutLatency(backend, registry, config, home);
-      await interruptLatency(backend.name, backend.env, withKernels, oneShots, context);
+      await interruptLatency(backend, registry, config, home);
     }
   } finally {
     await Promise.all(executors.map((made) => made.close()));
@@ -183,37 +183,40 @@ export async function run(): Promise<void> {
   }
 }
 
+type Config = ReturnType<typeof validateConfig>['config'];
+
+/** The executor's remote path with a stdout hook (the executor does not expose one yet). */
+function hookedRunner(config: Config, registry: ToolRegistry, home: string, kernels: boolean, onStdout: (chunk: Buffer) => void) {
+  const runner = new RemoteCodeRunner({
+    config: { ...config, code_execution: { ...config.code_execution, session_kernels: kernels } },
+    registry,
+    logger: silentLogger(),
+    spillDir: join(home, 'spill'),
+    onStdout,
+  });
+  const stub = renderStub([{ name: 'read_file', ...SCRIPT_TOOL_SIGNATURES.read_file }]);
+  const execute = (environment: Environment, owner: string, code: string, signal = new AbortController().signal) =>
+    runner.execute({
+      owner, code, reset: false, stub, allowed: new Set(['read_file']),
+      context: { sessionId: 'bench', signal, environment, logger: silentLogger(), config, paths: hermesPaths(home), passthrough: new Set<string>() },
+      passthrough: [], startedMs: performance.now(),
+    });
+  return { execute, close: () => runner.close() };
+}
+
 /** A printed line (its time.time() inside) -> the gateway's stdout hook has it; one-shot and kernel. */
-async function stdoutLatency(
-  backend: { name: string; env: Environment },
-  registry: ToolRegistry,
-  config: ReturnType<typeof validateConfig>['config'],
-  home: string,
-): Promise<void> {
+async function stdoutLatency(backend: { name: string; env: Environment }, registry: ToolRegistry, config: Config, home: string): Promise<void> {
   for (const kernels of [false, true]) {
     const delays: number[] = [];
     let pending = '';
-    const runner = new RemoteCodeRunner({
-      config: { ...config, code_execution: { ...config.code_execution, session_kernels: kernels } },
-      registry,
-      logger: silentLogger(),
-      strip: () => [],
-      spillDir: join(home, 'spill'),
-      onStdout: (chunk) => {
-        const now = Date.now() / 1000;
-        pending += chunk.toString('utf8');
-        const lines = pending.split('\n');
-        pending = lines.pop() ?? '';
-        for (const line of lines) if (line.startsWith('@t ')) delays.push((now - Number(line.slice(3))) * 1000);
-      },
+    const runner = hookedRunner(config, registry, home, kernels, (chunk) => {
+      const now = Date.now() / 1000;
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line.startsWith('@t ')) delays.push((now - Number(line.slice(3))) * 1000);
     });
-    const request = {
-      owner: `latency-${kernels}`, code: printLines(LATENCY_LINES), reset: false,
-      stub: renderStub([{ name: 'read_file', ...SCRIPT_TOOL_SIGNATURES.read_file }]), allowed: new Set(['read_file']),
-      context: { sessionId: 'bench', signal: new AbortController().signal, environment: backend.env, logger: silentLogger(), config, paths: hermesPaths(home), passthrough: new Set<string>() },
-      passthrough: [], startedMs: performance.now(),
-    };
-    await runner.execute(request);
+    await runner.execute(backend.env, `latency-${kernels}`, printLines(LATENCY_LINES));
     await runner.close();
     console.log(
       `stdout latency, ${backend.name} ${kernels ? 'kernel cell' : 'one-shot script'} over the stream (print -> the gateway has the line), ${delays.length} lines: ` +
@@ -223,27 +226,28 @@ async function stdoutLatency(
 }
 
 /** A new message -> the interrupted result (which returns once the script's group is gone). */
-async function interruptLatency(
-  name: string,
-  env: Environment,
-  withKernels: ReturnType<typeof createCodeExecutor>,
-  oneShots: ReturnType<typeof createCodeExecutor>,
-  context: (environment: Environment, signal?: AbortSignal) => ToolContext,
-): Promise<void> {
+async function interruptLatency(backend: { name: string; env: Environment }, registry: ToolRegistry, config: Config, home: string): Promise<void> {
   const code = 'import subprocess, time\nsubprocess.Popen(["sleep", "300"])\nprint("running", flush=True)\ntime.sleep(300)';
-  for (const [label, via] of [['kernel cell', withKernels], ['one-shot script', oneShots]] as const) {
+  for (const kernels of [true, false]) {
+    let seen: (() => void) | undefined;
+    const runner = hookedRunner(config, registry, home, kernels, (chunk) => void (chunk.toString('utf8').includes('running') && seen?.()));
     const times: number[] = [];
     for (let i = 0; i < INTERRUPTS; i++) {
       const controller = new AbortController();
-      const running = via.execute({ code, sessionId: `interrupt-${name}`, context: context(env, controller.signal) });
-      // Long enough for the script to be sleeping; the figure is abort -> result only.
-      await sleep(1500);
+      const running = new Promise<void>((resolve) => (seen = resolve));
+      const result = runner.execute(backend.env, `interrupt-${kernels}`, code, controller.signal);
+      // The figure is abort -> result only: the script is running (its line arrived) first.
+      await running;
       const start = performance.now();
       controller.abort('user sent a new message');
-      const result = await running;
+      const outcome = await result;
       times.push(performance.now() - start);
-      if (result.status !== 'interrupted') console.log(`  (${name} ${label}: ${result.status}: ${result.output.slice(0, 200)})`);
+      if (outcome.status !== 'interrupted') console.log(`  (${backend.name}: ${outcome.status}: ${outcome.output.slice(0, 200)})`);
     }
-    console.log(`interrupt, ${name} ${label} over the stream (abort -> result, the group gone), ${INTERRUPTS} runs: median ${fmt(median(times), 1)} ms, max ${fmt(Math.max(...times), 1)} ms (target 100 ms)`);
+    await runner.close();
+    console.log(
+      `interrupt, ${backend.name} ${kernels ? 'kernel cell' : 'one-shot script'} over the stream (abort -> result, the group gone), ${INTERRUPTS} runs: ` +
+        `median ${fmt(median(times), 1)} ms, max ${fmt(Math.max(...times), 1)} ms (target 100 ms)`,
+    );
   }
 }

@@ -39,7 +39,6 @@ export class RemoteKernels {
     const environment = request.context.environment;
     const settings = this.deps.config.code_execution;
     const gate = new CallGate(this.deps.registry);
-    const strip = [...this.deps.strip()];
     let kernel: AnyRemoteKernel | undefined;
     if (offersStream(environment)) {
       try {
@@ -47,7 +46,7 @@ export class RemoteKernels {
           environment,
           stub: request.stub,
           cwd: environment.cwd,
-          env: streamScriptEnv(request.passthrough, strip, this.deps.logger),
+          env: streamScriptEnv(request.passthrough, this.deps.logger),
           graceMs: settings.kill_grace * 1000,
           maxConnections: settings.max_rpc_connections,
           handler: gate.handle,
@@ -64,7 +63,7 @@ export class RemoteKernels {
       stub: request.stub,
       // strict mode runs in the kernel's own folder: the runner chdirs there itself when cwd is empty.
       cwd: environment.cwd,
-      env: (dir) => remoteScriptEnv(dir, request.passthrough, strip, this.deps.logger),
+      env: (dir) => remoteScriptEnv(dir, request.passthrough, this.deps.logger),
       idleSeconds: settings.kernel_idle_timeout,
       graceMs: settings.kill_grace * 1000,
       maxOutputBytes: this.deps.config.terminal.max_output_bytes,

@@ -22,8 +22,8 @@ import { RemoteExecError, createRemoteFolder, fileTransportStub, quote, readRemo
 export type RemotePerCallInput = Omit<PerCallInput, 'environment' | 'spill'> & { environment: Environment; spillDir: string };
 
 /** The variables of a remote script: the scrubbed set worth sending, and where its folder is. */
-export function remoteScriptEnv(dir: string, passthrough: Iterable<string>, strip: Iterable<string>, logger?: Logger): Record<string, string> {
-  return remoteEnv(buildChildEnv({ passthrough, strip, logger, label: 'execute_code' }), {
+export function remoteScriptEnv(dir: string, passthrough: Iterable<string>, logger?: Logger): Record<string, string> {
+  return remoteEnv(buildChildEnv({ passthrough, logger, label: 'execute_code' }), {
     HERMES_RPC_DIR: dir,
     PYTHONPATH: dir,
     ...PYTHON_CHILD_ENV,
@@ -74,7 +74,7 @@ export async function executeRemotePerCall(input: RemotePerCallInput): Promise<E
       `${lockedPython(`${dir}/.lock`)} ${q}/script.py > ${q}/stdout 2> ${q}/stderr; rc=$?; : > ${q}/done; exit $rc`,
       {
         cwd: settings.mode === 'strict' ? dir : environment.cwd,
-        env: { ...remoteScriptEnv(dir, input.passthrough, input.strip, input.logger), ...direct?.env },
+        env: { ...remoteScriptEnv(dir, input.passthrough, input.logger), ...direct?.env },
         timeout: settings.timeout,
         signal: context.signal,
       },

@@ -13,7 +13,6 @@ export interface RemoteRunnerDeps {
   config: HermesConfig;
   registry: ToolRegistry;
   logger: Logger;
-  strip: () => Iterable<string>;
   spillDir: string;
   /** Sees each chunk of a streamed script's stdout as it arrives (a live view); tests and later a chat. */
   onStdout?(chunk: Buffer): void;
@@ -56,7 +55,6 @@ export class RemoteCodeRunner {
       gate: new CallGate(this.deps.registry),
       config: this.deps.config,
       passthrough: request.passthrough,
-      strip: this.deps.strip(),
       spillDir: this.deps.spillDir,
       logger: this.deps.logger.child({ session: request.owner }),
       startedMs: request.startedMs,

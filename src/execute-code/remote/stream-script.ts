@@ -21,8 +21,8 @@ import { StreamChannel, type ChannelEnd } from './stream-channel.js';
 import { claimSweep } from './sweep.js';
 
 /** The variables a stream's runner gets and hands to its child: the scrubbed set worth sending, and Python's settings. */
-export function streamScriptEnv(passthrough: Iterable<string>, strip: Iterable<string>, logger?: Logger): Record<string, string> {
-  return remoteEnv(buildChildEnv({ passthrough, strip, logger, label: 'execute_code' }), { ...PYTHON_CHILD_ENV });
+export function streamScriptEnv(passthrough: Iterable<string>, logger?: Logger): Record<string, string> {
+  return remoteEnv(buildChildEnv({ passthrough, logger, label: 'execute_code' }), { ...PYTHON_CHILD_ENV });
 }
 
 /** A one-shot run over a stream; `onStdout` sees each chunk as it arrives (the sink gets it too). */
@@ -59,7 +59,7 @@ export async function executeStreamPerCall(input: StreamPerCallInput): Promise<E
   try {
     await rpc.listen();
     channel = await StreamChannel.open(environment, {
-      env: streamScriptEnv(input.passthrough, input.strip, input.logger),
+      env: streamScriptEnv(input.passthrough, input.logger),
       // strict: the script runs in its private folder, whatever the environment's cwd is.
       cwd: strict ? '/' : undefined,
       setup: {
