@@ -48,4 +48,27 @@ describe.runIf(!missing)('execute_code in a real container (stream channel: one 
     expect(lines[0].slice(1, 3)).toEqual(['exec', '-i']);
     expect(lines[0].at(-1)).toMatch(/^IFS= read -r n/);
   }, 120_000);
+
+  it('a script cannot write frames into the stream through /proc/<runner>/fd either (non-dumpable runner, no CAP_SYS_PTRACE)', async () => {
+    const { run } = remoteRunner(backend, { kernels: false });
+    const result = await run(
+      [
+        'import os, struct, sys',
+        'body = b\'X{"code": 0, "signal": null}\'',
+        'frame = struct.pack(">I", len(body)) + body',
+        'outcomes = []',
+        'for fd in (1, 0):',
+        '    try:',
+        '        with open("/proc/%d/fd/%d" % (os.getppid(), fd), "wb") as stream:',
+        '            stream.write(frame)',
+        '        outcomes.append("wrote")',
+        '    except OSError as error:',
+        '        outcomes.append(type(error).__name__)',
+        'print(outcomes, flush=True)',
+        'sys.exit(4)',
+      ].join('\n'),
+    );
+    expect(result.output.trim()).toBe("['PermissionError', 'PermissionError']");
+    expect(result.exit_code).toBe(4);
+  }, 120_000);
 });
