@@ -1,8 +1,10 @@
+import { readdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import { lookup } from 'mime-types';
 import type { TurnImage } from '../agent/types.js';
 import { uploadTo, type TooLargeError } from '../environments/transfer/index.js';
-import type { Environment } from '../environments/index.js';
+import { environmentKind, type Environment } from '../environments/index.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { formatSize, safeFileName, uniqueName } from './file-names.js';
@@ -82,6 +84,11 @@ export async function receiveAttachments(env: Environment, attachments: readonly
 
 /** The names already in `uploads/`, so a new file never replaces one. */
 async function existingUploads(env: Environment, signal: AbortSignal): Promise<Set<string>> {
+  // On the host the folder is this machine's: no need for a process to list it.
+  if (environmentKind(env) === 'host') {
+    const names = await readdir(resolve(env.cwd, UPLOADS)).catch(() => []);
+    return new Set(names);
+  }
   const listed = await env.execute(`ls -1A ${UPLOADS} 2>/dev/null; true`, { signal, timeout: 30 });
   return new Set(listed.output.split('\n').filter(Boolean));
 }
