@@ -13,7 +13,7 @@ import {
   type Interaction,
   type Message,
 } from 'discord.js';
-import type { InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget } from '../../src/gateway/types.js';
+import type { InboundMessage, MessageHandler, OutboundFile, PlatformAdapter } from '../../src/gateway/types.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
 import { approvalRow, DISCORD_APPROVAL_BUTTONS, fitMessage } from './approval.js';
 import { DISCORD_COMMAND_NAMES, DISCORD_COMMANDS } from './commands.js';
@@ -56,7 +56,7 @@ const NO_PINGS = { parse: [] as never[] };
  * thread is the session; messages in a bot thread need no mention; DMs are sessions; slash
  * commands are deferred at once and answered by editing the reply and following up.
  */
-export class DiscordAdapter implements PlatformAdapter {
+export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
   readonly name = 'discord';
   readonly maxMessageLength = 2000;
   /** Message edits share a per-channel bucket of about 5 per 5 s. */
@@ -75,7 +75,7 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   /** Logs in over the Gateway, registers the slash commands, then delivers messages to `handler`. */
-  async start(handler: MessageHandler, signal: AbortSignal): Promise<void> {
+  async start(handler: MessageHandler<DiscordReplyTarget>, signal: AbortSignal): Promise<void> {
     const client = new Client({
       intents: [
         GatewayIntentBits.Guilds,
@@ -117,8 +117,8 @@ export class DiscordAdapter implements PlatformAdapter {
     if (client) await client.destroy();
   }
 
-  async send(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
-    const target = replyTo as DiscordReplyTarget;
+  async send(replyTo: DiscordReplyTarget, text: string): Promise<{ messageId: string }> {
+    const target = replyTo;
     const open = this.openInteraction(target);
     if (open) {
       const message = open.answered
@@ -135,8 +135,8 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   /** A message with the file attached (`payload_json` and `files[0]`), the caption as its text. */
-  async sendFile(replyTo: ReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
-    const target = replyTo as DiscordReplyTarget;
+  async sendFile(replyTo: DiscordReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
+    const target = replyTo;
     const upload = await discordUpload(file);
     const open = this.openInteraction(target);
     let messageId: string;
@@ -158,8 +158,8 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   /** Sends the request with an action row of approval buttons (see `approval.ts`). */
-  async askApproval(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
-    const target = replyTo as DiscordReplyTarget;
+  async askApproval(replyTo: DiscordReplyTarget, text: string): Promise<{ messageId: string }> {
+    const target = replyTo;
     const content = fitMessage(text, this.maxMessageLength);
     const components = [approvalRow()];
     const open = this.openInteraction(target);
@@ -177,8 +177,8 @@ export class DiscordAdapter implements PlatformAdapter {
     return { messageId: message.id };
   }
 
-  async edit(replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
-    const target = replyTo as DiscordReplyTarget;
+  async edit(replyTo: DiscordReplyTarget, messageId: string, text: string): Promise<void> {
+    const target = replyTo;
     const open = this.openInteraction(target);
     if (open?.messages.has(messageId)) {
       await open.interaction.webhook.editMessage(messageId, { content: text, components: [], allowedMentions: NO_PINGS });
@@ -190,8 +190,8 @@ export class DiscordAdapter implements PlatformAdapter {
     });
   }
 
-  async typing(replyTo: ReplyTarget): Promise<void> {
-    const target = replyTo as DiscordReplyTarget;
+  async typing(replyTo: DiscordReplyTarget): Promise<void> {
+    const target = replyTo;
     // A deferred slash command already shows "<bot> is thinking…".
     const open = this.openInteraction(target);
     if (open && !open.answered) return;
@@ -229,7 +229,7 @@ export class DiscordAdapter implements PlatformAdapter {
     }
   }
 
-  private async onMessage(message: Message, handler: MessageHandler): Promise<void> {
+  private async onMessage(message: Message, handler: MessageHandler<DiscordReplyTarget>): Promise<void> {
     const me = this.client?.user;
     if (!me || message.author.bot || message.system) return;
     const text = stripBotMention(message.content, me.id);
@@ -270,7 +270,7 @@ export class DiscordAdapter implements PlatformAdapter {
     }
   }
 
-  private async onInteraction(interaction: Interaction, handler: MessageHandler): Promise<void> {
+  private async onInteraction(interaction: Interaction, handler: MessageHandler<DiscordReplyTarget>): Promise<void> {
     if (interaction.isButton()) return this.onButton(interaction, handler);
     if (!interaction.isChatInputCommand() || !DISCORD_COMMAND_NAMES.has(interaction.commandName)) return;
     // Discord drops an interaction that is not acknowledged within 3 s; defer before anything else.
@@ -287,7 +287,7 @@ export class DiscordAdapter implements PlatformAdapter {
    * dispatched as its command (`/approve`, `/approve session`, …) from the presser in the channel or thread it was pressed
    * in, so the gateway authorizes it like any message and a refused press leaves the buttons usable.
    */
-  private async onButton(interaction: ButtonInteraction, handler: MessageHandler): Promise<void> {
+  private async onButton(interaction: ButtonInteraction, handler: MessageHandler<DiscordReplyTarget>): Promise<void> {
     const text = DISCORD_APPROVAL_BUTTONS.get(interaction.customId);
     if (!text) return;
     await interaction.deferUpdate();
@@ -300,7 +300,7 @@ function interactionInbound(
   interaction: ChatInputCommandInteraction | ButtonInteraction,
   text: string,
   reply: Partial<DiscordReplyTarget>,
-): InboundMessage {
+): InboundMessage<DiscordReplyTarget> {
   const channelId = interaction.channelId;
   const threadKey = discordThreadKey(interaction.guildId, channelId);
   const type = !interaction.guildId ? 'dm' : interaction.channel?.isThread() ? 'thread' : 'channel';

@@ -1,6 +1,7 @@
+import type { ReplyTarget } from '../../src/gateway/types.js';
+
 /** Where a Discord reply goes: a channel or thread, and for slash commands the interaction to answer. */
-export interface DiscordReplyTarget extends Record<string, unknown> {
-  threadKey: string;
+export interface DiscordReplyTarget extends ReplyTarget {
   channelId: string;
   /** Set for slash commands: replies edit the deferred answer, then follow up. */
   interactionId?: string;

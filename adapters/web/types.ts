@@ -1,3 +1,10 @@
+import type { ReplyTarget } from '../../src/gateway/types.js';
+
+/** Where a web chat reply goes: the thread (`web:<id>`) and its id. */
+export interface WebReplyTarget extends ReplyTarget {
+  threadId: string;
+}
+
 /**
  * What the web chat shows: one entry per message, tool call or notice. Entries are kept per
  * thread in the transcript and streamed to the page; a later entry with the same `id`

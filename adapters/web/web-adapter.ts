@@ -16,7 +16,7 @@ import { loadAssets } from './assets.js';
 import { LiveHub } from './live-hub.js';
 import { resolveWebLogin } from './login.js';
 import { isThreadId, TranscriptStore } from './transcript.js';
-import type { FileRef, WebEntry } from './types.js';
+import type { FileRef, WebEntry, WebReplyTarget } from './types.js';
 
 export interface WebAdapterOptions {
   /** The loaded configuration: `platforms.web` and, for the page's set-up help, `model`. */
@@ -200,6 +200,7 @@ export class WebAdapter implements PlatformAdapter {
     }
     const entry = this.activity.userMessage(threadId, text, undefined, refs);
     const threadKey = `web:${threadId}`;
+    const replyTo: WebReplyTarget = { threadKey, threadId };
     await handler({
       platform: 'web',
       threadKey,
@@ -207,7 +208,7 @@ export class WebAdapter implements PlatformAdapter {
       user: { ...WEB_USER },
       text,
       messageId: entry.id,
-      replyTo: { threadKey, threadId },
+      replyTo,
       ...(attachments.length > 0 ? { attachments } : {}),
     });
     return entry;

@@ -145,6 +145,7 @@ export const configSchema = z.strictObject({
   }),
   display: section({
     tool_progress: oneOf(['off', 'new', 'all'] as const).default('new'),
+    reactions: bool().default(false),
   }),
   approvals: section({
     mode: oneOf(['on', 'off'] as const).default('on'),

@@ -6,6 +6,7 @@ export const COMMANDS = [
   { name: 'help', description: 'what the bot can do' },
   { name: 'approve', description: 'allow the waiting request once; "session" until /new, "always" as a rule' },
   { name: 'deny', description: 'refuse the request waiting for approval' },
+  { name: 'retry', description: 'ask the last message again when a restart or an error cut its answer off' },
 ] as const;
 
 export type CommandName = (typeof COMMANDS)[number]['name'];
@@ -13,11 +14,12 @@ export type CommandName = (typeof COMMANDS)[number]['name'];
 const ALIASES: Record<string, CommandName> = { start: 'help', reset: 'new', cancel: 'stop' };
 
 /**
- * The chat command in `text` (`/new`, `/stop@my_bot`, `/approve`), or undefined for an
- * ordinary message. Unknown slash words are ordinary messages for the agent.
+ * The chat command in `text` (`/new`, `/stop@my_bot`, `/approve`, or the same with `!`:
+ * `!stop`, which Slack threads pass on where they keep `/` words for their own slash
+ * commands), or undefined for an ordinary message. Unknown words are ordinary messages.
  */
 export function parseCommand(text: string): { name: CommandName; args: string } | undefined {
-  const match = /^\/([A-Za-z_]+)(?:@\S+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
+  const match = /^[/!]([A-Za-z_]+)(?:@\S+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!match) return undefined;
   const word = match[1].toLowerCase();
   const name = (COMMANDS.find((command) => command.name === word)?.name ?? ALIASES[word]) as CommandName | undefined;
@@ -31,6 +33,8 @@ export function helpText(): string {
     'A new message while I am working interrupts me and I answer the new one.',
     '',
     ...COMMANDS.map((command) => `/${command.name} — ${command.description}`),
+    '',
+    'Each command also works with ! instead of / (!stop, !new), for Slack threads.',
   ].join('\n');
 }
 

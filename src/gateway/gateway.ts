@@ -9,7 +9,11 @@ import { formatAge, helpText, parseCommand, type CommandName } from './commands.
 import { GatewayError } from './errors.js';
 import { ThreadLane } from './lane.js';
 import { Semaphore } from '../shared/semaphore.js';
-import { runRenderedTurn, sendSplit } from './turn.js';
+import { runRenderedTurn } from './turn.js';
+import { OutboxStore } from './outbox/store.js';
+import { recoverOutbox } from './outbox/recover.js';
+import { ThreadDelivery } from './stream/delivery.js';
+import { ThreadReplies } from './stream/replies.js';
 import type { TurnFiles } from './turn-files.js';
 import type { Environment } from '../environments/index.js';
 import type { InboundMessage, PlatformAdapter, ReplyTarget } from './types.js';
@@ -31,6 +35,13 @@ export interface GatewayOptions {
    * (`hermes gateway` keeps them in `HERMES_HOME/approvals.yaml`).
    */
   approvals?: ApprovalQueue;
+  /**
+   * Where replies wait until the platform confirmed them (state.db for `hermes gateway`); a
+   * private in-memory one when absent. The gateway closes only one it made itself.
+   */
+  outbox?: OutboxStore;
+  /** Hears when a turn's first answer text is visible, with the thread key (the bench). */
+  onFirstVisible?: (threadKey: string) => void;
 }
 
 export interface StartReport {
@@ -52,6 +63,10 @@ export class Gateway {
   /** Command replies and other work that outlives `dispatch`. */
   private readonly background = new Set<Promise<unknown>>();
   private readonly lifetime = new AbortController();
+  private readonly outbox: OutboxStore;
+  private readonly ownsOutbox: boolean;
+  /** One delivery queue per thread with replies on their way. */
+  private readonly deliveries = new Map<string, ThreadDelivery>();
   private closing = false;
 
   constructor(private readonly options: GatewayOptions) {
@@ -60,6 +75,8 @@ export class Gateway {
     this.semaphore = new Semaphore(config.gateway.max_concurrent_turns);
     this.access = new AccessPolicy(config, options.env ?? process.env);
     this.approvals = options.approvals ?? approvalQueueFor(config, { logger: this.logger });
+    this.ownsOutbox = !options.outbox;
+    this.outbox = options.outbox ?? OutboxStore.open(':memory:');
   }
 
   /** Adds an adapter; its messages are dispatched here once `start` runs. */
@@ -90,6 +107,16 @@ export class Gateway {
           this.adapters.delete(adapter.name);
           this.logger.error({ err: error, platform: adapter.name }, 'platform failed to start');
         }
+      }),
+    );
+    // Replies an earlier run left on their way go out now; threads it cut off are told so.
+    this.track(
+      recoverOutbox({
+        outbox: this.outbox,
+        adapters: this.adapters,
+        replies: (adapter, target) => this.replies(adapter, target),
+        delivery: (adapter, threadKey) => this.delivery(adapter, threadKey),
+        logger: this.logger,
       }),
     );
     return report;
@@ -166,6 +193,7 @@ export class Gateway {
       left(1),
       () => this.logger.warn('adapters did not stop in time'),
     );
+    if (this.ownsOutbox) this.outbox.close();
     this.logger.info('gateway stopped');
   }
 
@@ -201,6 +229,9 @@ export class Gateway {
         adapter,
         logger: this.logger,
         toolProgress: this.options.config.display.tool_progress,
+        replies: this.replies(adapter, last.replyTo),
+        reactions: this.options.config.display.reactions,
+        onFirstVisible: () => this.options.onFirstVisible?.(last.threadKey),
         files: this.turnFiles(last),
         requestApproval: (replyTo, request, turnSignal) => this.requestApproval(adapter, replyTo, request, turnSignal, requester),
       },
@@ -286,6 +317,14 @@ export class Gateway {
           this.logger.error({ err: error, thread: key }, 'could not start a new session');
           return say('Sorry, I could not start a new session; the details are in the gateway log.');
         }
+      case 'retry': {
+        const turn = this.outbox.retryable(key);
+        if (!turn) return say('Nothing to retry here: the last answer was not cut off by a restart or an error.');
+        this.outbox.setState(turn.id, 'retried');
+        this.logger.info({ thread: key, turn: turn.id }, 'retrying a turn');
+        this.lane(key).push({ ...message, text: turn.input, messageId: `${message.messageId}:retry` });
+        return;
+      }
       case 'approve':
       case 'deny': {
         const parsed = parseApprovalCommand(name, args);
@@ -318,7 +357,28 @@ export class Gateway {
   }
 
   private reply(adapter: PlatformAdapter, replyTo: ReplyTarget, text: string): Promise<void> {
-    return sendSplit(adapter, replyTo, text, this.logger);
+    return this.replies(adapter, replyTo).say(text);
+  }
+
+  /** The replies to `target`'s thread through `adapter`: in the outbox, in the thread's order. */
+  private replies(adapter: PlatformAdapter, target: ReplyTarget): ThreadReplies {
+    return new ThreadReplies(this.outbox, this.delivery(adapter, target.threadKey), adapter, target, this.logger.child({ thread: target.threadKey }));
+  }
+
+  private delivery(adapter: PlatformAdapter, threadKey: string): ThreadDelivery {
+    let delivery = this.deliveries.get(threadKey);
+    if (!delivery) {
+      // Idle queues hold nothing: forget them so a quiet gateway keeps no state per thread.
+      for (const [key, queue] of this.deliveries) if (!queue.busy) this.deliveries.delete(key);
+      delivery = new ThreadDelivery({
+        outbox: this.outbox,
+        logger: this.logger.child({ thread: threadKey, platform: adapter.name }),
+        signal: this.lifetime.signal,
+        verdict: adapter.deliveryVerdict?.bind(adapter),
+      });
+      this.deliveries.set(threadKey, delivery);
+    }
+    return delivery;
   }
 
   private track(task: Promise<unknown>): void {

@@ -1,4 +1,19 @@
-export type { InboundMessage, InboundAttachment, OutboundFile, PlatformAdapter, ReplyTarget, MessageHandler, ChatType, TurnNotice } from './types.js';
+export type {
+  InboundMessage,
+  InboundAttachment,
+  OutboundFile,
+  PlatformAdapter,
+  ReplyTarget,
+  MessageHandler,
+  ChatType,
+  TurnNotice,
+  StreamedMessage,
+  DeliveryVerdict,
+  TurnReaction,
+} from './types.js';
+export { closeFences, openFence } from './stream/fences.js';
+export { editedMessage } from './stream/streamed-message.js';
+export { OutboxStore } from './outbox/store.js';
 export { safeFileName, uniqueName, formatSize } from './file-names.js';
 export { receiveAttachments, UPLOADS, VISION_MAX_BYTES, type Received, type ReceiveOptions } from './attachments.js';
 export { sendFileFrom, mediaLines, type SendFileRequest } from './file-send.js';

@@ -5,7 +5,9 @@ import { ToolProgress, type ToolProgressMode } from './progress.js';
 import { splitMessage } from './split.js';
 import { sendReplyWithMedia, turnInput, type TurnFiles } from './turn-files.js';
 import { sendFileFrom } from './file-send.js';
-import type { InboundMessage, PlatformAdapter, ReplyTarget, TurnNotice } from './types.js';
+import type { ReplyStream } from './stream/reply-stream.js';
+import type { ThreadReplies } from './stream/replies.js';
+import type { InboundMessage, PlatformAdapter, ReplyTarget, TurnNotice, TurnReaction } from './types.js';
 
 const DEFAULT_TYPING_INTERVAL_MS = 4000;
 
@@ -14,19 +16,26 @@ export interface TurnDeps {
   adapter: PlatformAdapter;
   logger: Logger;
   toolProgress: ToolProgressMode;
+  /** The thread's replies: streamed, in the outbox before they are sent, in order. */
+  replies: ThreadReplies;
+  /** `display.reactions`: 👀 on the message while the turn runs, then ✅ or ❌. */
+  reactions?: boolean;
   /** Files both ways (what people send, send_file, MEDIA: lines); absent when the agent has no environment. */
   files?: TurnFiles;
   /** Asks the thread's user to approve a command; absent means nobody can (denied). */
   requestApproval?: (replyTo: ReplyTarget, request: ApprovalRequest, signal: AbortSignal) => Promise<boolean>;
+  /** Hears when the answer's first text is visible (the bench measures from the first token). */
+  onFirstVisible?: () => void;
 }
 
 /**
  * Runs one agent turn for `messages` (the last one is answered; several are joined when they
- * piled up during a busy turn) and renders it: typing, tool progress, interim text, the
- * reply split to the platform's limit, or a short error.
+ * piled up during a busy turn) and renders it: typing, tool progress, each reply streamed as
+ * the model writes it and finished in place, or a short error. Resolves once every part is
+ * delivered (a new message does not cut a delivery short; the turn's signal only stops the agent).
  */
 export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[], signal: AbortSignal): Promise<TurnResult | undefined> {
-  const { adapter, agent } = deps;
+  const { adapter, agent, replies } = deps;
   const last = messages[messages.length - 1];
   const replyTo = last.replyTo;
   const logger = deps.logger.child({ thread: last.threadKey, platform: adapter.name });
@@ -38,21 +47,37 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
       logger.warn({ err: error }, 'adapter failed to render an agent event');
     }
   };
-  /** Interim texts are sent in order, one after another. */
-  let sends: Promise<void> = Promise.resolve();
-  const sendLater = (body: string) => {
-    sends = sends.then(() => sendSplit(adapter, replyTo, body, logger));
+  const react = (reaction: TurnReaction) => {
+    if (!deps.reactions || !adapter.react) return;
+    adapter.react(replyTo, reaction).catch((error: unknown) => logger.debug({ err: error, reaction }, 'could not set the reaction'));
   };
+  /** Texts that are not the agent's (refused files, errors), sent in order. */
+  const says: Promise<void>[] = [];
+  const say = (text: string) => void says.push(replies.say(text));
 
   const stopTyping = startTyping(adapter, replyTo, logger);
   // Files people sent are saved before the turn; a message of refused files only ends here.
-  const input = await turnInput(deps.files, messages, sendLater, logger);
+  const input = await turnInput(deps.files, messages, say, logger);
   if (!input) {
     stopTyping();
-    await sends;
+    await Promise.all(says);
     return undefined;
   }
+  const turnId = replies.beginTurn(input.text);
+  react('working');
   notice({ type: 'turn_started' });
+  /** The reply the model is writing now, if its text has started. */
+  let current: ReplyStream | undefined;
+  /** The answer's stream, once the model ended with it. */
+  let answer: ReplyStream | undefined;
+  const finishing: Promise<void>[] = [];
+  let firstVisible = false;
+  const visible = () => {
+    if (firstVisible) return;
+    firstVisible = true;
+    deps.onFirstVisible?.();
+  };
+  const stream = () => replies.stream(turnId, visible);
   let result: TurnResult | undefined;
   try {
     result = await agent.runTurn({
@@ -67,7 +92,16 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
       onEvent: (event) => {
         notice(event);
         progress.onEvent(event);
-        if (event.type === 'text' && !event.final && event.text.trim()) sendLater(event.text);
+        if (event.type === 'text_delta') {
+          if (event.restart) current?.restart();
+          else (current ??= stream()).push(event.delta);
+        } else if (event.type === 'text') {
+          const reply = current ?? stream();
+          current = undefined;
+          if (event.final) answer = reply;
+          else if (event.text.trim()) finishing.push(reply.finish(event.text));
+          else finishing.push(reply.abandon());
+        }
       },
       requestApproval: deps.requestApproval
         ? (request) => deps.requestApproval!(replyTo, request, signal)
@@ -76,27 +110,43 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
   } catch (error) {
     const ref = randomUUID().slice(0, 8);
     logger.error({ err: error, ref }, 'the agent failed during a turn');
-    if (!signal.aborted) {
-      sendLater(`Sorry, something went wrong while answering (ref ${ref}). The details are in the gateway log.`);
-    }
+    if (!signal.aborted) say(`Sorry, something went wrong while answering (ref ${ref}). The details are in the gateway log.`);
   } finally {
     stopTyping();
   }
   await progress.finish();
-  // An interrupted turn says nothing: the user moved on (new message, /stop, /new, shutdown).
-  const answer = result && result.status !== 'interrupted' ? result.text : '';
-  if (answer.trim()) {
-    sends = sends.then(() =>
-      sendReplyWithMedia(answer, { adapter, replyTo, files: deps.files, sendText: (body) => sendSplit(adapter, replyTo, body, logger) }, logger),
+  const status = result?.status ?? 'error';
+  // What the model was still writing when it stopped stays as it is on screen.
+  if (current) finishing.push(current.abandon());
+  // An interrupted turn says nothing more: the user moved on (new message, /stop, /new, shutdown).
+  const text = result && result.status !== 'interrupted' ? result.text : '';
+  if (text.trim()) {
+    let first: ReplyStream | undefined = answer ?? stream();
+    finishing.push(
+      sendReplyWithMedia(text, {
+        adapter,
+        replyTo,
+        files: deps.files,
+        // The answer's text finishes the message it streamed into; later notes are their own.
+        sendText: (body) => {
+          const reply = first ?? stream();
+          first = undefined;
+          return reply.finish(body);
+        },
+      }, logger),
     );
+  } else if (answer) {
+    finishing.push(answer.abandon());
   }
-  await sends;
-  notice({ type: 'turn_finished', status: result?.status ?? 'error' });
-  logger.info({ status: result?.status ?? 'error' }, 'turn finished');
+  replies.finishTurn(turnId, status);
+  await Promise.all([...finishing, ...says]);
+  react(status === 'completed' ? 'done' : status === 'interrupted' ? 'none' : 'failed');
+  notice({ type: 'turn_finished', status });
+  logger.info({ status }, 'turn finished');
   return result;
 }
 
-/** Sends `text` split to the adapter's limit; failures are logged, not thrown. */
+/** Sends `text` split to the adapter's limit, straight to the platform; failures are logged, not thrown. */
 export async function sendSplit(adapter: PlatformAdapter, replyTo: ReplyTarget, text: string, logger: Logger): Promise<void> {
   for (const chunk of splitMessage(text, adapter.maxMessageLength)) {
     try {

@@ -4,8 +4,8 @@ import type { Audience } from '../environments/index.js';
 
 export type ChatType = 'dm' | 'group' | 'channel' | 'thread';
 
-/** A platform event, as an adapter hands it to `gateway.dispatch()`. */
-export interface InboundMessage {
+/** A platform event, as an adapter hands it to `gateway.dispatch()`; `Target` is the adapter's own reply target. */
+export interface InboundMessage<Target extends ReplyTarget = ReplyTarget> {
   platform: string;
   /**
    * Opaque, built by the adapter; one session per key:
@@ -18,7 +18,7 @@ export interface InboundMessage {
   text: string;
   messageId: string;
   /** Where replies go; opaque to the gateway, meaningful to the adapter's `send`. */
-  replyTo: ReplyTarget;
+  replyTo: Target;
   /** Files that came with the message; a message with files and no text still starts a turn. */
   attachments?: InboundAttachment[];
 }
@@ -49,14 +49,47 @@ export interface OutboundFile {
   open(): Promise<Readable>;
 }
 
-/** An adapter's own description of where to reply (channel + thread, chat id…). */
-export type ReplyTarget = Record<string, unknown> & { threadKey: string };
+/**
+ * Where a reply goes. Every adapter's target has the thread key; the rest is the adapter's own
+ * (channel and thread, chat id…), in its own type, plain data that survives JSON (the outbox
+ * keeps it so a restart can finish a reply), read back by the adapter's `decodeTarget`.
+ */
+export interface ReplyTarget {
+  readonly threadKey: string;
+}
 
 /** Called by an adapter for every inbound message; resolves once the gateway has taken it. */
-export type MessageHandler = (message: InboundMessage) => Promise<void>;
+export type MessageHandler<Target extends ReplyTarget = ReplyTarget> = (message: InboundMessage<Target>) => Promise<void>;
+
+/**
+ * One message of a streamed reply as the platform shows it while it is written: a draft, a
+ * platform stream, or a message sent once and edited. The gateway calls `update` no faster
+ * than `minIntervalMs`, one call at a time, and `finish` once.
+ */
+export interface StreamedMessage {
+  /** Least milliseconds between two updates. */
+  readonly minIntervalMs: number;
+  /** The platform's id of the message once it has one (a draft has none until `finish`). */
+  readonly messageId: string | undefined;
+  /** Shows the part so far: Markdown as the model writes it, maybe inside an open code block. */
+  update(text: string): Promise<void>;
+  /** Puts the part's final text in place (the same message: a draft becomes it); resolves once the platform confirmed it. */
+  finish(text: string): Promise<{ messageId: string }>;
+  /** Drops a draft that never became a message (an interrupted turn). */
+  discard?(): Promise<void>;
+}
+
+/** Whether a failed delivery is worth another try, and when (a 429's retry_after). */
+export interface DeliveryVerdict {
+  retry: boolean;
+  afterMs?: number;
+}
+
+/** The reaction on the message a turn answers (`display.reactions`): 👀 while working, then ✅ or ❌, or none. */
+export type TurnReaction = 'working' | 'done' | 'failed' | 'none';
 
 /** One chat platform. Adapters know their platform; nothing else in the code base does. */
-export interface PlatformAdapter {
+export interface PlatformAdapter<Target extends ReplyTarget = ReplyTarget> {
   readonly name: string;
   /**
    * Who can write here: `owner` (only this machine's user: the local web chat) or `others`
@@ -67,13 +100,13 @@ export interface PlatformAdapter {
   /** Longest message the platform accepts, in characters. */
   readonly maxMessageLength: number;
   /** Connects and starts delivering messages to `handler` until `signal` aborts or `stop()`. */
-  start(handler: MessageHandler, signal: AbortSignal): Promise<void>;
+  start(handler: MessageHandler<Target>, signal: AbortSignal): Promise<void>;
   stop(): Promise<void>;
-  send(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }>;
+  send(replyTo: Target, text: string): Promise<{ messageId: string }>;
   /** Replaces a sent message's text, and removes any buttons it had (a settled approval request). */
-  edit?(replyTo: ReplyTarget, messageId: string, text: string): Promise<void>;
+  edit?(replyTo: Target, messageId: string, text: string): Promise<void>;
   /** Shows "typing…" once; the gateway repeats it while a turn runs. */
-  typing?(replyTo: ReplyTarget): Promise<void>;
+  typing?(replyTo: Target): Promise<void>;
   /**
    * Sends an approval request with buttons, where the platform has them: Approve once, This
    * session, Always and Deny. A press comes back through the message handler as an ordinary
@@ -82,25 +115,37 @@ export interface PlatformAdapter {
    * method the gateway sends `text` and users type the command. Once the request ends the
    * gateway settles this message to say how (`settleApproval`, else `edit`), which removes the buttons.
    */
-  askApproval?(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }>;
+  askApproval?(replyTo: Target, text: string): Promise<{ messageId: string }>;
   /**
    * Replaces an approval request's text with how it ended and removes its buttons; the
    * gateway uses `edit` when this is absent (an adapter without a textual `edit` has this).
    */
-  settleApproval?(replyTo: ReplyTarget, messageId: string, text: string): Promise<void>;
+  settleApproval?(replyTo: Target, messageId: string, text: string): Promise<void>;
   /**
    * Posts a file in the thread as the platform's own attachment (a photo where it shows one),
    * with its caption. The gateway never hands it more than `maxFileBytes`.
    */
-  sendFile?(replyTo: ReplyTarget, file: OutboundFile): Promise<{ messageId: string }>;
+  sendFile?(replyTo: Target, file: OutboundFile): Promise<{ messageId: string }>;
   /** Largest file `sendFile` takes, in bytes (the platform's limit). */
   readonly maxFileBytes?: number;
   /** Least milliseconds between two edits of one message the platform tolerates. */
   readonly minEditIntervalMs?: number;
   /** How often the gateway repeats `typing` while a turn runs (default 4000 ms). */
   readonly typingIntervalMs?: number;
+  /**
+   * The platform's own way to stream one message of a reply (Telegram's drafts, Slack's chat
+   * streams), or undefined where it has none for this target: the gateway then sends once and
+   * edits at `minEditIntervalMs`. `resume` is a message an earlier run left unfinished.
+   */
+  openStream?(target: Target, resume?: { messageId: string }): StreamedMessage | undefined;
+  /** Reads a target back from its JSON (the outbox after a restart); undefined when it is not this adapter's. */
+  decodeTarget?(data: unknown): Target | undefined;
+  /** Whether an error from `send`, `edit` or a stream is worth another try (default: yes, a few times). */
+  deliveryVerdict?(error: unknown): DeliveryVerdict;
+  /** Puts `reaction` on the message the turn answers, replacing the one before (`display.reactions`). */
+  react?(target: Target, reaction: TurnReaction): Promise<void>;
   /** Optional richer rendering of agent events (the web chat streams them live). */
-  onAgentEvent?(replyTo: ReplyTarget, event: AgentEvent | TurnNotice): void;
+  onAgentEvent?(replyTo: Target, event: AgentEvent | TurnNotice): void;
 }
 
 /** Gateway-level happenings an adapter may render (the web chat shows them). */

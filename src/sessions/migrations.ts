@@ -50,6 +50,34 @@ export const MIGRATIONS: readonly string[] = [
      settings TEXT NOT NULL,
      updated_at INTEGER NOT NULL
    );`,
+  // 3: the gateway's outbox: every reply part is written before it is sent and marked once the
+  // platform confirmed it, so a 429 or a restart neither loses nor doubles it.
+  `CREATE TABLE outbox_turns (
+     id TEXT PRIMARY KEY,
+     kind TEXT NOT NULL,
+     platform TEXT NOT NULL,
+     thread_key TEXT NOT NULL,
+     target TEXT NOT NULL,
+     input TEXT NOT NULL,
+     state TEXT NOT NULL,
+     status TEXT,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE INDEX outbox_turns_by_thread ON outbox_turns (thread_key, created_at);
+   CREATE INDEX outbox_turns_by_state ON outbox_turns (state);
+   CREATE TABLE outbox_parts (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     turn_id TEXT NOT NULL REFERENCES outbox_turns (id) ON DELETE CASCADE,
+     text TEXT NOT NULL,
+     state TEXT NOT NULL,
+     message_id TEXT,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE INDEX outbox_parts_by_turn ON outbox_parts (turn_id, seq);
+   CREATE INDEX outbox_parts_by_state ON outbox_parts (state);`,
 ];
 
 /**

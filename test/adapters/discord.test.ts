@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayIntentBits } from 'discord.js';
-import { DiscordAdapter, DiscordAdapterError, DISCORD_COMMANDS } from '../../adapters/discord/index.js';
+import { DiscordAdapter, DiscordAdapterError, DISCORD_COMMANDS, type DiscordReplyTarget } from '../../adapters/discord/index.js';
 import { FakeDiscord, type FakeDiscordUser } from '../fakes/discord-server.js';
 import { recordingHandler, type RecordingHandler } from '../fakes/slack-recorder.js';
 
@@ -9,13 +9,13 @@ const otherBot: FakeDiscordUser = { id: '800000000000000009', username: 'robot',
 
 let discord: FakeDiscord;
 let adapter: DiscordAdapter;
-let rec: RecordingHandler;
+let rec: RecordingHandler<DiscordReplyTarget>;
 let controller: AbortController;
 
 beforeEach(async () => {
   // A short heartbeat interval so the test sees heartbeats and their ACKs.
   discord = await new FakeDiscord(300).listen();
-  rec = recordingHandler();
+  rec = recordingHandler<DiscordReplyTarget>();
   controller = new AbortController();
   adapter = new DiscordAdapter({ token: discord.token, apiUrl: discord.apiUrl });
   await adapter.start(rec.handler, controller.signal);

@@ -1,15 +1,17 @@
-import type { InboundMessage, MessageHandler } from '../../src/gateway/types.js';
+import type { InboundMessage, MessageHandler, ReplyTarget } from '../../src/gateway/types.js';
 
-/** A MessageHandler for adapter tests: records every InboundMessage and lets a test wait for the n-th. */
-export interface RecordingHandler {
-  handler: MessageHandler;
-  messages: InboundMessage[];
+/** A MessageHandler for adapter tests: records every InboundMessage (with the adapter's own target type) and lets a test wait for the n-th. */
+export interface RecordingHandler<Target extends ReplyTarget = ReplyTarget> {
+  handler: MessageHandler<Target>;
+  messages: InboundMessage<Target>[];
   /** Resolves with the n-th message (1-based) once it has arrived. */
-  nth(n: number, timeoutMs?: number): Promise<InboundMessage>;
+  nth(n: number, timeoutMs?: number): Promise<InboundMessage<Target>>;
 }
 
-export function recordingHandler(onMessage?: (message: InboundMessage) => Promise<void> | void): RecordingHandler {
-  const messages: InboundMessage[] = [];
+export function recordingHandler<Target extends ReplyTarget = ReplyTarget>(
+  onMessage?: (message: InboundMessage<Target>) => Promise<void> | void,
+): RecordingHandler<Target> {
+  const messages: InboundMessage<Target>[] = [];
   const waiters: Array<() => void> = [];
   return {
     messages,

@@ -1,0 +1,89 @@
+import type { Logger } from '../../shared/logger.js';
+import type { ThreadDelivery } from '../stream/delivery.js';
+import type { ThreadReplies } from '../stream/replies.js';
+import { openMessage } from '../stream/streamed-message.js';
+import type { PlatformAdapter, ReplyTarget } from '../types.js';
+import type { OutboxStore, OutboxTurn } from './store.js';
+
+export interface RecoverDeps {
+  outbox: OutboxStore;
+  adapters: ReadonlyMap<string, PlatformAdapter>;
+  replies: (adapter: PlatformAdapter, target: ReplyTarget) => ThreadReplies;
+  delivery: (adapter: PlatformAdapter, threadKey: string) => ThreadDelivery;
+  logger: Logger;
+}
+
+const PREVIEW_CHARS = 80;
+
+/** What a thread is told when a restart cut its turn off. */
+export function cutOffNotice(input: string): string {
+  const line = input.replace(/\s+/g, ' ').trim();
+  const preview = line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS - 1)}…` : line;
+  return `⚠️ The gateway restarted before I finished answering “${preview}”, so that answer is incomplete. Send /retry (or !retry) to ask again.`;
+}
+
+/**
+ * Takes up what an earlier run left in the outbox: final parts not yet confirmed are
+ * delivered (a part whose message exists is finished in place, never sent again), a streamed
+ * part of a cut-off turn is finished as it stood, and the thread of a turn the restart cut
+ * off is told so and offered /retry. Resolves once all of it is delivered.
+ */
+export async function recoverOutbox(deps: RecoverDeps): Promise<void> {
+  const { outbox, logger } = deps;
+  const pruned = outbox.prune();
+  if (pruned > 0) logger.debug({ pruned }, 'outbox: old delivered turns pruned');
+  const jobs: Promise<void>[] = [];
+  for (const turn of outbox.unfinished()) {
+    const adapter = deps.adapters.get(turn.platform);
+    // A platform not running now keeps its replies for a later start.
+    if (!adapter) continue;
+    const target = decodeTarget(adapter, turn);
+    if (!target) {
+      logger.warn({ turn: turn.id, platform: turn.platform }, 'outbox: a reply target that this adapter cannot read; its parts are left undelivered');
+      continue;
+    }
+    jobs.push(takeUp(deps, adapter, target, turn));
+  }
+  if (jobs.length > 0) logger.info({ turns: jobs.length }, 'outbox: delivering what the last run left');
+  await Promise.all(jobs);
+}
+
+async function takeUp(deps: RecoverDeps, adapter: PlatformAdapter, target: ReplyTarget, turn: OutboxTurn): Promise<void> {
+  const { outbox } = deps;
+  const delivery = deps.delivery(adapter, target.threadKey);
+  const jobs: Promise<void>[] = [];
+  for (const part of outbox.parts(turn.id)) {
+    const resume = part.messageId ? { messageId: part.messageId } : undefined;
+    if (part.state === 'open') {
+      // Streamed when the gateway stopped: its message stays as it stood; a draft is gone.
+      if (!resume) {
+        outbox.drop(part.seq);
+        continue;
+      }
+      outbox.finalize(part.seq, part.text);
+    } else if (part.state !== 'final') {
+      continue;
+    }
+    jobs.push(delivery.deliver(part.seq, part.text, openMessage(adapter, target, resume)));
+  }
+  if (turn.state === 'running') {
+    outbox.setState(turn.id, 'cut_off');
+    if (turn.kind === 'turn') jobs.push(deps.replies(adapter, target).say(cutOffNotice(turn.input)));
+  }
+  await Promise.all(jobs);
+}
+
+function decodeTarget(adapter: PlatformAdapter, turn: OutboxTurn): ReplyTarget | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(turn.target);
+  } catch {
+    return undefined;
+  }
+  if (adapter.decodeTarget) return adapter.decodeTarget(data);
+  return isReplyTarget(data) ? data : undefined;
+}
+
+function isReplyTarget(value: unknown): value is ReplyTarget {
+  return typeof value === 'object' && value !== null && typeof (value as { threadKey?: unknown }).threadKey === 'string';
+}
