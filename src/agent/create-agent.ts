@@ -27,19 +27,17 @@ export async function createAgent(loaded: LoadedConfig, overrides: CreateAgentOv
   let releaseEnvironment = overrides.releaseEnvironment;
   const backendDescription = overrides.backendDescription;
   let closeEnvironments: (() => Promise<void>) | undefined;
-  let stripEnvKeys: (() => Iterable<string>) | undefined;
   let backends: AgentOptions['backends'];
   if (!environmentFor) {
-    const { manager, registry: providers } = await createEnvironmentManager({ config, paths, logger });
+    const { manager } = await createEnvironmentManager({ config, paths, logger });
     environmentFor = manager.environmentFor;
     releaseEnvironment = (sessionId) => manager.release(sessionId);
     closeEnvironments = () => manager.closeAll();
-    stripEnvKeys = () => providers.strippedEnvKeys();
     const { others, warning } = manager.backends;
     backends = { platformBackend: others.name, ...(warning ? { isolationWarning: warning } : {}) };
     if (warning) logger.warn({ backend: others.name }, warning);
   }
-  const executor = overrides.executor ?? createCodeExecutor({ loaded: effective, registry, logger, stripEnvKeys });
+  const executor = overrides.executor ?? createCodeExecutor({ loaded: effective, registry, logger });
   const onClose = async () => {
     await overrides.onClose?.();
     await closeEnvironments?.();

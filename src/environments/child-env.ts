@@ -16,9 +16,10 @@ const SAFE_PREFIXES = ['LC_', 'XDG_', 'CONDA'] as const;
 export const HERMES_ALLOWED = new Set(['HERMES_HOME', 'HERMES_PROFILE', 'HERMES_CONFIG', 'HERMES_ENV']);
 
 /**
- * Every registered backend's `stripEnvKeys`, fed by ProviderRegistry.register. buildChildEnv
- * removes them always, so a provider's token reaches no child even when a caller forgets
- * to pass `strip` or lists the name in `terminal.env_passthrough`.
+ * The child-environment policy's one list of names no child ever gets: every registered
+ * backend's `stripEnvKeys`, fed by ProviderRegistry.register. Held here, once, rather than
+ * passed down to every caller, so no caller can forget it: buildChildEnv and withoutStripped
+ * remove them always, even when a name is listed in `terminal.env_passthrough`.
  */
 const providerStripped = new Set<string>();
 
@@ -46,8 +47,6 @@ export interface ChildEnvOptions {
   source?: NodeJS.ProcessEnv;
   /** Names the user passed through on purpose (`terminal.env_passthrough`, skills). */
   passthrough?: Iterable<string>;
-  /** Names removed whatever else says (every provider's `stripEnvKeys`). */
-  strip?: Iterable<string>;
   /** Added last: the RPC socket, the token, PYTHON* settings. */
   extra?: Record<string, string>;
   logger?: Logger;
@@ -62,7 +61,7 @@ export interface ChildEnvOptions {
 export function buildChildEnv(options: ChildEnvOptions = {}): Record<string, string> {
   const source = options.source ?? process.env;
   const passthrough = new Set(options.passthrough ?? []);
-  const strip = new Set([...providerStripped, ...(options.strip ?? [])]);
+  const strip = providerStripped;
   const out: Record<string, string> = {};
   const droppedHermes: string[] = [];
   for (const [name, value] of Object.entries(source)) {

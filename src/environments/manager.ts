@@ -75,7 +75,6 @@ export class EnvironmentManager {
     return buildChildEnv({
       source: this.options.source,
       passthrough: this.options.config.terminal.env_passthrough,
-      strip: this.options.registry.strippedEnvKeys(),
       logger: this.logger,
       label: 'terminal',
     });

@@ -96,8 +96,8 @@ export class ProviderRegistry {
   }
 
   /**
-   * The union of every registered backend's `stripEnvKeys`. Pass it as `strip` to
-   * buildChildEnv (buildChildEnv also applies it on its own, so no child ever sees them).
+   * The union of every registered backend's `stripEnvKeys` (for `hermes doctor` and tests;
+   * buildChildEnv applies the same names on its own, so no child ever sees them).
    */
   strippedEnvKeys(): Set<string> {
     const keys = new Set<string>();

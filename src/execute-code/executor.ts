@@ -37,8 +37,6 @@ export interface CodeExecutorOptions {
   /** The tools scripts may call; defaults to the seven script tools. */
   registry?: ToolRegistry;
   logger?: Logger;
-  /** Names removed from every child's environment (all providers' stripEnvKeys). */
-  stripEnvKeys?: () => Iterable<string>;
 }
 
 /** The seven script tools' names, in the order of the documentation. */
@@ -74,13 +72,12 @@ export class DefaultCodeExecutor implements CodeExecutor {
       maxOutputBytes: this.config.terminal.max_output_bytes,
       spillDir: this.paths.execCache,
       childEnv: () =>
-        buildChildEnv({ passthrough: this.config.terminal.env_passthrough, strip: this.strip(), logger: this.logger, label: 'terminal' }),
+        buildChildEnv({ passthrough: this.config.terminal.env_passthrough, logger: this.logger, label: 'terminal' }),
     });
     this.remote = new RemoteCodeRunner({
       config: this.config,
       registry: this.registry,
       logger: this.logger,
-      strip: () => this.strip(),
       spillDir: this.paths.execCache,
     });
     if (this.config.code_execution.session_kernels) {
@@ -88,7 +85,6 @@ export class DefaultCodeExecutor implements CodeExecutor {
         config: this.config,
         registry: this.registry,
         logger: this.logger,
-        strip: () => this.strip(),
         spillFor: (request) => this.spillFor(request.context.environment),
       });
     }
@@ -154,7 +150,6 @@ export class DefaultCodeExecutor implements CodeExecutor {
       gate: new CallGate(this.registry),
       config: this.config,
       passthrough,
-      strip: this.strip(),
       spill: this.spillFor(environment),
       logger: this.logger.child({ session: request.sessionId }),
       startedMs,
@@ -221,9 +216,6 @@ export class DefaultCodeExecutor implements CodeExecutor {
     return environment.spillFolder?.() ?? { host: this.paths.execCache, visible: this.paths.execCache };
   }
 
-  private strip(): Iterable<string> {
-    return this.options.stripEnvKeys?.() ?? [];
-  }
 
   /** The generated hermes_tools.py for a set of allowed tools (cached: it rarely changes). */
   private stubFor(allowed: ReadonlySet<string>): string {

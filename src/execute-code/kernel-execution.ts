@@ -52,7 +52,6 @@ export class SessionKernels {
       config: HermesConfig;
       registry: ToolRegistry;
       logger: Logger;
-      strip: () => Iterable<string>;
       spillFor: (request: CellRequest) => SpillFolder;
     },
   ) {
@@ -95,7 +94,6 @@ export class SessionKernels {
         argv: kernelArgv,
         readOnly: [dirname(kernelRunnerPath())],
         passthrough: request.passthrough,
-        strip: this.deps.strip(),
         logger: this.deps.logger,
       });
       const kernel = await KernelProcess.start(command, { graceMs: settings.kill_grace * 1000, logger: this.deps.logger });

@@ -16,7 +16,6 @@ export interface LaunchOptions {
   /** Host paths the process may read besides the staging folder (the kernel runner). */
   readOnly?: string[];
   passthrough: Iterable<string>;
-  strip: Iterable<string>;
   logger?: Logger;
 }
 
@@ -33,7 +32,6 @@ export async function launchCommand(options: LaunchOptions): Promise<HostCommand
     rpcToken: rpc.token,
     stagingDir: staging.path,
     passthrough: options.passthrough,
-    strip: options.strip,
     logger: options.logger,
   });
   const cwd = settings.mode === 'strict' ? staging.path : options.environment.cwd;

@@ -20,7 +20,6 @@ export interface PerCallInput {
   gate: CallGate;
   config: HermesConfig;
   passthrough: Iterable<string>;
-  strip: Iterable<string>;
   spill: SpillFolder;
   logger: Logger;
   startedMs: number;
@@ -51,7 +50,6 @@ export async function executePerCall(input: PerCallInput): Promise<ExecuteCodeRe
       settings,
       argv: (python) => [python, script],
       passthrough: input.passthrough,
-      strip: input.strip,
       logger: input.logger,
     });
     run = await runScriptProcess({

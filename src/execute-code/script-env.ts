@@ -7,7 +7,6 @@ export interface ScriptEnvOptions {
   /** Folder holding hermes_tools.py, put first on PYTHONPATH. */
   stagingDir: string;
   passthrough: Iterable<string>;
-  strip: Iterable<string>;
   logger?: Logger;
   source?: NodeJS.ProcessEnv;
 }
@@ -31,7 +30,6 @@ export function scriptEnv(options: ScriptEnvOptions): Record<string, string> {
   return buildChildEnv({
     source,
     passthrough: options.passthrough,
-    strip: options.strip,
     logger: options.logger,
     label: 'execute_code',
     extra: {

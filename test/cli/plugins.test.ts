@@ -119,7 +119,7 @@ describe('hermes plugins', () => {
       expect(result).toEqual({ output: `[folderbox] ${folder}\ntoken=none\n`, exit_code: 0 });
 
       if (hasPython || process.env.CI === 'true') {
-        const executor = createCodeExecutor({ loaded, stripEnvKeys: () => registry.strippedEnvKeys() });
+        const executor = createCodeExecutor({ loaded });
         try {
           const code = [
             'import os',

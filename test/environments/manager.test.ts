@@ -118,7 +118,7 @@ describe('EnvironmentManager', () => {
     const result = await environment.execute('env', { env: { ACMEBOX_TOKEN: 'via-per-command-env' } });
     expect(result.output).toContain('VISIBLE_TOKEN=shown');
     expect(result.output).not.toContain('ACMEBOX_TOKEN');
-    // And a child built by another caller that forgets `strip` does not see it either.
+    // And a child any other caller builds does not see it either: the policy holds the names once, for everyone.
     const direct = buildChildEnv({ source, passthrough: ['ACMEBOX_TOKEN'] });
     expect(direct.ACMEBOX_TOKEN).toBeUndefined();
     const command = environment.hostCommand!(['env'], { env: { ...direct, ACMEBOX_TOKEN: 'x' } });

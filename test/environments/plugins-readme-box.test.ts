@@ -92,7 +92,7 @@ describe('a plugin written from the README alone', () => {
       const loaded = loadConfig({ home: boxHome(), overrides: { code_execution: { session_kernels: true } } });
       const built = await createEnvironmentManager({ config: loaded.config, paths: loaded.paths });
       manager = built.manager;
-      executor = createCodeExecutor({ loaded, stripEnvKeys: () => built.registry.strippedEnvKeys() });
+      executor = createCodeExecutor({ loaded });
       const environment = await manager.environmentFor('s1');
       const context = (signal = new AbortController().signal): ToolContext => ({
         sessionId: 's1', signal, environment, logger: silentLogger(), config: loaded.config, paths: loaded.paths,

@@ -370,7 +370,7 @@ describe('a session kernel survives closed standard descriptors', () => {
 
 describe('remote scripts', () => {
   it('get PYTHONUTF8=1 with the other Python settings', () => {
-    const env = remoteScriptEnv('/tmp/hermes-rexec-x', [], []);
+    const env = remoteScriptEnv('/tmp/hermes-rexec-x', []);
     expect(env).toMatchObject({ PYTHONUTF8: '1', PYTHONIOENCODING: 'utf-8', PYTHONUNBUFFERED: '1', HERMES_RPC_DIR: '/tmp/hermes-rexec-x' });
   });
 });

@@ -77,8 +77,8 @@ export function registerExecCommand(program: Command): void {
       const { createEnvironmentManager } = await import('../../environments/index.js');
       const flag = options.backend !== undefined;
       // The configured backend as the agent builds it: plugins loaded, every provider's stripEnvKeys known.
-      const { manager, registry } = await naming(flag, () => createEnvironmentManager({ config: loaded.config, paths: loaded.paths, logger }));
-      const executor = createCodeExecutor({ loaded, logger, home: homeOption(command), stripEnvKeys: () => registry.strippedEnvKeys() });
+      const { manager } = await naming(flag, () => createEnvironmentManager({ config: loaded.config, paths: loaded.paths, logger }));
+      const executor = createCodeExecutor({ loaded, logger, home: homeOption(command) });
       const controller = new AbortController();
       const onSigint = () => controller.abort('interrupted by user');
       process.once('SIGINT', onSigint);

@@ -49,7 +49,7 @@ function gatedSearch(wait: () => Promise<unknown>) {
 export function remoteRunner(backend: StreamBackend, options: { kernels: boolean; config?: ConfigOverrides; onStdout?(chunk: Buffer): void; wait?: () => Promise<unknown> }) {
   const { config } = validateConfig({ ...options.config, code_execution: { session_kernels: options.kernels, ...options.config?.code_execution } }, 'test');
   const registry = new ToolRegistry([gatedSearch(options.wait ?? (async () => 'nothing to wait for')), ...scriptTools().filter((tool) => tool.name !== 'web_search')]);
-  const runner = new RemoteCodeRunner({ config, registry, logger: silentLogger(), strip: () => [], spillDir: tempDir('hermes-spill-'), onStdout: options.onStdout });
+  const runner = new RemoteCodeRunner({ config, registry, logger: silentLogger(), spillDir: tempDir('hermes-spill-'), onStdout: options.onStdout });
   const stub = renderStub(['web_search', 'terminal'].map((name) => ({ name, ...SCRIPT_TOOL_SIGNATURES[name as 'web_search'] })));
   const run = (code: string, extra: { owner?: string; signal?: AbortSignal; reset?: boolean } = {}): Promise<ExecuteCodeResult> =>
     runner.execute({
