@@ -6,6 +6,7 @@ import { RISKY_RULES, hiddenCharacters, runsDownloadedFile } from './risky-rules
 import { fileWriteReason } from './sensitive-paths.js';
 import { isCatastrophicTarget, isDiskDevice, type PathContext } from './paths.js';
 import { showWord, type SimpleCommand } from './command.js';
+import { errorMessage } from '../shared/errors.js';
 
 /** What a command is, for the approvals policy. */
 export type Assessment =
@@ -38,7 +39,21 @@ function reachedTarget(command: SimpleCommand, ctx: PathContext): string | undef
  * resolved is at least `risky`, and `blocked` when its words reach the floor's targets.
  */
 export function assessCommand(command: string, options: Partial<PathContext> = {}): Assessment {
-  const ctx = pathContext(options);
+  if (command.length > MAX_COMMAND_CHARS) {
+    return { level: 'blocked', reason: `${command.length} characters, more than the ${MAX_COMMAND_CHARS} checked before a command runs; write long content with write_file, or split the command` };
+  }
+  try {
+    return judge(command, pathContext(options));
+  } catch (error) {
+    // Whatever breaks the reading (a bug, a string too odd for a regex) refuses the command rather than letting it pass.
+    return { level: 'blocked', reason: `could not be checked before it runs (${errorMessage(error)})` };
+  }
+}
+
+/** Longest command line the assessment reads. */
+const MAX_COMMAND_CHARS = 64 * 1024;
+
+function judge(command: string, ctx: PathContext): Assessment {
   const bomb = forkBomb(command);
   if (bomb) return { level: 'blocked', reason: bomb };
   const hidden = hiddenCharacters(command);
@@ -49,6 +64,8 @@ export function assessCommand(command: string, options: Partial<PathContext> = {
       if (reason) return { level: 'blocked', reason };
     }
   }
+  const unreadable = findings.find((finding) => finding.level === 'blocked');
+  if (unreadable) return { level: 'blocked', reason: unreadable.reason };
   for (const simple of commands) {
     for (const finding of simple.findings) {
       if (finding.level === 'blocked') return { level: 'blocked', reason: finding.reason };

@@ -36,6 +36,8 @@ export function metadataIn(word: string): string | undefined {
   for (const [, entry] of ADDRESSES) if (lower.includes(entry.host)) return `${entry.host}, ${entry.reason}`;
   if (!/[\d]/.test(lower)) return undefined;
   for (const token of lower.split(/[^0-9a-fx.:]+/)) {
+    // No spelling of an address is longer; a long run of hex digits is not one, and would be slow to try.
+    if (token.length > 64) continue;
     const trimmed = token.replace(/^[.:]+|[.:]+$/g, '');
     if (trimmed.length < 7 && !/^0x/.test(trimmed)) continue;
     const normal = address(trimmed);

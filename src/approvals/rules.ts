@@ -156,10 +156,20 @@ export const FLOOR_RULES: readonly Rule[] = [
 /** `:(){ :|:& };:` and its renamed variants (`f(){ f|f& }`, `b(){ b & b; }`), on the raw text. */
 export function forkBomb(text: string): string | undefined {
   const compact = text.replace(/\s+/g, ' ');
-  for (const match of compact.matchAll(/(?:function\s+)?([^\s(){};|&]+)\s*\(\s*\)\s*\{([^}]*)\}/g)) {
-    const name = match[1].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const calls = match[2].match(new RegExp(`(^|[\\s;|&])${name}(?=$|[\\s;|&])`, 'g')) ?? [];
-    if (calls.length >= 2 && /[|&]/.test(match[2])) return 'fork bomb';
+  // Find each `() {` and read the name before it backwards: a regex that starts at the name backtracks badly on long words.
+  for (const open of compact.matchAll(/\(\s*\)\s*\{/g)) {
+    let start = open.index;
+    while (start > 0 && compact[start - 1] === ' ') start--;
+    let from = start;
+    while (from > 0 && !/[\s(){};|&]/.test(compact[from - 1])) from--;
+    const name = compact.slice(from, start);
+    const bodyStart = open.index + open[0].length;
+    const close = compact.indexOf('}', bodyStart);
+    if (name === '' || close < 0) continue;
+    const body = compact.slice(bodyStart, close);
+    const quoted = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const calls = body.match(new RegExp(`(^|[\\s;|&])${quoted}(?=$|[\\s;|&])`, 'g')) ?? [];
+    if (calls.length >= 2 && /[|&]/.test(body)) return 'fork bomb';
   }
   return undefined;
 }

@@ -4,7 +4,9 @@
  * braces. Capped, so a hostile word cannot grow without bound.
  */
 
-const MAX_WORDS = 64;
+/** At most this many words; a longer expansion is cut (and the cut reported). */
+export const MAX_BRACE_WORDS = 64;
+const MAX_WORDS = MAX_BRACE_WORDS;
 
 /** The index of the `}` matching the `{` at `open`, and the top-level commas between; undefined when none. */
 function braceGroup(raw: string, open: number): { close: number; commas: number[] } | undefined {
@@ -81,9 +83,11 @@ export function braceExpand(raw: string): string[] | undefined {
     const prefix = raw.slice(0, i);
     const suffix = raw.slice(group.close + 1);
     const out: string[] = [];
+    // Stop as soon as the cap is reached: `{a,b}{a,b}…` would otherwise take exponential time to cut.
     for (const option of options) {
       for (const word of braceExpand(prefix + option + suffix) ?? [prefix + option + suffix]) {
-        if (out.length < MAX_WORDS) out.push(word);
+        out.push(word);
+        if (out.length >= MAX_WORDS) return out;
       }
     }
     return out;

@@ -33,6 +33,8 @@ export interface Scope {
   run(script: string, kind: 'cmdsub' | 'procsub', scope: Scope): SubstitutionResult;
   /** Process substitutions seen, for `bash <(curl …)`: a field `\0proc:N` refers to entry N. */
   procsubs: SubstitutionResult[];
+  /** Counts work done; past the assessment's budget it throws, so a hostile string cannot stall the gateway. */
+  spend(steps: number): void;
 }
 
 /** One word after expansion. */
@@ -47,10 +49,17 @@ export interface Field {
 /** What expanding a word noticed, for fail-closed findings. */
 export interface ExpandNotes {
   ifs: boolean;
+  /** An expansion was cut at its cap, so some words were not seen. */
+  truncated?: boolean;
   programs: string[];
 }
 
 const MAX_ALTERNATIVES = 8;
+/** Longest text an expansion keeps; past it the rest is unknown (`x=$x$x` forty times would not fit in memory). */
+export const MAX_TEXT = 16 * 1024;
+
+/** `text` cut at MAX_TEXT, the cut part marked unknown. */
+export const capText = (text: string): string => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}${UNKNOWN}` : text);
 const DEFAULT_IFS = ' \t\n';
 
 /** Variables whose value the assessment knows from its context. */
@@ -190,7 +199,7 @@ export class Expander {
     parts.forEach((part, index) => {
       const texts = this.partPieces(part, index === 0 && tilde).map((pieces) => pieces.map((p) => p.elements?.join(' ') ?? p.text).join(''));
       const next: string[] = [];
-      for (const prefix of alternatives) for (const text of texts) if (next.length < MAX_ALTERNATIVES) next.push(prefix + text);
+      for (const prefix of alternatives) for (const text of texts) if (next.length < MAX_ALTERNATIVES) next.push(capText(prefix + text));
       alternatives = next;
     });
     return alternatives;
@@ -201,6 +210,11 @@ export class Expander {
     let alternatives: Piece[][] = [[]];
     parts.forEach((part, index) => {
       const options = this.partPieces(part, index === 0);
+      if (alternatives.length === 1 && options.length === 1) {
+        // One reading: grow it in place (a word of 5000 quoted pieces stays linear).
+        for (const piece of options[0]) alternatives[0].push(piece);
+        return;
+      }
       const next: Piece[][] = [];
       for (const prefix of alternatives) for (const option of options) if (next.length < MAX_ALTERNATIVES) next.push([...prefix, ...option]);
       alternatives = next;
@@ -216,6 +230,7 @@ export class Expander {
   }
 
   private split(pieces: Piece[]): Field[] {
+    this.scope.spend(pieces.reduce((sum, piece) => sum + 1 + (piece.text.length >> 8), 0));
     const ifs = this.ifs();
     const out: Field[] = [];
     let current: Field | undefined;
@@ -271,6 +286,7 @@ export class Expander {
 
   /** The alternatives one part can yield. */
   private partPieces(part: Part, first: boolean): Piece[][] {
+    this.scope.spend(1);
     switch (part.kind) {
       case 'lit': {
         let text = part.text;

@@ -8,8 +8,8 @@
  */
 import { posix } from 'node:path';
 import { lex, lexString, type HereDoc, type Part, type WordToken } from './shell-lexer.js';
-import { braceExpand } from './shell-braces.js';
-import { Expander, lookup, type Field, type Scope, type SubstitutionResult, type VarValue } from './shell-expand.js';
+import { MAX_BRACE_WORDS, braceExpand } from './shell-braces.js';
+import { Expander, MAX_TEXT, capText, lookup, type Field, type Scope, type SubstitutionResult, type VarValue } from './shell-expand.js';
 import { baseName, fileProgram, unwrap, type NestedScript, type WrittenFile } from './carriers.js';
 import { UNKNOWN, isUnknown, showWord, type Finding, type Redirect, type SimpleCommand, type Stdin } from './command.js';
 import { commandOutput } from './outputs.js';
@@ -21,8 +21,15 @@ import { DOWNLOADERS } from './program-kinds.js';
 export type { SimpleCommand, Redirect } from './command.js';
 
 const MAX_DEPTH = 6;
-const MAX_COMMANDS = 2000;
+const MAX_COMMANDS = 500;
 const MAX_VARIANTS = 8;
+/** Most elements an array keeps (`a=("${a[@]}" "${a[@]}")` doubles it each time). */
+const MAX_ELEMENTS = 256;
+/** Work the assessment may do on one command line (tokens, parts, fields, commands): the suite's busiest takes 64. */
+const MAX_STEPS = 50_000;
+
+/** Thrown past a limit; analyzeCommand turns it into a blocked finding with this message. */
+class TooComplex extends Error {}
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?(\+?)=/;
 const DECLARATIONS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
 
@@ -47,15 +54,22 @@ class Analyzer {
   readonly commands: SimpleCommand[] = [];
   readonly findings: Finding[] = [];
   private readonly outputs = new Map<SimpleCommand, string | undefined>();
+  private steps = 0;
   /** Files the script wrote so far, by their expanded path. */
   private readonly written = new Map<string, WrittenFile>();
 
   constructor(private readonly ctx: PathContext) {}
 
+  /** Counts work; past MAX_STEPS the reading stops (the caller blocks the command). */
+  spend(steps: number): void {
+    this.steps += steps;
+    if (this.steps > MAX_STEPS) throw new TooComplex('too long or too complex to check before it runs; split it into smaller commands');
+  }
+
   /** Reads one script; returns the commands at its top level (for what it prints). */
   script(text: string, scope: Scope, depth: number, inherited: Stdin | undefined): SimpleCommand[] {
     if (depth > MAX_DEPTH) {
-      this.findings.push({ level: 'risky', reason: 'scripts nested too deeply to follow' });
+      this.findings.push({ level: 'blocked', reason: `scripts nested more than ${MAX_DEPTH} deep, too deep to check before they run` });
       return [];
     }
     const { tokens, notes } = lex(text);
@@ -99,7 +113,7 @@ class Analyzer {
         return;
       }
       compound = undefined;
-      const stdinFromPipe: Stdin | undefined = pipeline.length > 0 ? { kind: 'pipe', text: pipeText, programs: pipeline.flatMap((c) => [c.argv[0] ?? '', ...c.substituted]) } : undefined;
+      const stdinFromPipe: Stdin | undefined = pipeline.length > 0 ? { kind: 'pipe', text: pipeText, programs: pipePrograms(pipeline) } : undefined;
       const emitted = this.node(node, scope, depth, conditional || nesting > 0, pipeline, stdinFromPipe ?? inherited);
       node = { words: [], redirects: [] };
       if (emitted.length > 0) {
@@ -116,10 +130,8 @@ class Analyzer {
     };
 
     for (const token of tokens) {
-      if (this.commands.length > MAX_COMMANDS) {
-        this.findings.push({ level: 'risky', reason: 'too many commands to follow' });
-        break;
-      }
+      this.spend(1);
+      if (this.commands.length > MAX_COMMANDS) throw new TooComplex(`more than ${MAX_COMMANDS} commands, too many to check before they run; split them up`);
       if (token.kind === 'arith-cmd') {
         new Expander(scope).joined(lexString(token.expr, true));
         continue;
@@ -259,12 +271,15 @@ class Analyzer {
   private wordFields(word: WordToken, expander: Expander): Field[][] {
     const braced = word.raw.includes('{') ? braceExpand(word.raw) : undefined;
     if (!braced) return expander.fields(word.parts);
+    // A cut list of words could hide one (`{a,b,…,rm}`); a cut sequence (`{1..1000}`) only repeats its pattern.
+    if (braced.length >= MAX_BRACE_WORDS && /\{[^{}]*,[^{}]*\}/.test(word.raw)) expander.notes.truncated = true;
     const lists = braced.map((raw) => expander.fields(lexString(raw, false)));
     const first = lists.map((alternatives) => alternatives[0] ?? []).flat();
     return [first];
   }
 
-  private assign(scope: Scope, name: string, value: VarValue, conditional: boolean): void {
+  private assign(scope: Scope, name: string, given: VarValue, conditional: boolean): void {
+    const value = capValue(given);
     const old = scope.vars.get(name) ?? (conditional ? lookup(name, scope) : undefined);
     if (!conditional || !old) {
       scope.vars.set(name, value);
@@ -322,6 +337,11 @@ class Analyzer {
         continue;
       }
       const alternatives = this.wordFields(word, expander);
+      if (variants.length === 1 && alternatives.length === 1) {
+        // The usual case, one reading of every word: grow the list in place (20 000 words stay linear).
+        for (const field of alternatives[0]) variants[0].push(field);
+        continue;
+      }
       const next: Field[][] = [];
       for (const prefix of variants) for (const alternative of alternatives) if (next.length < MAX_VARIANTS) next.push([...prefix, ...alternative]);
       variants = next;
@@ -330,6 +350,7 @@ class Analyzer {
     const stdin = this.stdinOf(redirects, node.redirects, scope, stdinSource);
     const findings: Finding[] = [];
     if (expander.notes.ifs) findings.push({ level: 'risky', reason: 'splits words with $IFS (a way to hide spaces)' });
+    if (expander.notes.truncated) findings.push({ level: 'risky', reason: `a brace expansion of more than ${MAX_BRACE_WORDS} words, too large to follow`, reach: true });
     const substituted = [...expander.notes.programs];
     const emitted: SimpleCommand[] = [];
     for (const fields of variants) {
@@ -377,7 +398,9 @@ class Analyzer {
       command.findings.push({ level: 'risky', reason: `${unwrapped.via.at(-1)} runs a command known only at run time (${showWord(inner[0])})`, reach: true });
     }
     this.commands.push(command);
-    this.outputs.set(command, commandOutput(command.argv, base.stdin.text));
+    this.spend(1 + argv.length);
+    const printed = commandOutput(command.argv, base.stdin.text);
+    this.outputs.set(command, printed === undefined ? undefined : capText(printed));
     if (argv.length > 0 && unwrapped.via.length > 0 && inner.length === 0 && argv.some(isUnknown)) {
       command.findings.push({ level: 'risky', reason: `${unwrapped.via.at(-1)} runs something known only at run time` });
     }
@@ -523,10 +546,30 @@ class Analyzer {
   }
 
   private joinLast(top: SimpleCommand[]): string | undefined {
-    // Commands of one pipeline feed each other: only those not piped onward print.
-    const printing = top.filter((c, i) => !top.slice(i + 1).some((later) => later.pipedFrom.includes(c)));
+    // Commands of one pipeline feed each other: only those not piped onward print (each stage marks the one before it).
+    const pipedOn = new Set(top.map((c) => c.pipedFrom.at(-1)));
+    const printing = top.filter((c) => !pipedOn.has(c));
     return this.joinOutputs(printing);
   }
+}
+
+/** The programs whose output flows down a pipeline, each once (a pipeline of 2000 `cat`s stays cheap). */
+function pipePrograms(pipeline: readonly SimpleCommand[]): string[] {
+  const seen = new Set<string>();
+  for (const command of pipeline) {
+    seen.add(command.argv[0] ?? '');
+    for (const program of command.substituted) seen.add(program);
+  }
+  return [...seen];
+}
+
+/** A value within the caps: texts cut at MAX_TEXT, arrays of at most MAX_ELEMENTS (else not known). */
+function capValue(value: VarValue): VarValue {
+  const long = value.values.some((v) => v.length > MAX_TEXT);
+  const big = value.arrays?.some((elements) => elements.length > MAX_ELEMENTS || elements.some((e) => e.length > MAX_TEXT));
+  if (!long && !big) return value;
+  const values = value.values.filter((v) => v.length <= MAX_TEXT);
+  return { values, ...(big ? {} : value.arrays ? { arrays: value.arrays } : {}), maybeOther: true };
 }
 
 /** The folder a command runs in: a carrier's `-C dir` (relative to the script's), else the script's. */
@@ -572,8 +615,14 @@ export function analyzeCommand(text: string, ctx: PathContext): Analysis {
     cwd: undefined,
     procsubs: [],
     run: (script, kind, current) => analyzer.substitution(script, current, kind),
+    spend: (steps) => analyzer.spend(steps),
   };
-  analyzer.script(text, scope, 0, undefined);
+  try {
+    analyzer.script(text, scope, 0, undefined);
+  } catch (error) {
+    if (!(error instanceof TooComplex)) throw error;
+    analyzer.findings.push({ level: 'blocked', reason: error.message });
+  }
   return { commands: analyzer.commands, findings: analyzer.findings };
 }
 

@@ -72,6 +72,8 @@ export const ORDINARY: CaseGroup = {
     "printf '%s\\n' a b c",
     'for f in *.txt; do wc -l "$f"; done',
     'for i in 1 2 3; do echo $i; done',
+    'for i in {1..100}; do touch "file$i.txt"; done',
+    'mkdir -p out/{a,b,c}/{logs,data}',
     'for d in */; do (cd "$d" && git pull); done',
     'while read line; do echo "$line"; done < file.txt',
     'if [ -f x ]; then echo yes; else echo no; fi',
