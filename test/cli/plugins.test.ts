@@ -107,7 +107,7 @@ describe('hermes plugins', () => {
     process.env.FOLDERBOX_TOKEN = 'folderbox-secret-123';
     try {
       const loaded = loadConfig({ home: root, loadEnv: false });
-      const { manager, registry } = await createEnvironmentManager({ ...loaded });
+      const { manager } = await createEnvironmentManager({ ...loaded });
       expect(manager.provider.name).toBe('folderbox');
       const environment = await manager.environmentFor('web:1');
       const folder = join(root, 'folderbox');
