@@ -451,6 +451,28 @@ export function unwrap(input: UnwrapInput): Unwrapped & { source?: ProgramSource
       argv = [];
       break;
     }
+    if (name === 'trap') {
+      // `trap 'cmd' EXIT`: the command runs later, when the signal comes or the shell exits.
+      const rest = args[0] === '--' ? args.slice(1) : args;
+      if (rest.length >= 2 && !/^-[lp]$/.test(rest[0]) && rest[0] !== '-') out.scripts.push({ text: rest[0], origin: 'trap' });
+      argv = [];
+      break;
+    }
+    if (name === 'at' || name === 'batch') {
+      // at and batch run a script later, read from stdin or from `-f file`.
+      out.via.push(name);
+      const parsed = parseOptions(args, { flags: 'mMlrdvcbKVS', values: 'fqtu', long: common });
+      if (parsed.unknown.length > 0) out.findings.push({ level: 'risky', reason: `${name} with options it does not know (${parsed.unknown.join(' ')})`, reach: true });
+      if (!hasOption(parsed, '-l', '-r', '-d', '-c', '--help', '--version')) {
+        const file = optionValue(parsed, '-f');
+        const text = programText(file === undefined ? { kind: 'stdin' } : { kind: 'file', path: file }, input.stdin, input.procsubs, name, input.written);
+        out.source = text;
+        if (text.unknown) out.findings.push({ level: 'risky', reason: text.unknown });
+        for (const script of text.texts) out.scripts.push({ text: script, origin: `${name} job` });
+      }
+      argv = [];
+      break;
+    }
     if (name === 'eval') {
       out.via.push(name);
       const text = args.join(' ');

@@ -22,6 +22,8 @@ const SHELL_CALLS = new RegExp(
 const ARGV_CALLS = new RegExp(String.raw`\b(?:subprocess\.\w+|os\.exec\w*|spawnSync|spawn|execFileSync|execFile|system)\s*\(\s*\[([^\]]*)\]`, 'g');
 const RMTREE = new RegExp(String.raw`\b(?:shutil\.rmtree|rmtree|FileUtils\.rm_r[f]?|rm_rf|rmSync|rmdirSync|fs\.rm|fs\.promises\.rm|rimraf(?:\.sync)?|remove_dir_all)\s*\(\s*(?:os\.path\.expanduser\s*\(\s*)?` + STRING, 'g');
 const BACKTICKS = /`([^`]+)`/g;
+/** Calls that delete one file (`os.remove("~/.ssh/authorized_keys")`), read as `rm -- 'file'`. */
+const REMOVES = new RegExp(String.raw`\b(?:os\.(?:remove|unlink|rmdir)|fs\.(?:unlinkSync|unlink|rmdirSync)|File\.delete|FileUtils\.rm|unlink)\s*\(\s*(?:os\.path\.expanduser\s*\(\s*)?` + STRING, 'g');
 const WRITES = new RegExp(String.raw`\bopen\s*\(\s*(?:os\.path\.expanduser\s*\(\s*)?` + STRING + String.raw`\s*\)?\s*,\s*['"][^'"]*[wa+]`, 'g');
 
 /** Calls that hand a shell command to the system, whatever their argument (python's `exec` runs python, so it is not here). */
@@ -52,6 +54,7 @@ export function embeddedShell(code: string): string[] {
   }
   for (const match of code.matchAll(RMTREE)) out.push(`rm -rf ${quote(match[1] ?? match[2] ?? '')}`);
   for (const match of code.matchAll(WRITES)) out.push(`: > ${quote(match[1] ?? match[2] ?? '')}`);
+  for (const match of code.matchAll(REMOVES)) out.push(`rm -- ${quote(match[1] ?? match[2] ?? '')}`);
   // Backticks run a shell in perl, ruby and php, not in python or node (template strings).
   if (!/\b(import|print\(|console\.|require\(|=>)/.test(code)) for (const match of code.matchAll(BACKTICKS)) out.push(match[1]);
   return out.filter((text) => text.trim() !== '');

@@ -74,7 +74,8 @@ function isProtectedFolder(path: string, ctx: PathContext): boolean {
 
 /** A recursive operation on this path (or on whatever its glob matches) would wreck the system or a home folder. */
 export function isCatastrophicTarget(word: string, ctx: PathContext, cwd?: string): boolean {
-  if (word.includes('\0')) return false;
+  // An empty word names nothing (`rm -rf ""` fails); one known only at run time is judged by the callers.
+  if (word === '' || word.includes('\0')) return false;
   const path = globParent(expandPath(word, ctx, cwd));
   if (!path.startsWith('/')) return false;
   if (isProtectedFolder(path, ctx)) return true;

@@ -8,7 +8,7 @@ import { isInterpreter, SHELLS } from './carriers.js';
 import { killsGateway } from './gateway-kill.js';
 import { metadataIn } from './metadata.js';
 import { GIT_OPTIONS, PROGRAM_OPTIONS, hasOption, parseOptions } from './options.js';
-import { expandPath, globParent, within, type PathContext } from './paths.js';
+import { expandPath, globParent, isCatastrophicTarget, within, type PathContext } from './paths.js';
 import { findRoots, type Rule } from './rules.js';
 import { sensitiveWrite } from './sensitive-paths.js';
 import { writeTargets } from './write-targets.js';
@@ -16,7 +16,7 @@ import { DECODERS, DOWNLOADERS } from './program-kinds.js';
 
 const runsPrograms = (command: SimpleCommand) => {
   const name = command.argv[0] ?? '';
-  return SHELLS.has(name) || isInterpreter(name) || name === 'eval' || name === 'source' || name === '.';
+  return SHELLS.has(name) || isInterpreter(name) || /^(eval|source|\.|at|batch)$/.test(name);
 };
 
 /** Programs whose output this shell or interpreter runs. */
@@ -248,6 +248,30 @@ export const RISKY_RULES: readonly Rule[] = [
     },
   },
   {
+    id: 'container-sees-the-host',
+    why: 'a container given /, a home folder, credentials or the whole machine (what runs inside can change them)',
+    check(command, ctx) {
+      const [name = '', sub, ...args] = command.argv;
+      if (!/^(docker|podman|nerdctl)$/.test(name) || !/^(run|create|exec)$/.test(sub ?? '')) return undefined;
+      if (args.some((a) => a === '--privileged' || /^--(pid|ipc|userns)=host$/.test(a))) return `${name} ${sub} with the host's privileges (${args.find((a) => a.startsWith('--p') || a.includes('=host'))})`;
+      for (const source of mountSources(args)) {
+        if (isCatastrophicTarget(source, ctx, command.cwd)) return `${name} ${sub} mounts ${showWord(source)} into a container (what runs there can delete it)`;
+        const sensitive = sensitiveWrite(source, ctx, command.cwd) ?? (source === '/var/run/docker.sock' || source === '/run/docker.sock' ? 'the Docker socket (root on the host)' : undefined);
+        if (sensitive) return `${name} ${sub} mounts ${showWord(source)} into a container (${sensitive})`;
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'destroys-infrastructure',
+    why: 'commands that tear down cloud resources, clusters or all of Docker\'s data',
+    check({ argv }) {
+      const [name = '', ...args] = argv;
+      const entry = INFRASTRUCTURE.find((e) => e.program === name && e.words.every((word) => args.some((a) => a === word || a.startsWith(`${word}=`))));
+      return entry ? `${name} ${entry.words.join(' ')}: ${entry.reason}` : undefined;
+    },
+  },
+  {
     id: 'partition-table',
     why: "changing a disk's partition table",
     check({ argv }) {
@@ -257,6 +281,41 @@ export const RISKY_RULES: readonly Rule[] = [
     },
   },
 ];
+
+/** Teardown commands: all of `words` among the arguments. */
+const INFRASTRUCTURE: ReadonlyArray<{ program: string; words: string[]; reason: string }> = [
+  { program: 'terraform', words: ['destroy'], reason: 'destroys every resource of the configuration' },
+  { program: 'terraform', words: ['apply', '-destroy'], reason: 'destroys every resource of the configuration' },
+  { program: 'tofu', words: ['destroy'], reason: 'destroys every resource of the configuration' },
+  { program: 'pulumi', words: ['destroy'], reason: 'destroys every resource of the stack' },
+  { program: 'aws', words: ['s3', 'rm', '--recursive'], reason: 'deletes every object under the prefix' },
+  { program: 'aws', words: ['s3', 'rb'], reason: 'removes a bucket' },
+  { program: 'gsutil', words: ['rm', '-r'], reason: 'deletes every object under the prefix' },
+  { program: 'gcloud', words: ['projects', 'delete'], reason: 'deletes a whole project' },
+  { program: 'kubectl', words: ['delete', 'namespace'], reason: 'deletes a namespace and everything in it' },
+  { program: 'kubectl', words: ['delete', 'ns'], reason: 'deletes a namespace and everything in it' },
+  { program: 'kubectl', words: ['delete', '--all'], reason: 'deletes every resource of the kind' },
+  { program: 'helm', words: ['uninstall'], reason: 'removes a release and its resources' },
+  { program: 'docker', words: ['system', 'prune'], reason: "removes Docker's unused containers, images and networks (volumes too with --volumes)" },
+  { program: 'docker', words: ['volume', 'prune'], reason: 'deletes unused volumes and their data' },
+  { program: 'docker', words: ['volume', 'rm'], reason: "deletes a volume's data" },
+  { program: 'podman', words: ['system', 'reset'], reason: "deletes all of podman's containers, images and volumes" },
+  { program: 'podman', words: ['system', 'prune'], reason: "removes podman's unused containers, images and networks" },
+  { program: 'podman', words: ['volume', 'prune'], reason: 'deletes unused volumes and their data' },
+];
+
+/** Host paths a `docker run` mounts: `-v src:dst`, `--volume=src:dst`, `--mount type=bind,src=…`. */
+function mountSources(args: string[]): string[] {
+  const out: string[] = [];
+  args.forEach((arg, i) => {
+    const volume = arg === '-v' || arg === '--volume' ? args[i + 1] : /^--volume=/.test(arg) ? arg.slice(9) : /^-v./.test(arg) ? arg.slice(2) : undefined;
+    if (volume !== undefined && volume.includes(':')) out.push(volume.slice(0, volume.indexOf(':')));
+    const mount = arg === '--mount' ? args[i + 1] : /^--mount=/.test(arg) ? arg.slice(8) : undefined;
+    const source = mount ? /(?:^|,)(?:src|source)=([^,]*)/.exec(mount)?.[1] : undefined;
+    if (source !== undefined) out.push(source);
+  });
+  return out.filter((source) => source.startsWith('/') || source.startsWith('~') || source === '.' || isUnknown(source));
+}
 
 /** Programs that run SQL or database commands given in their arguments or on stdin. */
 const DATABASE_CLIENTS = /^(sqlite3?|psql|pgcli|mysql|mariadb|mysqlsh|mycli|sqlcmd|isql|clickhouse(-client)?|duckdb|cockroach|mongo(sh)?|redis-cli|cqlsh|influx|usql)$/;

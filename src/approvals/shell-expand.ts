@@ -33,6 +33,8 @@ export interface Scope {
   run(script: string, kind: 'cmdsub' | 'procsub', scope: Scope): SubstitutionResult;
   /** Process substitutions seen, for `bash <(curl …)`: a field `\0proc:N` refers to entry N. */
   procsubs: SubstitutionResult[];
+  /** Functions the script defined, by name: their body's text. */
+  functions: Map<string, string>;
   /** Counts work done; past the assessment's budget it throws, so a hostile string cannot stall the gateway. */
   spend(steps: number): void;
 }

@@ -18,6 +18,9 @@ export interface WordToken {
   parts: Part[];
   /** The source text of the word (for brace expansion and here-doc delimiters). */
   raw: string;
+  /** Where the word starts and ends in the text (a function's body is the text between its braces). */
+  start: number;
+  end: number;
 }
 
 export interface HereDoc {
@@ -267,7 +270,7 @@ export class Lexer {
   private word(): WordToken {
     const start = this.i;
     const { parts } = this.wordParts(false);
-    return { kind: 'word', parts, raw: this.text.slice(start, this.i) };
+    return { kind: 'word', parts, raw: this.text.slice(start, this.i), start, end: this.i };
   }
 
   /** Reads one word's parts; `all` reads to the end of the text (a `${x:-…}` argument, a here-doc). */

@@ -88,6 +88,9 @@ class Analyzer {
     let testMode = false;
     let skipName = false;
     let functionParens = 0;
+    /** A function being defined: its name until its `{`, then where its body starts. */
+    let functionName: string | undefined;
+    const functions: Array<{ name: string; level: number; start: number; positional: string[] | undefined }> = [];
 
     const finishFor = () => {
       if (!forLoop || forLoop.stage === 'name') {
@@ -155,6 +158,7 @@ class Analyzer {
         }
         if (skipName) {
           skipName = false;
+          functionName = raw;
           continue;
         }
         if (forLoop) {
@@ -191,7 +195,18 @@ class Analyzer {
           if (raw === '{') {
             nesting++;
             opened.push(top.length);
+            if (functionName !== undefined) {
+              // The body is judged as it stands with `$1`… unknown, and again at each call with the call's words.
+              functions.push({ name: functionName, level: nesting, start: token.end, positional: scope.positional });
+              scope.positional = undefined;
+              functionName = undefined;
+            }
             continue;
+          }
+          if (raw === '}' && functions.at(-1)?.level === nesting) {
+            const fn = functions.pop()!;
+            scope.functions.set(fn.name, text.slice(fn.start, token.start));
+            scope.positional = fn.positional;
           }
           if (/^(\}|fi|done|esac)$/.test(raw)) {
             nesting = Math.max(0, nesting - 1);
@@ -237,8 +252,9 @@ class Analyzer {
         if (op === ')') caseStage = 'body';
         continue;
       }
-      if (op === '(' && node.words.length === 1 && node.redirects.length === 0) {
-        // `name() { …; }`: a function definition; its body is judged as it stands.
+      if ((op === '(' && node.words.length === 1 && node.redirects.length === 0) || (op === '(' && functionName !== undefined && node.words.length === 0)) {
+        // `name() { …; }` or `function name() { …; }`: a function definition.
+        functionName ??= node.words[0]?.raw;
         node = { words: [], redirects: [] };
         functionParens = 1;
         continue;
@@ -368,7 +384,8 @@ class Analyzer {
       if (head?.glob && /[*?]|\[[^\]]+\]/.test(head.text)) own.push({ level: 'risky', reason: `the command name is a glob pattern (${head.text})`, reach: true });
       const argv = fields.map((f) => f.text);
       emitted.push(...this.emit(argv, { redirects, stdin, substituted, findings: own, pipeline, scope, depth, via: [] }));
-      if (emitted.length === 1) this.builtin(argv, scope, conditional, stdin);
+      // `builtin cd /` and `command cd /` change the folder as `cd /` does.
+      if (emitted.length === 1) this.builtin(/^(builtin|command)$/.test(argv[0] ?? '') ? argv.slice(1) : argv, scope, conditional, stdin);
     }
     return emitted;
   }
@@ -405,6 +422,9 @@ class Analyzer {
       command.findings.push({ level: 'risky', reason: `${unwrapped.via.at(-1)} runs something known only at run time` });
     }
     this.recordWrites(command, scope);
+    // A call of a function the script defined runs its body with the call's words as `$1`….
+    const body = inner[0] !== undefined && !inner[0].includes('/') ? scope.functions.get(inner[0]) : undefined;
+    if (body !== undefined) this.nested({ text: body, positional: inner.slice(1), arg0: scope.arg0, origin: `function ${inner[0]}` }, scope, depth, base.stdin);
     // `./x.sh` or `/tmp/x.sh` that the script itself wrote: its text is read like `bash x.sh`.
     const ownFile = command.path.includes('/') && !isUnknown(command.path) ? written(command.path) : undefined;
     if (ownFile) {
@@ -614,6 +634,7 @@ export function analyzeCommand(text: string, ctx: PathContext): Analysis {
     ctx,
     cwd: undefined,
     procsubs: [],
+    functions: new Map(),
     run: (script, kind, current) => analyzer.substitution(script, current, kind),
     spend: (steps) => analyzer.spend(steps),
   };

@@ -97,6 +97,8 @@ export const INTERPRETER_CODE: CaseGroup = {
       'python3 -c \'import subprocess, sys; subprocess.run(["rm", "-rf", sys.argv[1]])\'',
       "echo 'rm -rf ~' | awk '{system($0)}'",
       'node -e \'require("child_process").execSync(process.argv[1])\'',
+      'python3 -c "import os; os.remove(os.path.expanduser(\'~/.ssh/authorized_keys\'))"',
+      'python3 -c "import os; os.unlink(\'/home/ada/.bashrc\')"',
     ),
     ...safe(
       "python3 -c 'print(1)'",

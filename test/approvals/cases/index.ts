@@ -6,7 +6,7 @@ import { ORDINARY } from './ordinary.js';
 import { GATEWAY_KILL, METADATA } from './processes.js';
 import { DOWNLOADS, STDIN_SHELLS } from './stdin.js';
 import type { CaseGroup } from './types.js';
-import { CREDENTIAL_WRITES, DATABASES, HERMES_SETTINGS } from './writes.js';
+import { CONTAINERS_AND_INFRASTRUCTURE, CREDENTIAL_WRITES, DATABASES, HERMES_SETTINGS } from './writes.js';
 
 export { ISSUE_COMMANDS } from './issue.js';
 export { GATEWAY_PID, SUITE_CONTEXT, type Case, type CaseGroup, type Verdict } from './types.js';
@@ -30,5 +30,6 @@ export const CASE_GROUPS: readonly CaseGroup[] = [
   FORK_BOMBS,
   INTERPRETER_CODE,
   DATABASES,
+  CONTAINERS_AND_INFRASTRUCTURE,
   ORDINARY,
 ];

@@ -108,3 +108,38 @@ export const DATABASES: CaseGroup = {
     ...safe('grep -rn "DROP TABLE" migrations/', 'git commit -m "drop table users in the migration"', 'sqlite3 app.db "select * from users where id = 1"', 'psql -c "delete from sessions where expires < now()"'),
   ],
 };
+
+export const CONTAINERS_AND_INFRASTRUCTURE: CaseGroup = {
+  trick: 'containers given the host, infrastructure torn down',
+  cases: [
+    ...risky(
+      'docker run --rm -v /:/host alpine rm -rf /host',
+      'docker run -v ~:/h busybox rm -rf /h',
+      'podman run --mount type=bind,src=/,dst=/x alpine ls',
+      'docker run -v /var/run/docker.sock:/var/run/docker.sock img',
+      'docker run -v ~/.ssh:/keys img',
+      'docker run --privileged img',
+      'docker run --pid=host img',
+      'terraform destroy -auto-approve',
+      'terraform apply -destroy',
+      'aws s3 rm s3://bucket --recursive',
+      'aws s3 rb s3://bucket --force',
+      'kubectl delete namespace prod',
+      'kubectl delete pods --all',
+      'docker system prune -a --volumes',
+      'docker volume rm data',
+      'podman system reset',
+    ),
+    ...safe(
+      'docker run --rm -v $(pwd):/app node npm test',
+      'docker run --rm -v ./data:/data img',
+      'docker run -p 8080:80 nginx',
+      'terraform plan',
+      'terraform apply',
+      'aws s3 ls s3://bucket',
+      'aws s3 cp file s3://bucket/file',
+      'kubectl delete pod web-1',
+      'docker rm old-container',
+    ),
+  ],
+};
