@@ -78,6 +78,7 @@ export class DockerEnvironment extends RemoteShellEnvironment {
 
   /** Removes the container and its workspace volume unless `persistent`. */
   async cleanup(): Promise<void> {
+    await this.closeFiles();
     if (this.options.persistent || !this.container) return;
     await this.client(removeArgs(this.container));
     await this.client(removeVolumeArgs(this.options.spec.volume));

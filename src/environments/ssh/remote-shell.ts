@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
-import type { Environment, EnvironmentStream, ExecuteOptions, ExecuteResult, StreamOptions, TransferOptions, UploadSource } from '../types.js';
+import type { Environment, EnvironmentStream, ExecuteOptions, ExecuteResult, FileOptions, ReadFileOptions, StreamOptions, TransferOptions, UploadSource } from '../types.js';
 import { downloadThroughShell, uploadThroughShell } from '../transfer/index.js';
 import { abortReason, commandResult } from '../run-group.js';
 import { withoutStripped } from '../local.js';
@@ -10,6 +10,7 @@ import { OutputCapture } from '../../shared/output-capture.js';
 import type { Logger } from '../../shared/logger.js';
 import { BOOTSTRAP, bootstrapInput, killScript, remoteEnv, remoteScript, shellQuote } from './remote-command.js';
 import { openClientStream } from './remote-stream.js';
+import { RemoteFiles } from './remote-files.js';
 
 /** How a local client process (ssh, docker) runs an argv on the backend. */
 export interface ClientCommand {
@@ -50,6 +51,9 @@ export abstract class RemoteShellEnvironment implements Environment {
   /** Argvs this environment built for its client, newest last (tests check what command lines carry). */
   readonly commandLines: string[][] = [];
 
+  /** The file tools' reads and writes (over a helper's stream); made on first use. */
+  private files?: RemoteFiles;
+
   constructor(protected readonly remote: RemoteShellOptions) {}
 
   /** The local argv that runs `argv` on the backend with stdin attached. */
@@ -74,6 +78,32 @@ export abstract class RemoteShellEnvironment implements Environment {
     });
     const run = await this.runBootstrap(id, bootstrapInput(script, options.stdin), timeout, options.signal);
     return commandResult({ ...run, exitCode: run.exitCode }, timeout);
+  }
+
+  /** Reads a file as the backend's commands see it: over the file helper's stream, one round trip. */
+  readFile(path: string, options: ReadFileOptions = {}): Promise<Buffer> {
+    return this.remoteFiles().read(this.resolvePath(path), options);
+  }
+
+  /** Writes a file in place as `cat > file` there would, creating parent folders. */
+  writeFile(path: string, data: Buffer | string, options: FileOptions = {}): Promise<void> {
+    return this.remoteFiles().write(this.resolvePath(path), data, options);
+  }
+
+  /** Ends the file helper's stream (subclasses' cleanup). */
+  protected async closeFiles(): Promise<void> {
+    await this.files?.close();
+  }
+
+  private remoteFiles(): RemoteFiles {
+    this.files ??= new RemoteFiles({
+      openStream: (command) => this.openStream(command),
+      download: (path, options) => this.download(path, options),
+      execute: (command, options) => this.execute(command, options),
+      where: this.describe(),
+      logger: this.remote.logger,
+    });
+    return this.files;
   }
 
   /**

@@ -102,6 +102,7 @@ export class SshEnvironment extends RemoteShellEnvironment {
 
   /** Closes the master connection and removes its socket. */
   async cleanup(): Promise<void> {
+    await this.closeFiles();
     if (!this.options.target.persistent) return;
     await execa(this.ssh, sshExitMaster(this.options.target, this.controlPath), { reject: false, timeout: 10_000, stdin: 'ignore' });
     await rm(this.controlPath, { force: true });
