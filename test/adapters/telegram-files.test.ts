@@ -105,6 +105,24 @@ describe.runIf(hasPython || process.env.CI === 'true')('Telegram files, both way
     });
   }
 
+  it('voice notes, audio and video are saved under their own names or, without one, the kind\'s', async () => {
+    const { api, gateway } = await start('local');
+    const sends: Array<Parameters<FakeTelegramApi['injectFile']>[0]> = [
+      { chatId: ADA, kind: 'voice', bytes: Buffer.from('OggS-voice') },
+      { chatId: ADA, kind: 'audio', bytes: Buffer.from('ID3-song'), fileName: 'song.mp3' },
+      { chatId: ADA, kind: 'video', bytes: Buffer.from('ftyp-clip') },
+    ];
+    for (const [i, file] of sends.entries()) {
+      api.injectFile(file);
+      await api.waitFor(() => textsTo(api, ADA).filter((text) => text.startsWith('echo:')).length === i + 1, `answer ${i + 1}`);
+    }
+    expect(gateway.model.requests.map((request) => userText(request))).toEqual([
+      '[attached: uploads/voice.ogg — 10 B, audio/ogg]',
+      '[attached: uploads/song.mp3 — 8 B, audio/mpeg]',
+      '[attached: uploads/video.mp4 — 9 B, video/mp4]',
+    ]);
+  }, 90_000);
+
   it('a MEDIA: line in a reply attaches the file as a document; a missing one is said in the chat', async () => {
     const { api, gateway } = await start('local');
     const notes = join(gateway.workspace(), 'notes.txt');
