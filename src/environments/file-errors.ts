@@ -16,3 +16,19 @@ export function fileError(code: FileErrorCode, path: string, size?: number, deta
   const more = detail ? ` (${detail})` : '';
   return Object.assign(new Error(`${code}: ${MEANINGS[code]}${more}, '${path}'`), { code, path, ...(size !== undefined ? { size } : {}) });
 }
+
+/** Words in a shell's (or coreutils') error message, and the errno they stand for; the first that matches wins. */
+const MESSAGE_CODES: [RegExp, FileErrorCode][] = [
+  [/read-only file system/i, 'EROFS'],
+  [/permission denied/i, 'EACCES'],
+  [/is a directory/i, 'EISDIR'],
+  [/not a directory/i, 'ENOTDIR'],
+  // `mkdir -p` over a name that is there but no folder (a file, a symlink to nothing in this view).
+  [/file exists/i, 'ENOTDIR'],
+  [/no such file/i, 'ENOENT'],
+];
+
+/** The errno a command's error text names, or undefined when it names none. */
+export function codeFromMessage(text: string): FileErrorCode | undefined {
+  return MESSAGE_CODES.find(([words]) => words.test(text))?.[1];
+}

@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import type { HostCommand, ReadFileOptions, FileOptions } from '../types.js';
-import { fileError, type FileErrorCode } from '../file-errors.js';
+import { codeFromMessage, fileError, type FileErrorCode } from '../file-errors.js';
 
 /** Seconds a file operation may take inside the sandbox (a FIFO that nobody opens would block forever). */
 const FILE_OP_TIMEOUT_MS = 60_000;
@@ -26,14 +26,6 @@ const WRITE = ['p=$1', 'mkdir -p -- "$(dirname -- "$p")" || exit 1', 'exec cat >
 
 const READ_CODES: Record<number, FileErrorCode> = { 2: 'ENOENT', 21: 'EISDIR', 13: 'EACCES' };
 
-/** Words in a shell's error message, and the errno they stand for. */
-const MESSAGES: [RegExp, FileErrorCode][] = [
-  [/read-only file system/i, 'EROFS'],
-  [/permission denied/i, 'EACCES'],
-  [/is a directory/i, 'EISDIR'],
-  [/not a directory/i, 'ENOTDIR'],
-  [/no such file/i, 'ENOENT'],
-];
 
 type Launch = (argv: string[]) => HostCommand;
 
@@ -68,6 +60,6 @@ export async function writeInSandbox(launch: Launch, path: string, data: Buffer 
 
 function failure(path: string, timedOut: boolean, stderr: string): Error {
   if (timedOut) return fileError('EIO', path, undefined, `no answer within ${FILE_OP_TIMEOUT_MS / 1000} s`);
-  const match = MESSAGES.find(([words]) => words.test(stderr));
-  return fileError(match ? match[1] : 'EIO', path, undefined, match ? undefined : stderr.split('\n').pop()?.slice(0, 200) || 'the sandbox refused');
+  const code = codeFromMessage(stderr);
+  return fileError(code ?? 'EIO', path, undefined, code ? undefined : stderr.split('\n').pop()?.slice(0, 200) || 'the sandbox refused');
 }

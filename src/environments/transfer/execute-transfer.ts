@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { Readable } from 'node:stream';
-import { fileError, type FileErrorCode } from '../file-errors.js';
+import { codeFromMessage, fileError, type FileErrorCode } from '../file-errors.js';
 import { shellQuote } from '../ssh/remote-command.js';
 import type { Environment, ExecuteResult, TransferOptions } from '../types.js';
 import { partialName } from './host-transfer.js';
@@ -27,12 +27,6 @@ const CHUNK_TIMEOUT = 300;
 
 const STATES: Record<string, FileErrorCode> = { EISDIR: 'EISDIR', ENOENT: 'ENOENT', EACCES: 'EACCES', EIO: 'EIO' };
 
-const MESSAGES: [RegExp, FileErrorCode][] = [
-  [/read-only file system/i, 'EROFS'],
-  [/permission denied/i, 'EACCES'],
-  [/not a directory/i, 'ENOTDIR'],
-  [/no such file/i, 'ENOENT'],
-];
 
 export async function executeUpload(env: Environment, stream: Readable, full: string, options: TransferOptions): Promise<void> {
   const what = `upload to ${full}`;
@@ -120,8 +114,8 @@ async function* rechunk(source: AsyncIterable<unknown>, bytes: number): AsyncGen
 
 function commandFailure(path: string, result: ExecuteResult): NodeJS.ErrnoException {
   if (result.output.includes('@@EISDIR')) return fileError('EISDIR', path);
-  const match = MESSAGES.find(([words]) => words.test(result.output));
-  if (match) return fileError(match[1], path);
+  const code = codeFromMessage(result.output);
+  if (code) return fileError(code, path);
   const last = result.output.split('\n').filter(Boolean).pop()?.slice(0, 200);
   return fileError('EIO', path, undefined, result.truncated ? 'the output was cut: the backend keeps less than 50 KB of output' : last || `exit code ${result.exit_code}`);
 }

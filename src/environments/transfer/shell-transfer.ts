@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable, Transform, pipeline as pipeStreams, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { execa } from 'execa';
-import { fileError, type FileErrorCode } from '../file-errors.js';
+import { codeFromMessage, fileError, type FileErrorCode } from '../file-errors.js';
 import type { TransferOptions, UploadSource } from '../types.js';
 import { ByteLimit, abortError, errorCode, tooLarge } from './limits.js';
 import { asBuffer, openSource } from './source.js';
@@ -71,16 +71,6 @@ const DOWNLOAD = [
 
 const EXIT_CODES: Record<number, FileErrorCode> = { 2: 'ENOENT', 13: 'EACCES', 21: 'EISDIR', 27: 'EFBIG', 5: 'EIO' };
 
-/** Words in a shell's error message, and the errno they stand for. */
-const MESSAGES: [RegExp, FileErrorCode][] = [
-  [/read-only file system/i, 'EROFS'],
-  [/permission denied/i, 'EACCES'],
-  [/is a directory/i, 'EISDIR'],
-  [/not a directory/i, 'ENOTDIR'],
-  // `mkdir -p` over a name that is there but no folder (a file, a symlink to nothing in this view).
-  [/file exists/i, 'ENOTDIR'],
-  [/no such file/i, 'ENOENT'],
-];
 
 /** Uploads `source` to `full` through `launch` (the environment members of ssh and docker use this). */
 export async function uploadThroughShell(launch: Launch, source: UploadSource, full: string, options: TransferOptions = {}, where = 'the backend'): Promise<void> {
@@ -247,8 +237,8 @@ function firstLine(stream: Readable, max: number): Promise<string | undefined> {
 }
 
 function failure(path: string, stderr: string, run: { exitCode?: number; failed: boolean; shortMessage?: string }, where: string): NodeJS.ErrnoException {
-  const match = MESSAGES.find(([words]) => words.test(stderr));
-  if (match) return fileError(match[1], path);
+  const code = codeFromMessage(stderr);
+  if (code) return fileError(code, path);
   const last = stderr.split('\n').filter(Boolean).pop()?.slice(0, 200);
   const why = last || (run.exitCode === undefined ? run.shortMessage?.split('\n')[0] : `exit code ${run.exitCode}`) || 'no answer';
   return fileError('EIO', path, undefined, `${where}: ${why}`);
