@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -16,6 +16,8 @@ export const WEB_FILE_MAX_BYTES = 256 * 1024 * 1024;
 /** Pictures the page previews inline; everything else (SVG and HTML included) is only a download. */
 const PREVIEW_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 const FILE_ID = /^[0-9a-f]{24}$/;
+/** An upload whose message was never sent is removed after a day. */
+const INBOX_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 interface Meta {
   name: string;
@@ -36,6 +38,7 @@ export class WebFiles {
     const id = randomBytes(12).toString('hex');
     const dir = join(this.root, 'inbox');
     await mkdir(dir, { recursive: true });
+    await pruneOlder(dir, Date.now() - INBOX_MAX_AGE_MS);
     const path = join(dir, id);
     const counter = new Cap(maxBytes);
     try {
@@ -115,6 +118,15 @@ export class WebFiles {
 /** Whether the page previews a file of this type inline. */
 export function previewable(mimeType: string): boolean {
   return PREVIEW_TYPES.has(mimeType);
+}
+
+/** Removes the files in `dir` last changed before `before` (uploads left behind by a closed tab). */
+async function pruneOlder(dir: string, before: number): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [])) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => undefined);
+    if (info && info.mtimeMs < before) await rm(path, { force: true });
+  }
 }
 
 async function readMeta(path: string): Promise<Meta | undefined> {
