@@ -172,6 +172,7 @@ export async function run(): Promise<void> {
       console.log(`tool-call round trip, ${backend.name} one-shot script: stream p50 ${fmt(shotP50, 3)} ms, file transport p50 ${fmt(shotFilesP50, 2)} ms${forwarded}`);
       await withKernels.resetSession(streamOwner);
       await withKernels.resetSession(filesOwner);
+      await readFileRoundTrip(backend, local, context);
       await stdoutLatency(backend, registry, config, home);
       await interruptLatency(backend, registry, config, home);
     }
@@ -184,6 +185,38 @@ export async function run(): Promise<void> {
 }
 
 type Config = ReturnType<typeof validateConfig>['config'];
+
+/** The real read_file tool, as the model (or a script's hermes_tools) calls it: over the helper stream, the shell path, local. */
+async function readFileRoundTrip(
+  backend: { name: string; env: Environment },
+  local: Environment,
+  context: (environment: Environment) => ToolContext,
+): Promise<void> {
+  const tools = new ToolRegistry(scriptTools());
+  // Without readFile the tool takes its shell path: a probe and a read, each one command.
+  const shellPath = Object.create(backend.env, { readFile: { value: undefined }, writeFile: { value: undefined } }) as Environment;
+  const path = `${backend.env.cwd}/bench-read.txt`;
+  await backend.env.writeFile?.(path, 'a line of text\n'.repeat(100));
+  const time = async (environment: Environment, file: string, times: number) => {
+    const ctx = context(environment);
+    await tools.dispatch('read_file', { path: file }, ctx);
+    const samples: number[] = [];
+    for (let i = 0; i < times; i++) {
+      const start = performance.now();
+      const result = (await tools.dispatch('read_file', { path: file }, ctx)) as { error?: string };
+      samples.push(performance.now() - start);
+      if (result.error) throw new Error(`bench read_file failed: ${result.error}`);
+    }
+    return median(samples);
+  };
+  const localPath = join(local.cwd, 'bench-read.txt');
+  writeFileSync(localPath, 'a line of text\n'.repeat(100));
+  const [stream, shell, onLocal] = [await time(backend.env, path, 200), await time(shellPath, path, 10), await time(local, localPath, 200)];
+  console.log(
+    `read_file (the tool, 1.5 KB), ${backend.name}: over the file helper's stream median ${fmt(stream, 2)} ms, the shell path (two commands a read) ${fmt(shell, 1)} ms, ` +
+      `local ${fmt(onLocal, 2)} ms (target <= 5 ms on Docker)`,
+  );
+}
 
 /** The executor's remote path with a stdout hook (the executor does not expose one yet). */
 function hookedRunner(config: Config, registry: ToolRegistry, home: string, kernels: boolean, onStdout: (chunk: Buffer) => void) {

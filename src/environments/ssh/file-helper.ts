@@ -115,6 +115,11 @@ interface Answer {
   body: Buffer;
 }
 
+/** The helper went away under a request (not an abort, not a timeout): worth one more try on a new one. */
+class HelperLost extends Error {
+  override readonly name = 'HelperLost';
+}
+
 /** One running helper: writes requests, cuts answers from its stdout. */
 class HelperConnection {
   readonly ended: Promise<void>;
@@ -126,7 +131,7 @@ class HelperConnection {
     for (const part of [stream.stdin, stream.stdout, stream.stderr]) part.on('error', () => undefined);
     stream.stdout.on('data', (chunk: Buffer) => this.#push(chunk));
     stream.stderr.resume();
-    this.ended = stream.exited.then(() => this.#fail(new Error('the file helper ended')));
+    this.ended = stream.exited.then(() => this.#fail(new HelperLost('the file helper ended')));
   }
 
   /** Sends one request (or none, for the hello) and waits for its answer. */
@@ -211,9 +216,15 @@ export class FileHelper {
     if (head.code) throw this.#error(head, path, -1);
   }
 
-  /** Ends the helper (the environment's cleanup). */
-  async close(): Promise<void> {
+  /** Ends the helper (the environment's cleanup, or idle): after the requests already queued. */
+  close(): Promise<void> {
     clearTimeout(this.#idle);
+    const run = this.#queue.then(() => this.#closeNow());
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #closeNow(): Promise<void> {
     const connection = await this.#connection?.catch(() => undefined);
     this.#connection = undefined;
     if (!connection) return;
@@ -224,7 +235,9 @@ export class FileHelper {
   }
 
   #call(head: Record<string, unknown>, body: Buffer, maxBody: number, signal?: AbortSignal): Promise<Answer> {
-    const run = this.#queue.then(() => this.#exchange(head, body, maxBody, signal));
+    // A read or a whole-file write can be repeated: once, on a fresh helper, when the old one went away.
+    const once = () => this.#exchange(head, body, maxBody, signal);
+    const run = this.#queue.then(() => once().catch((error: unknown) => (error instanceof HelperLost ? once() : Promise.reject(error))));
     this.#queue = run.catch(() => undefined);
     return run;
   }

@@ -15,6 +15,8 @@ export interface RemoteFilesTarget {
   dir: string;
   /** Output of a check run on the backend. */
   sh(command: string): Promise<string>;
+  /** The TMPDIR of this backend's sessions, when the backend is this host: only its processes are ours to kill. */
+  sessionTmp?: string;
 }
 
 const codeOf = async (promise: Promise<unknown>) => promise.then(() => 'no error', (error: NodeJS.ErrnoException) => error.code);
@@ -69,6 +71,17 @@ export function remoteFilesCases(get: () => RemoteFilesTarget, timeoutMs = 60_00
     controller.abort('user sent a new message');
     await expect(env.readFile(`${dir}/abort.txt`, { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
     expect((await env.readFile(`${dir}/abort.txt`)).toString()).toBe('fine');
+  }, timeoutMs);
+
+  it('replaces a helper killed on the backend: the next read works', async () => {
+    const { env, dir, sh, sessionTmp } = get();
+    await env.writeFile(`${dir}/survive.txt`, 'still here');
+    // The helper's command line holds its source (the quotes keep this command's own from
+    // matching); on this host, only a helper of this test's sshd (its sessions' TMPDIR) is ours.
+    const ours = sessionTmp ? `tr '\\0' '\\n' < $p/environ 2>/dev/null | grep -qx 'TMPDIR=${sessionTmp}' && ` : '';
+    const killed = await sh(`for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q 'answer({"hel''lo": 1})' && ${ours}kill -KILL \${p#/proc/} && echo killed; done; true`);
+    expect(killed).toContain('killed');
+    expect((await env.readFile(`${dir}/survive.txt`)).toString()).toBe('still here');
   }, timeoutMs);
 
   it('reads and writes through commands when the backend has no python3 for the helper', async () => {

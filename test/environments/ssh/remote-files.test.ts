@@ -20,7 +20,7 @@ describe.runIf(!missing)('the file tools on the ssh backend (a helper on one ses
     sshd = await startSshd();
     dir = mkdtempSync(join(tmpdir(), 'hermes-ssh-files-'));
     env = await connectTo(sshd, { cwd: dir });
-    target = { env, dir, sh: async (command) => (await env.execute(command)).output };
+    target = { env, dir, sh: async (command) => (await env.execute(command)).output, sessionTmp: sshd.tmp };
   });
 
   afterAll(async () => {
