@@ -1,15 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { Bot, GrammyError, webhookCallback, type Context } from 'grammy';
+import { Bot, GrammyError, webhookCallback, type Context, type Transformer } from 'grammy';
+import { autoRetry } from '@grammyjs/auto-retry';
+import { apiThrottler } from '@grammyjs/transformer-throttler';
 import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import type { Message } from 'grammy/types';
 import type { HermesConfig } from '../../src/config/index.js';
 import { COMMANDS, GatewayError } from '../../src/gateway/index.js';
-import type { InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget } from '../../src/gateway/index.js';
+import type { DeliveryVerdict, InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, StreamedMessage, TurnReaction } from '../../src/gateway/index.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { APPROVAL_KEYBOARD, pressToInbound, inboundFrom } from './approval.js';
 import { markdownToTelegramHtml } from './html.js';
+import { draftMessage, telegramVerdict, TELEGRAM_EDIT_INTERVAL_MS } from './stream.js';
 import { sendTelegramFile, telegramAttachments, TELEGRAM_FILE_MAX_BYTES, type TelegramFileSource } from './files.js';
 
 export interface TelegramWebhookOptions {
@@ -41,7 +44,15 @@ export interface TelegramReplyTarget extends ReplyTarget {
   messageThreadId?: number;
   /** In groups the bot replies to the message that addressed it. */
   replyToMessageId?: number;
+  /** The message the turn answers (its reactions, `display.reactions`). */
+  messageId?: number;
 }
+
+/** Calls that put or change a message in a chat: these keep to Telegram's per-chat rates. */
+const THROTTLED = new Set(['sendMessage', 'editMessageText', 'sendMessageDraft', 'sendPhoto', 'sendDocument', 'editMessageReplyMarkup']);
+
+/** Telegram accepts only its own set of reaction emoji: 👀 is in it, ✅ and ❌ are not. */
+const REACTIONS: Record<Exclude<TurnReaction, 'none'>, '👀' | '👍' | '👎'> = { working: '👀', done: '👍', failed: '👎' };
 
 const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
 
@@ -52,11 +63,11 @@ const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
  * their own. Replies go out as HTML, and as plain text when Telegram refuses the markup.
  * Approval requests carry inline buttons: Approve once, This session, Always, Deny.
  */
-export class TelegramAdapter implements PlatformAdapter {
+export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
   readonly name = 'telegram';
   readonly maxMessageLength = 4096;
   /** Telegram tolerates about one edit a second per chat. */
-  readonly minEditIntervalMs = 1000;
+  readonly minEditIntervalMs = TELEGRAM_EDIT_INTERVAL_MS;
   /** "typing…" shows for five seconds. */
   readonly typingIntervalMs = 4500;
   /** The cloud Bot API takes uploads of up to 50 MB. */
@@ -69,6 +80,9 @@ export class TelegramAdapter implements PlatformAdapter {
   private runner: RunnerHandle | undefined;
   private server: Server | undefined;
   private stopping: Promise<void> | undefined;
+  /** Private chats where Telegram refused a message draft: their replies send and edit instead. */
+  private readonly noDrafts = new Set<number>();
+  private draftsRefused = false;
 
   constructor(private readonly options: TelegramAdapterOptions) {
     if (!options.token) {
@@ -91,6 +105,13 @@ export class TelegramAdapter implements PlatformAdapter {
         throw error;
       }
     });
+    // Flood control (429) waits out retry_after and server errors are tried again, inside the
+    // throttler's slot for the chat, so nothing else goes to that chat meanwhile.
+    this.bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
+    const throttle = apiThrottler();
+    const throttled: Transformer = (prev, method, payload, signal) =>
+      THROTTLED.has(method) ? throttle(prev, method, payload, signal) : prev(method, payload, signal);
+    this.bot.api.config.use(throttled);
   }
 
   /** The webhook settings, when the adapter runs in webhook mode. */
@@ -104,7 +125,7 @@ export class TelegramAdapter implements PlatformAdapter {
     return typeof address === 'object' && address ? address.port : undefined;
   }
 
-  async start(handler: MessageHandler, signal: AbortSignal): Promise<void> {
+  async start(handler: MessageHandler<TelegramReplyTarget>, signal: AbortSignal): Promise<void> {
     try {
       await this.bot.init();
     } catch (error) {
@@ -118,7 +139,7 @@ export class TelegramAdapter implements PlatformAdapter {
     // Updates of one chat are handled in order; different chats run in parallel. The
     // handler returns as soon as the gateway has taken the message.
     this.bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));
-    const deliver = async (message: InboundMessage) => {
+    const deliver = async (message: InboundMessage<TelegramReplyTarget>) => {
       try {
         await handler(message);
       } catch (error) {
@@ -168,17 +189,17 @@ export class TelegramAdapter implements PlatformAdapter {
     return this.stopping;
   }
 
-  async send(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
+  async send(replyTo: TelegramReplyTarget, text: string): Promise<{ messageId: string }> {
     return this.sendWith(replyTo, text, {});
   }
 
   /** Sends the request with the approval buttons; a press comes back as the presser's /approve … or /deny. */
-  async askApproval(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
+  async askApproval(replyTo: TelegramReplyTarget, text: string): Promise<{ messageId: string }> {
     return this.sendWith(replyTo, text, { reply_markup: APPROVAL_KEYBOARD });
   }
 
-  private async sendWith(replyTo: ReplyTarget, text: string, extra: { reply_markup?: typeof APPROVAL_KEYBOARD }): Promise<{ messageId: string }> {
-    const target = replyTo as TelegramReplyTarget;
+  private async sendWith(replyTo: TelegramReplyTarget, text: string, extra: { reply_markup?: typeof APPROVAL_KEYBOARD }): Promise<{ messageId: string }> {
+    const target = replyTo;
     const other = {
       ...extra,
       ...(target.messageThreadId !== undefined ? { message_thread_id: target.messageThreadId } : {}),
@@ -195,12 +216,12 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   /** sendPhoto for pictures that fit, else sendDocument, in the chat and topic, with the caption. */
-  async sendFile(replyTo: ReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
-    return sendTelegramFile(this.bot.api, replyTo as TelegramReplyTarget, file, (text) => this.send(replyTo, text));
+  async sendFile(replyTo: TelegramReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
+    return sendTelegramFile(this.bot.api, replyTo, file, (text) => this.send(replyTo, text));
   }
 
-  async edit(replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
-    const target = replyTo as TelegramReplyTarget;
+  async edit(replyTo: TelegramReplyTarget, messageId: string, text: string): Promise<void> {
+    const target = replyTo;
     const id = Number(messageId);
     try {
       await this.withPlainFallback(
@@ -215,8 +236,55 @@ export class TelegramAdapter implements PlatformAdapter {
     }
   }
 
-  async typing(replyTo: ReplyTarget): Promise<void> {
-    const target = replyTo as TelegramReplyTarget;
+  /**
+   * A private chat's reply streams as a message draft; groups and chats that refused drafts
+   * get a message sent once and edited (the gateway's default).
+   */
+  openStream(target: TelegramReplyTarget, resume?: { messageId: string }): StreamedMessage | undefined {
+    if (resume || target.chatId < 0 || this.draftsRefused || this.noDrafts.has(target.chatId)) return undefined;
+    return draftMessage(
+      {
+        api: this.bot.api,
+        adapter: this,
+        send: (to, text) => this.send(to, text),
+        refused: (chatId, error) => {
+          this.noDrafts.add(chatId);
+          if (error instanceof GrammyError && error.error_code === 404) this.draftsRefused = true;
+          this.logger.info({ chat: chatId, err: error }, 'telegram refused a message draft; replies here are sent and edited');
+        },
+      },
+      target,
+    );
+  }
+
+  /** 👀 while the turn runs, then 👍 or 👎 (Telegram's own reaction set), on the message it answers. */
+  async react(target: TelegramReplyTarget, reaction: TurnReaction): Promise<void> {
+    if (target.messageId === undefined) return;
+    await this.bot.api.setMessageReaction(target.chatId, target.messageId, reaction === 'none' ? [] : [{ type: 'emoji', emoji: REACTIONS[reaction] }]);
+  }
+
+  deliveryVerdict(error: unknown): DeliveryVerdict {
+    return telegramVerdict(error);
+  }
+
+  /** A target the outbox kept, read back; undefined unless it has a Telegram chat id. */
+  decodeTarget(data: unknown): TelegramReplyTarget | undefined {
+    if (typeof data !== 'object' || data === null) return undefined;
+    const fields = data as Partial<Record<keyof TelegramReplyTarget, unknown>>;
+    if (typeof fields.threadKey !== 'string' || typeof fields.chatId !== 'number') return undefined;
+    const optional = (value: unknown) => (typeof value === 'number' ? value : undefined);
+    const target: TelegramReplyTarget = { threadKey: fields.threadKey, chatId: fields.chatId };
+    const topic = optional(fields.messageThreadId);
+    const quoted = optional(fields.replyToMessageId);
+    const asked = optional(fields.messageId);
+    if (topic !== undefined) target.messageThreadId = topic;
+    if (quoted !== undefined) target.replyToMessageId = quoted;
+    if (asked !== undefined) target.messageId = asked;
+    return target;
+  }
+
+  async typing(replyTo: TelegramReplyTarget): Promise<void> {
+    const target = replyTo;
     await this.bot.api.sendChatAction(
       target.chatId,
       'typing',
@@ -225,7 +293,7 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   /** The inbound message for a Telegram message, or undefined when the bot should not answer. */
-  private toInbound(message: Message): InboundMessage | undefined {
+  private toInbound(message: Message): InboundMessage<TelegramReplyTarget> | undefined {
     const attachments = telegramAttachments(message, this.files);
     if ((!message.text && attachments.length === 0) || !message.from || message.from.is_bot) return undefined;
     const me = this.bot.botInfo;

@@ -40,7 +40,7 @@ export function approvalCommand(data: string | undefined): string | undefined {
  * authorized like anything that user types. Undefined when the press is not ours, or when
  * Telegram no longer shows us the message (older than 48 hours: no topic to route by).
  */
-export function pressToInbound(query: CallbackQuery, platform: string): InboundMessage | undefined {
+export function pressToInbound(query: CallbackQuery, platform: string): InboundMessage<TelegramReplyTarget> | undefined {
   const text = approvalCommand(query.data);
   const message = query.message;
   if (!text || !message || message.date === 0 || query.from.is_bot) return undefined;
@@ -52,7 +52,7 @@ export function pressToInbound(query: CallbackQuery, platform: string): InboundM
  * The InboundMessage for `text` said by `from` in the chat (and forum topic) of `message`.
  * In groups the answer quotes `message`, as replies to typed messages quote them.
  */
-export function inboundFrom(message: Message, from: User, text: string, messageId: string, platform: string): InboundMessage {
+export function inboundFrom(message: Message, from: User, text: string, messageId: string, platform: string): InboundMessage<TelegramReplyTarget> {
   const isPrivate = message.chat.type === 'private';
   const topic = message.is_topic_message ? message.message_thread_id : undefined;
   const threadKey = telegramThreadKey(message.chat.id, topic);
@@ -61,6 +61,7 @@ export function inboundFrom(message: Message, from: User, text: string, messageI
     chatId: message.chat.id,
     ...(topic !== undefined ? { messageThreadId: topic } : {}),
     ...(!isPrivate ? { replyToMessageId: message.message_id } : {}),
+    messageId: message.message_id,
   };
   return {
     platform,

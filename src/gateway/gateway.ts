@@ -271,17 +271,22 @@ export class Gateway {
     const seconds = this.options.config.approvals.timeout;
     const prompt = approvalPrompt(request, requester, seconds);
     let shown: { messageId: string; buttons: boolean } | undefined;
+    let announced: Promise<void> | undefined;
     const outcome = await this.approvals.ask({
       sessionKey: replyTo.threadKey,
       request,
       requester,
       signal,
-      announce: async () => {
-        shown = adapter.askApproval
-          ? { ...(await adapter.askApproval(replyTo, prompt.text)), buttons: true }
-          : { ...(await adapter.send(replyTo, prompt.text)), buttons: false };
-      },
+      announce: () =>
+        (announced = (async () => {
+          shown = adapter.askApproval
+            ? { ...(await adapter.askApproval(replyTo, prompt.text)), buttons: true }
+            : { ...(await adapter.send(replyTo, prompt.text)), buttons: false };
+        })()),
     });
+    // An answer can come before the platform's reply to the send does (a person is quick, a
+    // throttled chat is slow): the message id is needed to settle it.
+    await announced?.catch(() => undefined);
     if (outcome.kind === 'undelivered') {
       this.logger.warn({ err: outcome.error, thread: replyTo.threadKey }, 'could not show an approval request; it is refused');
     }

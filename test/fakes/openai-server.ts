@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { contextLengthError, replyTokens, requestTokens } from './token-counts.js';
 
 /**
  * A fake OpenAI-compatible Chat Completions server on 127.0.0.1 for tests: it plays
@@ -16,7 +17,19 @@ export interface FakeToolCall {
 
 export type FakeReply =
   /** An assistant message: text, tool calls or both. */
-  | { text?: string | null; toolCalls?: FakeToolCall[]; stream?: boolean; finishReason?: string }
+  | {
+      text?: string | null;
+      toolCalls?: FakeToolCall[];
+      /** Sent exactly as given instead of `toolCalls` (malformed calls: `function: null`, arguments as an object). */
+      rawToolCalls?: unknown[];
+      stream?: boolean;
+      finishReason?: string;
+      /** Streamed: characters per chunk (default 7) and milliseconds between chunks (default none), as a model writes. */
+      chunkChars?: number;
+      paceMs?: number;
+      /** Streamed: called as each chunk is written (the bench times the first token). */
+      onChunk?: (index: number) => void;
+    }
   /** An HTTP error with the OpenAI error body. */
   | { status: number; message?: string; type?: string; code?: string; headers?: Record<string, string> }
   /** Never answers; the connection stays open until the client goes away. */
@@ -34,6 +47,10 @@ export interface RecordedRequest {
   body: ChatRequestBody;
   /** True once the client closed the connection before the reply ended (aborted). */
   aborted: boolean;
+  /** The request's size as the fake counted it (with `contextWindow` or `countTokens`). */
+  tokens?: number;
+  /** Set when the fake refused the request as larger than `contextWindow`. */
+  refused?: boolean;
 }
 
 export interface ChatRequestBody {
@@ -55,6 +72,15 @@ export interface FakeOpenAIOptions {
   fallback?: FakeReply;
   /** Stream every reply unless a reply says otherwise (also follows the request's `stream`). */
   stream?: boolean;
+  /**
+   * The model's window in tokens: a larger request gets the real API's 400
+   * `context_length_exceeded`, and every reply reports the request's real size in `usage`.
+   */
+  contextWindow?: number;
+  /** Count every request and report it in `usage` (implied by `contextWindow`). */
+  countTokens?: boolean;
+  /** What `GET /v1/models` lists (with `context_length` when `contextWindow` is set); default the model names seen. */
+  listModels?: string[];
 }
 
 export interface FakeOpenAI {
@@ -75,7 +101,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(JSON.stringify(body));
 }
 
-function toolCallsOf(reply: { toolCalls?: FakeToolCall[] }) {
+function toolCallsOf(reply: { toolCalls?: FakeToolCall[]; rawToolCalls?: unknown[] }) {
+  if (reply.rawToolCalls) return reply.rawToolCalls as Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
   return (reply.toolCalls ?? []).map((call) => ({
     id: call.id ?? `call_${++callCounter}`,
     type: 'function' as const,
@@ -86,12 +113,16 @@ function toolCallsOf(reply: { toolCalls?: FakeToolCall[] }) {
   }));
 }
 
-function writeCompletion(
+async function writeCompletion(
   res: ServerResponse,
   model: string,
-  reply: { text?: string | null; toolCalls?: FakeToolCall[]; finishReason?: string },
+  reply: { text?: string | null; toolCalls?: FakeToolCall[]; rawToolCalls?: unknown[]; finishReason?: string; chunkChars?: number; paceMs?: number; onChunk?: (index: number) => void },
   stream: boolean,
-): void {
+  /** The real sizes when the fake counts them; fixed numbers otherwise. */
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+  /** The request's stream_options: `include_usage` adds the usage chunk at the end, as the real API does. */
+  includeUsage = false,
+): Promise<void> {
   const id = `chatcmpl-fake-${++callCounter}`;
   const created = Math.floor(Date.now() / 1000);
   const toolCalls = toolCallsOf(reply);
@@ -111,7 +142,7 @@ function writeCompletion(
           logprobs: null,
         },
       ],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      usage,
     });
     return;
   }
@@ -123,14 +154,25 @@ function writeCompletion(
   chunk({ role: 'assistant', content: '' });
   // Text in a few pieces, tool call arguments split in two, as real servers do.
   const text = content ?? '';
-  for (let i = 0; i < text.length; i += 7) chunk({ content: text.slice(i, i + 7) });
+  const size = reply.chunkChars ?? 7;
+  for (let i = 0, n = 0; i < text.length; i += size, n++) {
+    if (reply.paceMs && i > 0) await new Promise((resolve) => setTimeout(resolve, reply.paceMs));
+    if (res.destroyed) return;
+    chunk({ content: text.slice(i, i + size) });
+    reply.onChunk?.(n);
+  }
   toolCalls.forEach((call, index) => {
+    if (typeof call.function?.arguments !== 'string') {
+      chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: call.function }] });
+      return;
+    }
     const half = Math.ceil(call.function.arguments.length / 2);
     chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] });
     chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments.slice(0, half) } }] });
     chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments.slice(half) } }] });
   });
   chunk({}, finish);
+  if (includeUsage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage })}\n\n`);
   res.write('data: [DONE]\n\n');
   res.end();
 }
@@ -168,13 +210,23 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       return;
     }
     const stream = reply.stream ?? request.body.stream ?? options.stream ?? false;
-    writeCompletion(res, request.body.model, reply, stream);
+    const counted = request.tokens;
+    const completion = counted === undefined ? 0 : replyTokens(reply.text, reply.toolCalls);
+    const usage = counted === undefined ? undefined : { prompt_tokens: counted, completion_tokens: completion, total_tokens: counted + completion };
+    const streamOptions = request.body.stream_options as { include_usage?: boolean } | undefined;
+    await writeCompletion(res, request.body.model, reply, stream, usage, streamOptions?.include_usage === true);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
+    if (req.method === 'GET' && req.url?.endsWith('/models')) {
+      const ids = options.listModels ?? [...new Set(requests.map((r) => r.body.model))];
+      const window = options.contextWindow ? { context_length: options.contextWindow } : {};
+      sendJson(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake', ...window })) });
+      return;
+    }
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       sendJson(res, 404, { error: { message: `fake: no route ${req.method} ${req.url}`, type: 'invalid_request_error' } });
       return;
@@ -212,6 +264,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           code: 'model_not_found',
         },
       });
+      return;
+    }
+    if (options.contextWindow !== undefined || options.countTokens) request.tokens = requestTokens(body);
+    if (options.contextWindow !== undefined && request.tokens! > options.contextWindow) {
+      request.refused = true;
+      sendJson(res, 400, contextLengthError(options.contextWindow, request.tokens!));
       return;
     }
     const reply = script.shift() ?? options.fallback ?? { status: 500, message: 'fake: the script has no more replies' };

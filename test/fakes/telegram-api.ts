@@ -17,6 +17,27 @@ export interface FakeTelegramOptions {
   botUsername?: string;
   /** Refuse every HTML-formatted text with Telegram's "can't parse entities" error. */
   refuseHtml?: boolean;
+  /** Flood control on every n-th call (getUpdates and getMe aside): 429 with `retry_after` (seconds, default 1). */
+  floodEvery?: number;
+  floodRetryAfter?: number;
+  /**
+   * Telegram's "about one message update a second per chat": a second sendMessage,
+   * editMessageText or sendMessageDraft to one chat within 900 ms is refused with 429 and
+   * counted in `rateViolations`.
+   */
+  enforceRates?: boolean;
+  /** Answer sendMessageDraft as an older Bot API does (404 Not Found). */
+  noDrafts?: boolean;
+}
+
+/** A draft the bot streamed into a private chat (sendMessageDraft), as the user last saw it. */
+export interface FakeTelegramDraft {
+  chat_id: string;
+  draft_id: number;
+  text: string;
+  updates: number;
+  /** Gone once the bot sent a message to the chat, as Telegram clears it. */
+  cleared: boolean;
 }
 
 /** A file the fake holds for getFile and its download path (`/file/bot<token>/<file_path>`). */
@@ -132,10 +153,16 @@ class ApiError extends Error {
   constructor(
     readonly code: number,
     readonly description: string,
+    readonly parameters?: { retry_after?: number },
   ) {
     super(description);
   }
 }
+
+/** Methods that count against a chat's update rate. */
+const RATED = new Set(['sendMessage', 'editMessageText', 'sendMessageDraft']);
+/** Telegram's reaction emoji (a subset: the ones a bot is likely to use). */
+const REACTION_EMOJI = new Set(['👀', '👍', '👎', '🔥', '🎉', '🤔', '👌', '🙏', '✍', '🤷', '😢']);
 
 const MAX_TEXT = 4096;
 
@@ -171,6 +198,20 @@ export class FakeTelegramApi {
   private revoked = false;
   /** Set false to stop recording calls (long benchmarks). */
   recordCalls = true;
+  /** Drafts by `<chat>:<draft_id>`. */
+  readonly drafts = new Map<string, FakeTelegramDraft>();
+  /** Reactions the bot set, by `<chat>:<message_id>` (the latest set). */
+  readonly reactions = new Map<string, string[]>();
+  /** Calls refused for coming too fast (`enforceRates`). */
+  rateViolations = 0;
+  /** 429s given by `floodEvery`. */
+  floods = 0;
+  floodEvery: number | undefined;
+  private floodRetryAfter: number;
+  private enforceRates: boolean;
+  private noDrafts: boolean;
+  private counted = 0;
+  private lastRated = new Map<string, number>();
   /** Calls to refuse once each, in order (see `refuseNext`). */
   private refusals: Array<{ method: string; when: (params: Record<string, unknown>) => boolean; code: number; description: string }> = [];
 
@@ -179,6 +220,15 @@ export class FakeTelegramApi {
     this.botId = options.botId ?? 123456;
     this.botUsername = options.botUsername ?? 'hermes_test_bot';
     this.refuseHtml = options.refuseHtml ?? false;
+    this.floodEvery = options.floodEvery;
+    this.floodRetryAfter = options.floodRetryAfter ?? 1;
+    this.enforceRates = options.enforceRates ?? false;
+    this.noDrafts = options.noDrafts ?? false;
+  }
+
+  /** The drafts of one chat, in the order they were started. */
+  draftsIn(chatId: number | string): FakeTelegramDraft[] {
+    return [...this.drafts.values()].filter((draft) => draft.chat_id === String(chatId));
   }
 
   /** The `apiRoot` to give grammy, e.g. `http://127.0.0.1:40123`. */
@@ -416,6 +466,7 @@ export class FakeTelegramApi {
       const call = { method, params, at: Date.now() };
       if (this.recordCalls) this.calls.push(call);
       if (method === 'getUpdates') return this.getUpdates(params, req, res);
+      this.limit(method, params);
       const refusal = this.refusals.findIndex((r) => r.method === method && r.when(params));
       if (refusal >= 0) {
         const [refused] = this.refusals.splice(refusal, 1);
@@ -425,10 +476,62 @@ export class FakeTelegramApi {
       for (const subscriber of this.subscribers) subscriber(call);
     } catch (error) {
       const apiError = error instanceof ApiError ? error : new ApiError(400, `Bad Request: ${(error as Error).message}`);
-      send(res, apiError.code, { ok: false, error_code: apiError.code, description: apiError.description });
+      send(res, apiError.code, {
+        ok: false,
+        error_code: apiError.code,
+        description: apiError.description,
+        ...(apiError.parameters ? { parameters: apiError.parameters } : {}),
+      });
     } finally {
       for (const listener of [...this.listeners]) listener();
     }
+  }
+
+  /** Flood control as the test asked for it: every n-th call, and updates to one chat coming too fast. */
+  private limit(method: string, params: Record<string, unknown>): void {
+    if (method === 'getMe') return;
+    this.counted++;
+    if (this.floodEvery && this.counted % this.floodEvery === 0) {
+      this.floods++;
+      throw new ApiError(429, `Too Many Requests: retry after ${this.floodRetryAfter}`, { retry_after: this.floodRetryAfter });
+    }
+    if (!this.enforceRates || !RATED.has(method)) return;
+    const chat = String(params.chat_id ?? '');
+    const now = Date.now();
+    const last = this.lastRated.get(chat);
+    if (last !== undefined && now - last < 900) {
+      this.rateViolations++;
+      throw new ApiError(429, 'Too Many Requests: retry after 1', { retry_after: 1 });
+    }
+    this.lastRated.set(chat, now);
+  }
+
+  /** sendMessageDraft: private chats only, a non-zero draft_id, 0–4096 characters after parsing. */
+  private sendMessageDraft(params: Record<string, unknown>): unknown {
+    if (this.noDrafts) throw new ApiError(404, 'Not Found');
+    const chatId = requireChat(params);
+    if (Number(chatId) < 0) throw new ApiError(400, 'Bad Request: TEXTDRAFT_PEER_INVALID');
+    const draftId = Number(params.draft_id);
+    if (!Number.isInteger(draftId) || draftId === 0) throw new ApiError(400, 'Bad Request: DRAFT_ID_INVALID');
+    const text = typeof params.text === 'string' && params.text !== '' ? this.visibleText(params) : '';
+    const key = `${chatId}:${draftId}`;
+    const draft = this.drafts.get(key) ?? { chat_id: chatId, draft_id: draftId, text: '', updates: 0, cleared: false };
+    draft.text = text;
+    draft.updates++;
+    draft.cleared = false;
+    this.drafts.set(key, draft);
+    return true;
+  }
+
+  private setMessageReaction(params: Record<string, unknown>): unknown {
+    const chatId = requireChat(params);
+    const message = Number(params.message_id);
+    const reaction = asArray(params.reaction) as Array<{ type?: string; emoji?: string }>;
+    for (const item of reaction) {
+      if (item.type !== 'emoji' || !item.emoji || !REACTION_EMOJI.has(item.emoji)) throw new ApiError(400, 'Bad Request: REACTION_INVALID');
+    }
+    this.reactions.set(`${chatId}:${message}`, reaction.map((item) => item.emoji!));
+    return true;
   }
 
   /** `GET /file/bot<token>/<file_path>`: the bytes of a file getFile described. */
@@ -506,6 +609,10 @@ export class FakeTelegramApi {
         return this.sendFile(method, params);
       case 'sendMessage':
         return this.sendMessage(params);
+      case 'sendMessageDraft':
+        return this.sendMessageDraft(params);
+      case 'setMessageReaction':
+        return this.setMessageReaction(params);
       case 'editMessageText':
         return this.editMessageText(params);
       case 'editMessageReplyMarkup':
@@ -584,6 +691,8 @@ export class FakeTelegramApi {
       at: Date.now(),
     };
     this.sent.push(message);
+    // A message from the bot ends the chat's drafts, as Telegram clears them.
+    for (const draft of this.drafts.values()) if (draft.chat_id === chatId) draft.cleared = true;
     return this.messageObject(message);
   }
 

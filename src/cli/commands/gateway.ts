@@ -27,7 +27,7 @@ export interface StartGatewayOptions {
 export async function startGateway(loaded: LoadedConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
   const env = options.env ?? process.env;
   const print = options.print ?? (() => {});
-  const [{ createLogger }, { createAgent }, { Gateway, approvalQueueFor }, { buildAdapters, knownPlatforms }] = await Promise.all([
+  const [{ createLogger }, { createAgent }, { Gateway, approvalQueueFor, OutboxStore }, { buildAdapters, knownPlatforms }] = await Promise.all([
     import('../../shared/logger.js'),
     import('../../agent/index.js'),
     import('../../gateway/index.js'),
@@ -38,7 +38,9 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   const agent = await createAgent(loaded, { logger });
   // "/approve always" rules survive restarts here.
   const approvals = approvalQueueFor(config, { rulesFile: join(paths.home, 'approvals.yaml'), logger });
-  const gateway = new Gateway({ agent, config, logger, env, approvals });
+  // Replies wait in state.db until the platform confirmed them: a restart delivers what is left.
+  const outbox = OutboxStore.open(paths.stateDb);
+  const gateway = new Gateway({ agent, config, logger, env, approvals, outbox });
   let adapters;
   try {
     adapters = buildAdapters({ config, paths, env, logger, announce: print });
@@ -62,7 +64,14 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
     print('  no platform is running; set TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN or DISCORD_BOT_TOKEN (see README) and restart');
   }
   logger.info({ started: report.started, failed: report.failed }, 'gateway running');
-  return { gateway, report, stop: () => gateway.stop(EXIT_DEADLINE_MS - 1000) };
+  return {
+    gateway,
+    report,
+    stop: async () => {
+      await gateway.stop(EXIT_DEADLINE_MS - 1000);
+      outbox.close();
+    },
+  };
 }
 
 export function registerGatewayCommand(program: Command): void {
