@@ -1,26 +1,43 @@
 import type { HermesConfig, HermesPaths } from '../config/index.js';
-import { LocalEnvironment, buildChildEnv, providerOf, type Audience, type Environment } from '../environments/index.js';
-import { resolveWorkingFolder } from '../environments/working-folder.js';
+import type { Audience, Environment } from '../environments/index.js';
 import { executeCodeTool } from '../execute-code/index.js';
 import type { CodeExecutor } from '../execute-code/index.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import { KeyedQueue } from '../shared/keyed-queue.js';
+import { Semaphore } from '../shared/semaphore.js';
 import { SessionStore, type ChatMessage, type SessionRecord } from '../sessions/index.js';
-import { ToolRegistry } from '../tools/registry.js';
-import type { Tool, ToolContext } from '../tools/types.js';
-import type { AgentDescription, AgentRunner, RunTurnOptions, SessionInfo, TurnResult } from './types.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolContext } from '../tools/types.js';
+import type {
+  AgentDescription,
+  AgentRunner,
+  CompressResult,
+  RunTurnOptions,
+  SessionInfo,
+  ThreadSettings,
+  TurnResult,
+  UndoResult,
+  UsageReport,
+} from './types.js';
 import { createModelClient, type ModelClient } from './model-client.js';
 import { noModelConfigured } from './model-errors.js';
-import { buildSystemPrompt } from './prompt.js';
 import { runLoop } from './loop.js';
-import { repairHistory } from './history.js';
 import { interruptedNote } from './tool-results.js';
-import { loadSkills, skillTools } from './skills.js';
-import { delegateDepth, delegateTool, type SubagentRequest, type SubagentResult } from './delegate.js';
+import { skillTools } from './skills.js';
+import { delegateTool } from './delegate.js';
 import { visionClient, withImages, type VisionClient } from './vision.js';
-import { Semaphore } from '../shared/semaphore.js';
-import { withSessionVariables } from './session-environment.js';
-import { enabledToolNames, orderTools } from './tool-set.js';
+import { ToolSet } from './tool-set.js';
+import { SessionResources } from './session-resources.js';
+import { SubagentRunner } from './subagent-runner.js';
+import { SystemPrompts } from './turn-prompt.js';
+import { Conversations } from './conversations.js';
+import { TurnUsage } from './turn-usage.js';
+import { recordSummaryUsage, turnCompaction } from './turn-compaction.js';
+import { Compactor } from './context/compactor.js';
+import { ContextWindows } from './context/window.js';
+import { loadTokenizer } from './context/tokens.js';
+import { compressReply, undoLastTurn, usageReport } from './session-commands.js';
 
 export interface AgentOptions {
   config: HermesConfig;
@@ -41,6 +58,8 @@ export interface AgentOptions {
   backends?: { platformBackend: string; isolationWarning?: string };
   /** Replaces the OpenAI client built from `config.model` (tests, other transports). */
   modelClient?: ModelClient;
+  /** Replaces the endpoint's model list look-up (tests, the bench). */
+  contextWindows?: ContextWindows;
   /** An open session store; by default HERMES_HOME/state.db is opened (and closed by `close()`). */
   store?: SessionStore;
   /** Where API keys and skill variables are looked up (default process.env). */
@@ -48,8 +67,10 @@ export interface AgentOptions {
 }
 
 /**
- * The agent behind every chat thread: one session per thread key in SQLite, the
- * tool-calling loop, interrupts through the turn's AbortSignal, subagents and skills.
+ * Runs turns: one session per thread key in state.db, the tool-calling loop on the
+ * session's compacted view, interrupts through the turn's AbortSignal. Its pieces are their
+ * own: the session's resources (environment, kernel, skill variables), the tool set, the
+ * subagent runner and the compactor.
  */
 export class Agent implements AgentRunner {
   private readonly config: HermesConfig;
@@ -58,76 +79,90 @@ export class Agent implements AgentRunner {
   private readonly store: SessionStore;
   private readonly ownsStore: boolean;
   private readonly client: VisionClient;
-  private readonly executor?: CodeExecutor;
-  private readonly registry: ToolRegistry;
-  private readonly enabled: string[];
-  private readonly environmentFor: (sessionId: string, audience?: Audience) => Promise<Environment>;
-  private readonly releaseEnvironment?: (sessionId: string) => Promise<void>;
+  private readonly tools: ToolSet;
+  private readonly resources: SessionResources;
+  private readonly prompts: SystemPrompts;
+  private readonly windows: ContextWindows;
+  private readonly compactor: Compactor;
+  private readonly conversations: Conversations;
+  /** Turns and session commands of one key run one at a time. */
+  private readonly queue = new KeyedQueue();
   private readonly onClose?: () => Promise<void>;
-  /** Environments this agent created itself (the default local ones). */
-  private readonly localEnvironments = new Map<string, Environment>();
-  /** A fixed description of where commands run; without it each turn describes its own environment. */
-  private readonly backendDescription?: string;
   private readonly backends?: { platformBackend: string; isolationWarning?: string };
-  private readonly passthrough = new Map<string, Set<string>>();
-  private readonly lanes = new Map<string, Promise<unknown>>();
-  private readonly limiter: Semaphore;
-  private readonly env: NodeJS.ProcessEnv;
-  private childCounter = 0;
-  /** A tool still running this long after an interrupt is abandoned: the kill grace plus slack. */
-  private get abandonAfterMs(): number {
-    return (this.config.code_execution.kill_grace + 5) * 1000;
-  }
   private closed = false;
 
   constructor(options: AgentOptions) {
     this.config = options.config;
     this.paths = options.paths;
     this.logger = options.logger;
-    this.env = options.env ?? process.env;
-    this.executor = options.executor;
+    const env = options.env ?? process.env;
     this.ownsStore = !options.store;
     this.store = options.store ?? SessionStore.open(this.paths.stateDb, { logger: this.logger });
-    const client = options.modelClient ?? createModelClient({ model: this.config.model, logger: this.logger, env: this.env });
+    const client = options.modelClient ?? createModelClient({ model: this.config.model, logger: this.logger, env });
     this.client = visionClient(client, this.config.model.vision, this.logger);
-    this.limiter = new Semaphore(this.config.agent.max_concurrent_children);
-    const cwd = resolveWorkingFolder(this.config.terminal.cwd, { logger: this.logger }).cwd;
-    this.environmentFor = options.environmentFor ?? ((sessionId) => Promise.resolve(this.localEnvironment(sessionId, cwd)));
-    this.releaseEnvironment = options.releaseEnvironment;
     this.onClose = options.onClose;
-    this.backendDescription = options.backendDescription;
     this.backends = options.backends;
-
-    const own: Tool[] = [
-      delegateTool({
-        maxDepth: this.config.agent.max_delegate_depth,
-        limiter: this.limiter,
-        nextOwner: (parent) => `${parent}::child::${++this.childCounter}`,
-        runSubagent: (request) => this.runSubagent(request),
-      }),
-      ...skillTools({
-        dir: this.paths.skills,
-        env: this.env,
-        grantPassthrough: (sessionId, names) => this.grantPassthrough(sessionId, names),
-      }),
-    ];
-    const given = options.registry?.list() ?? [];
-    const code = this.executor && !given.some((t) => t.name === 'execute_code') ? [executeCodeTool(this.executor, this.config)] : [];
-    this.registry = new ToolRegistry(orderTools([...code, ...given, ...own]));
-    this.enabled = enabledToolNames(this.registry.names(), this.config.agent.tools);
-    const { enabled, disabled } = this.config.agent.tools;
-    const unknown = [...enabled, ...disabled].filter((name) => !this.registry.has(name));
-    if (unknown.length > 0) {
-      this.logger.warn(
-        { unknown, known: this.registry.names() },
-        `agent.tools names unknown tool(s): ${unknown.join(', ')}; known: ${this.registry.names().join(', ')}`,
-      );
-    }
+    this.resources = new SessionResources({
+      config: this.config,
+      logger: this.logger,
+      store: this.store,
+      executor: options.executor,
+      environmentFor: options.environmentFor,
+      releaseEnvironment: options.releaseEnvironment,
+      env,
+    });
+    this.prompts = new SystemPrompts({ paths: this.paths, logger: this.logger, backend: this.config.terminal.backend, backendDescription: options.backendDescription });
+    this.windows = options.contextWindows ?? new ContextWindows({ model: this.config.model, logger: this.logger, env });
+    this.compactor = new Compactor({
+      settings: this.config.compression,
+      windows: this.windows,
+      client: this.client,
+      logger: this.logger,
+      kernelAlive: (owner) => this.resources.kernelState(owner) !== 'none',
+    });
+    this.conversations = new Conversations(this.store, { maxArgumentChars: this.config.compression.max_tool_argument_chars, logger: this.logger });
+    // A tool still running this long after an interrupt is abandoned: the kill grace plus slack.
+    const abandonAfterMs = (this.config.code_execution.kill_grace + 5) * 1000;
+    let childCounter = 0;
+    const runner: { subagents?: SubagentRunner } = {};
+    const limiter = new Semaphore(this.config.agent.max_concurrent_children);
+    this.tools = new ToolSet({
+      config: this.config,
+      logger: this.logger,
+      given: options.registry?.list() ?? [],
+      executeCode: options.executor ? executeCodeTool(options.executor, this.config) : undefined,
+      own: [
+        delegateTool({
+          maxDepth: this.config.agent.max_delegate_depth,
+          limiter,
+          nextOwner: (parent) => `${parent}::child::${++childCounter}`,
+          runSubagent: (request) => runner.subagents!.run(request),
+        }),
+        ...skillTools({ dir: this.paths.skills, env, grantPassthrough: (sessionId, names) => this.resources.grantPassthrough(sessionId, names) }),
+      ],
+    });
+    runner.subagents = new SubagentRunner({
+      config: this.config,
+      logger: this.logger,
+      client: this.client,
+      tools: this.tools,
+      resources: this.resources,
+      executor: options.executor,
+      prompts: this.prompts,
+      compactor: this.compactor,
+      windows: this.windows,
+      modelFor: (sessionId) => this.modelOf(this.store.get(sessionId)?.key),
+      abandonAfterMs,
+    });
+    this.abandonAfterMs = abandonAfterMs;
+    void loadTokenizer();
   }
+
+  private readonly abandonAfterMs: number;
 
   /** Names of the tools the model is given. */
   toolNames(): string[] {
-    return [...this.enabled];
+    return [...this.tools.enabled];
   }
 
   describe(): AgentDescription {
@@ -143,25 +178,27 @@ export class Agent implements AgentRunner {
       sessionId: session.id,
       createdAt: session.createdAt,
       messageCount: this.store.messageCount(session.id),
-      kernel: this.executor?.kernelState?.(session.id) ?? 'none',
+      kernel: this.resources.kernelState(session.id),
     };
   }
 
   /** The kernel state of any owner id (a session, or a subagent's `<session>::child::<n>`). */
   kernelState(owner: string): 'none' | 'idle' | 'busy' {
-    return this.executor?.kernelState?.(owner) ?? 'none';
+    return this.resources.kernelState(owner);
   }
 
   /** The environment the key's turns run in: the gateway saves files people send into it and pulls files out. */
   async environment(sessionKey: string, audience: Audience): Promise<Environment> {
-    return this.environmentFor(this.store.currentOrCreate(sessionKey).id, audience);
+    return this.resources.shared(this.store.currentOrCreate(sessionKey).id, audience);
   }
 
   async newSession(sessionKey: string): Promise<void> {
-    await this.inLane(sessionKey, async () => {
+    await this.queue.run(sessionKey, async () => {
       const old = this.store.current(sessionKey);
       this.store.create(sessionKey);
-      if (old) await this.disposeSession(old.id);
+      if (!old) return;
+      this.conversations.forget(old.id);
+      await this.resources.release(old.id);
     });
   }
 
@@ -170,7 +207,7 @@ export class Agent implements AgentRunner {
    * back as a TurnResult whose text tells the user what to fix. Turns of one key run one at a time.
    */
   runTurn(options: RunTurnOptions): Promise<TurnResult> {
-    return this.inLane(options.sessionKey, async () => {
+    return this.queue.run(options.sessionKey, async () => {
       try {
         return await this.turn(options);
       } catch (error) {
@@ -183,15 +220,79 @@ export class Agent implements AgentRunner {
     });
   }
 
+  threadSettings(sessionKey: string): ThreadSettings {
+    return this.store.threadSettings.get(sessionKey);
+  }
+
+  updateThreadSettings(sessionKey: string, patch: { model?: string | undefined; toolProgress?: ThreadSettings['toolProgress'] | undefined }): ThreadSettings {
+    return this.store.threadSettings.update(sessionKey, patch);
+  }
+
+  async models(): Promise<string[] | undefined> {
+    return (await this.windows.models())?.ids;
+  }
+
+  async usage(sessionKey: string): Promise<UsageReport | undefined> {
+    const session = this.store.current(sessionKey);
+    if (!session) return undefined;
+    const model = this.modelOf(sessionKey);
+    return usageReport({
+      summary: this.store.usage.summary(session.id),
+      conversation: this.conversations.get(session.id),
+      limits: await this.compactor.limits(model),
+      model,
+      pricing: this.config.model.pricing,
+      pricedModel: this.config.model.name,
+    });
+  }
+
+  undo(sessionKey: string): Promise<UndoResult | undefined> {
+    return this.queue.run(sessionKey, async () => {
+      const session = this.store.current(sessionKey);
+      if (!session) return undefined;
+      const result = undoLastTurn(this.conversations.get(session.id));
+      if (result && session.interruptedReason) this.store.setInterrupted(session.id, null);
+      return result;
+    });
+  }
+
+  compress(sessionKey: string, signal: AbortSignal = new AbortController().signal): Promise<CompressResult> {
+    return this.queue.run(sessionKey, async () => {
+      const session = this.store.current(sessionKey);
+      if (!session) return { compacted: false, text: 'Nothing to compress yet: this thread has no session.' };
+      await loadTokenizer();
+      const conversation = this.conversations.get(session.id);
+      const model = this.modelOf(sessionKey);
+      try {
+        const outcome = await this.compactor.compact({
+          conversation,
+          owner: session.id,
+          model,
+          overhead: conversation.overhead,
+          signal,
+          mode: 'manual',
+          onSummaryUsage: recordSummaryUsage(this.store, session.id, model, this.logger),
+        });
+        return compressReply(outcome);
+      } catch (error) {
+        this.logger.warn({ err: error, session: session.id }, '/compress failed');
+        return { compacted: false, text: `Compacting failed: ${errorMessage(error)}` };
+      }
+    });
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.allSettled([...this.lanes.values()]);
-    await this.executor?.close().catch((error: unknown) => this.logger.warn({ err: error }, 'closing the code executor failed'));
-    for (const env of this.localEnvironments.values()) await env.cleanup().catch(() => undefined);
-    this.localEnvironments.clear();
+    await this.queue.settled();
+    await this.resources.close();
     await this.onClose?.().catch((error: unknown) => this.logger.warn({ err: error }, 'closing the agent\'s resources failed'));
     if (this.ownsStore) this.store.close();
+  }
+
+  /** The model a thread's turns use: its /model, else `model.name`. */
+  private modelOf(sessionKey: string | undefined): string {
+    return (sessionKey ? this.store.threadSettings.get(sessionKey).model : undefined) || this.config.model.name;
   }
 
   private async turn(options: RunTurnOptions): Promise<TurnResult> {
@@ -199,17 +300,18 @@ export class Agent implements AgentRunner {
     const signal = options.signal ?? new AbortController().signal;
     const session = this.store.currentOrCreate(options.sessionKey);
     const log = this.logger.child({ session: session.id, ...(options.user ? { user: options.user.id } : {}) });
-    const history = repairHistory(this.store.messages(session.id));
+    await loadTokenizer();
+    const conversation = this.conversations.get(session.id);
     const user = this.userMessage(session, options.text);
-    // Images go to the model with their message only; state.db keeps the text (its [attached: …] lines).
-    history.push(withImages(user, options.images, this.client));
-    this.store.append(session.id, user);
-    if (!this.config.model.name) return { status: 'error', text: noModelConfigured().message };
+    conversation.add(user);
+    // Images go to the model with their message, this turn only; state.db keeps the text (its [attached: …] lines).
+    conversation.overlay(conversation.last()!, withImages(user, options.images, this.client));
+    const model = this.modelOf(options.sessionKey);
+    if (!model) return { status: 'error', text: noModelConfigured().message };
 
     let environment: Environment;
     try {
-      const shared = await this.environmentFor(session.id, options.audience ?? 'owner');
-      environment = withSessionVariables(shared, () => this.passthrough.get(session.id) ?? [], this.env);
+      environment = await this.resources.environment(session.id, options.audience ?? 'owner');
     } catch (error) {
       log.error({ err: error }, 'cannot create the terminal environment');
       return {
@@ -217,6 +319,7 @@ export class Agent implements AgentRunner {
         text: `The terminal backend "${this.config.terminal.backend}" could not start: ${errorMessage(error)}. Run \`hermes doctor\` to see what is missing.`,
       };
     }
+    const enabled = this.tools.enabled;
     const context: ToolContext = {
       sessionId: session.id,
       signal,
@@ -224,28 +327,47 @@ export class Agent implements AgentRunner {
       logger: log,
       config: this.config,
       paths: this.paths,
-      passthrough: this.passthroughFor(session),
+      passthrough: this.resources.passthroughFor(session.id, session.passthrough),
       requestApproval: options.requestApproval,
-      enabledTools: this.enabled,
+      enabledTools: enabled,
       sendFile: options.sendFile,
     };
-    const result = await runLoop({
-      client: this.client,
-      system: this.systemPrompt(this.enabled, false, environment),
-      history,
-      registry: this.registry,
-      enabled: new Set(this.enabled),
-      context,
-      maxIterations: this.config.agent.max_iterations,
-      toolResultMaxChars: this.config.agent.tool_result_max_chars,
-      abandonAfterMs: this.abandonAfterMs,
-      logger: log,
-      onEvent: options.onEvent,
-      onMessage: (message) => this.save(session.id, message, log),
-    });
-    if (result.status === 'interrupted') this.store.setInterrupted(session.id, result.reason ?? 'interrupted');
-    log.info({ status: result.status }, 'turn finished');
-    return { status: result.status, text: result.text };
+    const { window } = await this.compactor.limits(model);
+    const usage = new TurnUsage();
+    try {
+      const result = await runLoop({
+        client: this.client,
+        system: this.prompts.for(enabled, false, environment),
+        conversation,
+        ...(model !== this.config.model.name ? { model } : {}),
+        compaction: turnCompaction({
+          compactor: this.compactor,
+          windows: this.windows,
+          conversation,
+          owner: session.id,
+          model,
+          signal,
+          onSummaryUsage: recordSummaryUsage(this.store, session.id, model, log),
+        }),
+        steer: options.steer,
+        onUsage: (reported, counted, completion) => usage.add(reported, counted, completion),
+        registry: this.tools.registry,
+        enabled: new Set(enabled),
+        context,
+        maxIterations: this.config.agent.max_iterations,
+        // No single result may take more than a quarter of the window (about four characters a token).
+        toolResultMaxChars: Math.min(this.config.agent.tool_result_max_chars, window),
+        abandonAfterMs: this.abandonAfterMs,
+        logger: log,
+        onEvent: options.onEvent,
+      });
+      if (result.status === 'interrupted') this.store.setInterrupted(session.id, result.reason ?? 'interrupted');
+      log.info({ status: result.status }, 'turn finished');
+      return { status: result.status, text: result.text };
+    } finally {
+      conversation.clearOverlays();
+      usage.record(this.store, session.id, model, log);
+    }
   }
 
   /** The user's text, with the note about an interrupted previous turn when there was one. */
@@ -254,129 +376,4 @@ export class Agent implements AgentRunner {
     this.store.setInterrupted(session.id, null);
     return { role: 'user', content: `${interruptedNote(session.interruptedReason)}\n\n${text}` };
   }
-
-  private save(sessionId: string, message: ChatMessage, log: Logger): void {
-    try {
-      this.store.append(sessionId, message);
-    } catch (error) {
-      log.error({ err: error }, 'could not save a message to state.db; the turn goes on');
-    }
-  }
-
-  private systemPrompt(tools: readonly string[], subagent: boolean, environment: Environment): string {
-    const skills = tools.includes('skill_view') ? loadSkills(this.paths.skills, this.logger) : [];
-    const backendDescription = this.backendDescription ?? describeEnvironment(environment, this.config.terminal.backend);
-    return buildSystemPrompt({ backendDescription, toolNames: tools, subagent, skills });
-  }
-
-  private async runSubagent(request: SubagentRequest): Promise<SubagentResult> {
-    const parentTools = request.parent.enabledTools ?? this.enabled;
-    let names = request.tools ? parentTools.filter((name) => request.tools!.includes(name)) : [...parentTools];
-    if (delegateDepth(request.owner) >= this.config.agent.max_delegate_depth) names = names.filter((n) => n !== 'delegate_task');
-    const log = this.logger.child({ session: request.owner });
-    const passthrough = new Set(request.parent.passthrough ?? []);
-    this.passthrough.set(request.owner, passthrough);
-    const unpin = this.executor?.pin?.(request.owner);
-    log.info({ tools: names }, 'subagent started');
-    try {
-      const goal = request.context ? `${request.goal}\n\nContext:\n${request.context}` : request.goal;
-      const result = await runLoop({
-        client: this.client,
-        system: this.systemPrompt(names, true, request.parent.environment),
-        history: [{ role: 'user', content: goal }],
-        registry: this.registry,
-        enabled: new Set(names),
-        context: {
-          ...request.parent,
-          sessionId: request.owner,
-          enabledTools: names,
-          passthrough,
-          logger: log,
-          environment: withSessionVariables(request.parent.environment, () => passthrough, this.env),
-        },
-        maxIterations: this.config.agent.max_iterations,
-        toolResultMaxChars: this.config.agent.tool_result_max_chars,
-        abandonAfterMs: this.abandonAfterMs,
-        logger: log,
-      });
-      log.info({ status: result.status }, 'subagent finished');
-      return result;
-    } catch (error) {
-      log.error({ err: error }, 'subagent failed');
-      return { status: 'error', text: errorMessage(error) };
-    } finally {
-      // The subagent's kernel lives as long as the subagent.
-      await unpin?.().catch(() => undefined);
-      await this.executor?.resetSession(request.owner).catch((error: unknown) => log.warn({ err: error }, 'disposing the subagent kernel failed'));
-      this.passthrough.delete(request.owner);
-    }
-  }
-
-  /** The live set of skill variables for a session; tools see additions at once. */
-  private passthroughFor(session: SessionRecord): Set<string> {
-    let set = this.passthrough.get(session.id);
-    if (!set) this.passthrough.set(session.id, (set = new Set(session.passthrough)));
-    return set;
-  }
-
-  private grantPassthrough(sessionId: string, names: readonly string[]): void {
-    let set = this.passthrough.get(sessionId);
-    if (!set) this.passthrough.set(sessionId, (set = new Set()));
-    for (const name of names) set.add(name);
-    if (delegateDepth(sessionId) === 0) {
-      try {
-        this.store.addPassthrough(sessionId, names);
-      } catch (error) {
-        this.logger.warn({ err: error, session: sessionId }, 'could not save skill variables to state.db');
-      }
-    }
-  }
-
-  private localEnvironment(sessionId: string, cwd: string): Environment {
-    const existing = this.localEnvironments.get(sessionId);
-    if (existing) return existing;
-    const terminal = this.config.terminal;
-    const created = new LocalEnvironment({
-      cwd,
-      timeout: terminal.timeout,
-      maxOutputBytes: terminal.max_output_bytes,
-      childEnv: () =>
-        buildChildEnv({
-          source: this.env,
-          passthrough: [...terminal.env_passthrough, ...(this.passthrough.get(sessionId) ?? [])],
-          logger: this.logger,
-          label: 'terminal',
-        }),
-    });
-    this.localEnvironments.set(sessionId, created);
-    return created;
-  }
-
-  private async disposeSession(sessionId: string): Promise<void> {
-    this.passthrough.delete(sessionId);
-    await this.executor?.resetSession(sessionId).catch((error: unknown) => this.logger.warn({ err: error }, 'disposing a kernel failed'));
-    const local = this.localEnvironments.get(sessionId);
-    this.localEnvironments.delete(sessionId);
-    await local?.cleanup().catch(() => undefined);
-    await this.releaseEnvironment?.(sessionId).catch((error: unknown) => this.logger.warn({ err: error }, 'releasing an environment failed'));
-  }
-
-  /** Runs `task` after the previous task of the same key has settled. */
-  private inLane<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.lanes.get(key) ?? Promise.resolve();
-    const next = previous.then(task, task);
-    const settled = next.catch(() => undefined);
-    this.lanes.set(key, settled);
-    void settled.then(() => {
-      if (this.lanes.get(key) === settled) this.lanes.delete(key);
-    });
-    return next;
-  }
-}
-
-/** Where the turn's commands run, for the system prompt: the backend's own words and the working folder. */
-function describeEnvironment(environment: Environment, fallbackName: string): string {
-  const provider = providerOf(environment);
-  const what = provider?.envDescription || provider?.description || (provider ? 'commands run through this backend' : 'commands run directly on this machine');
-  return `${provider?.name ?? fallbackName} — ${what} (working folder ${environment.cwd})`;
 }

@@ -4,8 +4,11 @@ import type { ToolRegistry } from '../tools/registry.js';
 import type { ToolContext } from '../tools/types.js';
 import type { Logger } from '../shared/logger.js';
 import type { AgentEvent, TurnResult } from './types.js';
-import type { ModelClient, ToolCallRequest } from './model-client.js';
-import { ModelAbortedError, ModelError } from './model-errors.js';
+import type { ModelClient, ModelUsage, ToolCallRequest } from './model-client.js';
+import { ContextLengthError, ModelAbortedError, ModelError } from './model-errors.js';
+import type { Conversation } from './context/conversation.js';
+import type { CompactMode, CompactOutcome } from './context/compactor.js';
+import { textTokens } from './context/tokens.js';
 import { runToolCall } from './tool-call.js';
 import { capToolResult, skippedNotice, toolResultText } from './tool-results.js';
 import { abortText } from './abort.js';
@@ -16,8 +19,16 @@ export interface LoopOptions {
   client: ModelClient;
   /** The system prompt, sent first and never stored. */
   system: string;
-  /** The conversation so far, ending with the new user message; the loop appends to it. */
-  history: ChatMessage[];
+  /** The model's view of the session, ending with the new user message; the loop adds to it (and so to the store). */
+  conversation: Conversation;
+  /** Another model than `model.name` for this turn (a thread's /model). */
+  model?: string;
+  /** Keeps each request within the model's window; absent, requests are sent as they are. */
+  compaction?: LoopCompaction;
+  /** Messages the person sent while the turn runs (busy_input_mode: steer), taken at each tool-call boundary. */
+  steer?: () => string[];
+  /** Hears each model call's usage (absent when the API reported none) and the request's size as counted here. */
+  onUsage?: (usage: ModelUsage | undefined, counted: number, completionCounted: number) => void;
   registry: ToolRegistry;
   /** The tools the model is given this turn. */
   enabled: ReadonlySet<string>;
@@ -27,13 +38,19 @@ export interface LoopOptions {
   toolResultMaxChars: number;
   logger: Logger;
   onEvent?: (event: AgentEvent) => void;
-  /** Called with every message the turn adds, as soon as it exists (the session store writes it). */
-  onMessage?: (message: ChatMessage) => void;
   /**
    * After an interrupt, how long a running tool may take to stop before the turn stops
    * waiting for it (default 10 s). Tools that honour the signal return well before.
    */
   abandonAfterMs?: number;
+}
+
+/** How the loop keeps requests within the window: compaction before a request, and once more after a context-length error. */
+export interface LoopCompaction {
+  /** Compacts the conversation for a request with `overhead` tokens of system prompt and tools. */
+  compact(mode: CompactMode, overhead: number): Promise<CompactOutcome>;
+  /** Learns the window from a context-length error of a request counted at `requestTokens`. */
+  learn(error: ContextLengthError, requestTokens: number): void;
 }
 
 export interface LoopResult extends TurnResult {
@@ -67,7 +84,7 @@ export function maxIterationsMessage(limit: number): string {
  * stays valid for the API.
  */
 export async function runLoop(options: LoopOptions): Promise<LoopResult> {
-  const { client, history, context, logger } = options;
+  const { client, conversation, context, logger } = options;
   const signal = context.signal;
   const schemas = toolSchemas(options.registry, options.enabled);
   const emit = (event: AgentEvent) => {
@@ -77,37 +94,69 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       logger.warn({ err: error }, 'an agent event handler threw; ignored');
     }
   };
-  const add = (message: ChatMessage) => {
-    history.push(message);
-    options.onMessage?.(message);
-  };
+  const add = (message: ChatMessage) => conversation.add(message);
   const interrupted = (): LoopResult => {
     const reason = abortText(signal);
     return { status: 'interrupted', text: `Interrupted: ${reason}.`, reason };
+  };
+  // What every request adds to the view; counted once per turn.
+  const overhead = textTokens(options.system) + textTokens(JSON.stringify(schemas)) + 8;
+  conversation.overhead = overhead;
+  /** Compacts when needed; a notice goes to the chat; an outcome with no room ends the turn. */
+  const compact = async (mode: CompactMode, refusal?: ContextLengthError): Promise<LoopResult | undefined> => {
+    if (!options.compaction) return undefined;
+    const outcome = await options.compaction.compact(mode, overhead);
+    if (outcome.kind === 'compacted') emit({ type: 'text', text: outcome.notice, final: false });
+    if (outcome.kind === 'no_room') return { status: 'error', text: outcome.message };
+    // Refused, and nothing could be compacted: the server's own words, and the way out.
+    if (outcome.kind === 'unchanged' && refusal) return { status: 'error', text: refusal.message };
+    return undefined;
   };
 
   for (let iteration = 0; iteration < options.maxIterations; iteration++) {
     if (signal.aborted) return interrupted();
     let reply;
     let streamed = false;
-    try {
-      reply = await client.complete({
-        messages: [{ role: 'system', content: options.system }, ...history],
-        tools: schemas,
-        signal,
-        onTextDelta: (delta) => {
-          streamed = true;
-          emit({ type: 'text_delta', delta });
-        },
-        onRetry: () => {
-          if (streamed) emit({ type: 'text_delta', delta: '', restart: true });
-          streamed = false;
-        },
-      });
-    } catch (error) {
-      if (error instanceof ModelAbortedError) return interrupted();
-      if (error instanceof ModelError) return { status: 'error', text: error.message };
-      throw error;
+    // A context-length error compacts and tries once more; a second one ends the turn.
+    for (let attempt = 0; ; attempt++) {
+      const counted = conversation.counted() + overhead;
+      try {
+        const stop = attempt === 0 ? await compact('auto') : undefined;
+        if (stop) return stop;
+        reply = await client.complete({
+          messages: [{ role: 'system', content: options.system }, ...conversation.messages()],
+          tools: schemas,
+          signal,
+          ...(options.model ? { model: options.model } : {}),
+          onTextDelta: (delta) => {
+            streamed = true;
+            emit({ type: 'text_delta', delta });
+          },
+          onRetry: () => {
+            if (streamed) emit({ type: 'text_delta', delta: '', restart: true });
+            streamed = false;
+          },
+        });
+        if (reply.usage) conversation.calibrate(reply.usage.promptTokens, counted);
+        options.onUsage?.(reply.usage, conversation.estimate(overhead), replyTokens(reply.content, reply.toolCalls));
+        break;
+      } catch (error) {
+        if (error instanceof ModelAbortedError) return interrupted();
+        if (error instanceof ContextLengthError && options.compaction && attempt === 0) {
+          logger.warn({ tokens: counted, limit: error.limit }, 'the model API refused the request as too long; compacting and trying once more');
+          options.compaction.learn(error, Math.ceil(counted * conversation.ratio));
+          try {
+            const stop = await compact('retry', error);
+            if (stop) return stop;
+          } catch (compactError) {
+            if (compactError instanceof ModelAbortedError) return interrupted();
+            throw compactError;
+          }
+          continue;
+        }
+        if (error instanceof ModelError) return { status: 'error', text: error.message };
+        throw error;
+      }
     }
     // Every call needs its own id for its tool message; some local servers send none or repeat one.
     const seen = new Set<string>();
@@ -127,16 +176,29 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
     add({
       role: 'assistant',
       content: reply.content,
-      tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+      tool_calls: calls.map((call) => ({
+        id: call.id,
+        type: 'function',
+        // A malformed call is kept in a shape the API takes again; its tool message says what was wrong.
+        function: { name: call.name || 'invalid_tool_call', arguments: call.problem && !call.arguments ? '{}' : call.arguments },
+      })),
     });
     if (reply.content?.trim()) emit({ type: 'text', text: reply.content, final: false });
     await runCalls(calls, options, emit, add);
     if (signal.aborted) return interrupted();
+    // Steering: what the person added meanwhile joins the turn here, between tool results and the next request.
+    const steered = options.steer?.() ?? [];
+    if (steered.length > 0) add({ role: 'user', content: steered.join('\n\n') });
   }
   const text = maxIterationsMessage(options.maxIterations);
   add({ role: 'assistant', content: text });
   emit({ type: 'text', text, final: true });
   return { status: 'max_iterations', text };
+}
+
+/** Tokens of a reply as counted here, for when the API reports no usage. */
+function replyTokens(content: string | null, calls: readonly ToolCallRequest[]): number {
+  return textTokens(content ?? '') + calls.reduce((sum, call) => sum + textTokens(call.name) + textTokens(call.arguments) + 8, 0);
 }
 
 /**
@@ -153,6 +215,10 @@ async function runCalls(
   const signal = options.context.signal;
   const runOne = async (call: ToolCallRequest): Promise<string> => {
     if (signal.aborted) return skippedNotice(call.name, abortText(signal));
+    if (call.problem) {
+      options.context.logger.warn({ call: call.id, problem: call.problem }, 'the model sent a malformed tool call');
+      return toolResultText({ error: call.problem });
+    }
     const started = Date.now();
     emit({ type: 'tool_started', callId: call.id, name: call.name, args: safeArgs(call.arguments) });
     const live = liveOutput((text) => emit({ type: 'tool_output', callId: call.id, name: call.name, text }), {

@@ -12,12 +12,22 @@ export interface ToolCallRequest {
   id: string;
   name: string;
   arguments: string;
+  /** Set when the call itself was malformed (no function, arguments not text): what the model is told instead of running it. */
+  problem?: string;
+}
+
+/** Tokens the API says a request took. */
+export interface ModelUsage {
+  promptTokens: number;
+  completionTokens: number;
 }
 
 export interface ModelReply {
   content: string | null;
   toolCalls: ToolCallRequest[];
   finishReason: string | null;
+  /** What the API reported; absent when it reported nothing. */
+  usage?: ModelUsage;
 }
 
 export interface ModelRequest {
@@ -28,6 +38,10 @@ export interface ModelRequest {
   onTextDelta?: (delta: string) => void;
   /** Called before a failed request is tried again: what `onTextDelta` heard of it is void. */
   onRetry?: () => void;
+  /** Another model than the configured one (a thread's /model). */
+  model?: string;
+  /** A cap on the reply's tokens for this request (the summary call). */
+  maxTokens?: number;
 }
 
 /** What the loop needs from a model: one completion at a time. */
@@ -72,8 +86,10 @@ async function collectStream(stream: AsyncIterable<ChatCompletionChunk>, onTextD
   let content = '';
   let sawContent = false;
   let finishReason: string | null = null;
+  let usage: ModelUsage | undefined;
   const calls = new Map<number, ToolCallRequest>();
   for await (const chunk of stream) {
+    usage = usageOf(chunk.usage) ?? usage;
     const choice = chunk.choices?.[0];
     if (!choice) continue;
     if (typeof choice.delta?.content === 'string') {
@@ -83,16 +99,69 @@ async function collectStream(stream: AsyncIterable<ChatCompletionChunk>, onTextD
     }
     for (const delta of choice.delta?.tool_calls ?? []) {
       const call = calls.get(delta.index) ?? { id: '', name: '', arguments: '' };
-      if (delta.id) call.id = delta.id;
-      if (delta.function?.name) call.name += delta.function.name;
-      if (delta.function?.arguments) call.arguments += delta.function.arguments;
+      if (typeof delta.id === 'string' && delta.id) call.id = delta.id;
+      const fn: unknown = delta.function;
+      if (typeof fn === 'object' && fn !== null) {
+        const { name, arguments: args } = fn as { name?: unknown; arguments?: unknown };
+        if (typeof name === 'string') call.name += name;
+        if (typeof args === 'string') call.arguments += args;
+        else if (args !== undefined && args !== null) call.problem = argumentsProblem(call.name, args);
+      }
       calls.set(delta.index, call);
     }
     if (choice.finish_reason) finishReason = choice.finish_reason;
   }
-  const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
-  return { content: sawContent ? content : null, toolCalls, finishReason };
+  const toolCalls = [...calls.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, call]) => (call.name || call.problem ? call : { ...call, problem: noFunctionProblem(call.id, undefined) }));
+  return { content: sawContent ? content : null, toolCalls, finishReason, ...(usage ? { usage } : {}) };
 }
+
+/** The usage block of a reply or of a stream's last chunk, when it has numbers. */
+function usageOf(value: unknown): ModelUsage | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { prompt_tokens: prompt, completion_tokens: completion } = value as { prompt_tokens?: unknown; completion_tokens?: unknown };
+  if (typeof prompt !== 'number' || !Number.isFinite(prompt)) return undefined;
+  return { promptTokens: prompt, completionTokens: typeof completion === 'number' && Number.isFinite(completion) ? completion : 0 };
+}
+
+const CALL_SHAPE = 'Send each tool call as {"type": "function", "function": {"name": "<tool name>", "arguments": "<the arguments as one JSON object, written as text>"}}.';
+
+function noFunctionProblem(id: string, fn: unknown): string {
+  const got = fn === undefined ? 'no function' : `function: ${JSON.stringify(fn)?.slice(0, 80) ?? String(fn)}`;
+  return `Invalid tool call${id ? ` ${id}` : ''}: it names no tool (${got}). ${CALL_SHAPE}`;
+}
+
+function argumentsProblem(name: string, args: unknown): string {
+  const kind = Array.isArray(args) ? 'a list' : typeof args === 'object' ? 'an object' : typeof args;
+  return `Invalid tool call of ${name || 'a tool'}: its arguments came as ${kind}, not as text. ${CALL_SHAPE}`;
+}
+
+/** One tool call of a non-streamed reply, whatever shape it came in; a malformed one carries its problem. */
+export function readToolCall(raw: unknown, index: number): ToolCallRequest {
+  if (typeof raw !== 'object' || raw === null) {
+    return { id: '', name: '', arguments: '', problem: `Invalid tool call #${index + 1}: not an object. ${CALL_SHAPE}` };
+  }
+  const { id: rawId, function: fn } = raw as { id?: unknown; function?: unknown };
+  const id = typeof rawId === 'string' ? rawId : '';
+  if (typeof fn !== 'object' || fn === null) return { id, name: '', arguments: '', problem: noFunctionProblem(id, fn) };
+  const { name: rawName, arguments: args } = fn as { name?: unknown; arguments?: unknown };
+  const name = typeof rawName === 'string' ? rawName : '';
+  if (!name) return { id, name: '', arguments: '', problem: noFunctionProblem(id, fn) };
+  if (args === undefined || args === null) return { id, name, arguments: '' };
+  if (typeof args !== 'string') {
+    let text = '';
+    try {
+      text = JSON.stringify(args) ?? '';
+    } catch {
+      // left empty: the problem says what came
+    }
+    return { id, name, arguments: text, problem: argumentsProblem(name, args) };
+  }
+  return { id, name, arguments: args };
+}
+
+
 
 /**
  * A Chat Completions client for any OpenAI-compatible endpoint, with bounded retries on
@@ -115,31 +184,33 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   const deadlineMs = settings.timeout * 1000;
 
   const once = async (request: ModelRequest): Promise<ModelReply> => {
+    const maxTokens = request.maxTokens ?? settings.max_tokens;
     const body = {
-      model: settings.name,
+      model: request.model || settings.name,
       messages: request.messages,
       ...(request.tools.length > 0 ? { tools: request.tools } : {}),
-      ...(settings.max_tokens !== null ? { max_tokens: settings.max_tokens } : {}),
+      ...(maxTokens !== null ? { max_tokens: maxTokens } : {}),
       ...(settings.temperature !== null ? { temperature: settings.temperature } : {}),
     };
     if (settings.stream) {
-      const stream = await client.chat.completions.create({ ...body, stream: true }, { signal: request.signal });
+      // include_usage: the last chunk says what the request cost, which sizes the session's context.
+      const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: request.signal });
       return collectStream(stream, request.onTextDelta);
     }
     const completion = await client.chat.completions.create({ ...body, stream: false }, { signal: request.signal });
     const choice = completion.choices?.[0];
     if (!choice?.message) throw new Error('the model server answered without a message (no choices)');
-    const toolCalls: ToolCallRequest[] = [];
-    for (const call of choice.message.tool_calls ?? []) {
-      if (call.type === 'function') toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' });
-    }
-    return { content: choice.message.content ?? null, toolCalls, finishReason: choice.finish_reason ?? null };
+    // The SDK's types trust the server; what arrives is read as unknown, so a malformed call becomes a problem to report.
+    const rawCalls: unknown = choice.message.tool_calls;
+    const toolCalls = Array.isArray(rawCalls) ? rawCalls.map((call: unknown, index) => readToolCall(call, index)) : [];
+    const usage = usageOf(completion.usage);
+    return { content: choice.message.content ?? null, toolCalls, finishReason: choice.finish_reason ?? null, ...(usage ? { usage } : {}) };
   };
 
   return {
     model: settings.name,
     async complete(request) {
-      if (!settings.name) throw noModelConfigured();
+      if (!settings.name && !request.model) throw noModelConfigured();
       const attempts = settings.max_retries + 1;
       for (let attempt = 0; ; attempt++) {
         if (request.signal?.aborted) throw new ModelAbortedError(abortText(request.signal));
@@ -167,7 +238,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
             ? new APIConnectionTimeoutError({ message: `no complete reply within ${settings.timeout}s` })
             : caught;
           if (attempt + 1 >= attempts || !isRetryable(error)) {
-            const failure = describeModelFailure(error, settings, attempt + 1, env);
+            const failure = describeModelFailure(error, { ...settings, name: request.model || settings.name }, attempt + 1, env);
             logger.warn({ err: error, attempt: attempt + 1 }, `model request failed: ${failure.code}`);
             throw failure;
           }

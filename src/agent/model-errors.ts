@@ -7,7 +7,7 @@ import type { HermesConfig } from '../config/schema.js';
  * went wrong and what to change.
  */
 export class ModelError extends HermesError {
-  override readonly name = 'ModelError';
+  override readonly name: string = 'ModelError';
   constructor(
     code: string,
     message: string,
@@ -16,6 +16,43 @@ export class ModelError extends HermesError {
   ) {
     super(code, message, options);
   }
+}
+
+/**
+ * The request was larger than the model's context window. `limit` is the window when the
+ * server said it (OpenAI, vLLM and llama.cpp do); the agent compacts and tries once more.
+ */
+export class ContextLengthError extends ModelError {
+  override readonly name = 'ContextLengthError';
+  constructor(
+    message: string,
+    status: number,
+    readonly limit: number | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super('MODEL_CONTEXT_LENGTH', message, status, options);
+  }
+}
+
+/** Words servers use when a request does not fit the model's context. */
+const CONTEXT_WORDS = /context[ _-]?length|context window|maximum context|too many tokens|prompt is too long|exceeds? the (?:model'?s? )?(?:max|context)/i;
+
+/** The window a context-length message names (`maximum context length is 8192 tokens`). */
+export function contextLimitIn(text: string): number | undefined {
+  const match =
+    /maximum context length is (\d[\d,]*)/i.exec(text) ??
+    /context (?:length|window)(?: of| is|:)? (\d[\d,]*)/i.exec(text) ??
+    /n_ctx(?:_slot)?\s*[=:]\s*(\d+)/i.exec(text) ??
+    /(?:max(?:imum)?|limit)[^\d]{0,20}(\d[\d,]*) tokens/i.exec(text);
+  const value = match ? Number.parseInt(match[1].replace(/,/g, ''), 10) : Number.NaN;
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+/** Whether a refused request was refused for its size. */
+function isContextLengthRefusal(error: APIError): boolean {
+  if (error.code === 'context_length_exceeded' || error.code === 'string_above_max_length') return true;
+  if (error.status !== 400 && error.status !== 413 && error.status !== 422) return false;
+  return CONTEXT_WORDS.test(serverSays(error));
 }
 
 /** The turn's signal aborted while the model was asked. */
@@ -120,6 +157,16 @@ export function describeModelFailure(
         'MODEL_RATE_LIMITED',
         `The model API at ${where} is rate-limiting requests (429: ${says})${tries}. Wait a little and send your message again, or check your plan's quota.`,
         status,
+        { cause: error },
+      );
+    }
+    if (isContextLengthRefusal(error)) {
+      const full = typeof (error.error as { message?: unknown } | undefined)?.message === 'string' ? String((error.error as { message: string }).message) : error.message;
+      return new ContextLengthError(
+        `The model API at ${where} refused the request as too long for the model's context window (${status}: ${says}). ` +
+          'Send /new to start a fresh session (this one stays in state.db), or /undo to drop the last turn.',
+        status,
+        contextLimitIn(full),
         { cause: error },
       );
     }

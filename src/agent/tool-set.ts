@@ -1,4 +1,6 @@
 import type { HermesConfig } from '../config/schema.js';
+import type { Logger } from '../shared/logger.js';
+import { ToolRegistry } from '../tools/registry.js';
 import type { Tool } from '../tools/types.js';
 
 /** The order tools are offered to the model in; others follow by name. */
@@ -32,4 +34,43 @@ export function enabledToolNames(available: readonly string[], settings: HermesC
   const only = settings.enabled.length > 0 ? new Set(settings.enabled) : undefined;
   const off = new Set(settings.disabled);
   return available.filter((name) => (!only || only.has(name)) && !off.has(name));
+}
+
+export interface ToolSetOptions {
+  config: HermesConfig;
+  logger: Logger;
+  /** The gateway's tools (terminal, file and web tools, plugins). */
+  given: readonly Tool[];
+  /** execute_code, when the gateway has no tool of that name already. */
+  executeCode?: Tool;
+  /** The agent's own tools (delegate_task, skills). */
+  own: readonly Tool[];
+}
+
+/**
+ * The tools of every turn: one registry in {@link TOOL_ORDER} (the model and scripts call the
+ * same tools), and the names `agent.tools` enables. Names it does not know are logged once.
+ */
+export class ToolSet {
+  readonly registry: ToolRegistry;
+  readonly enabled: readonly string[];
+
+  constructor(options: ToolSetOptions) {
+    const code = options.executeCode && !options.given.some((tool) => tool.name === 'execute_code') ? [options.executeCode] : [];
+    this.registry = new ToolRegistry(orderTools([...code, ...options.given, ...options.own]));
+    this.enabled = enabledToolNames(this.registry.names(), options.config.agent.tools);
+    const { enabled, disabled } = options.config.agent.tools;
+    const unknown = [...enabled, ...disabled].filter((name) => !this.registry.has(name));
+    if (unknown.length > 0) {
+      options.logger.warn(
+        { unknown, known: this.registry.names() },
+        `agent.tools names unknown tool(s): ${unknown.join(', ')}; known: ${this.registry.names().join(', ')}`,
+      );
+    }
+  }
+
+  /** The enabled names among `names` (a subagent's request), in order. */
+  within(names: readonly string[] | undefined, parent: readonly string[]): string[] {
+    return names ? parent.filter((name) => names.includes(name)) : [...parent];
+  }
 }

@@ -35,6 +35,11 @@ export interface RunTurnOptions {
   images?: TurnImage[];
   /** Posts a file from the session's environment into the chat (the send_file tool); absent where there is no chat. */
   sendFile?: FileSender;
+  /**
+   * Messages the person sent while this turn runs (`gateway.busy_input_mode: steer`): taken at
+   * each tool-call boundary and added to the turn, so a running script is not killed.
+   */
+  steer?: () => string[];
 }
 
 /** An image for the model, as it arrived. */
@@ -68,6 +73,46 @@ export interface AgentDescription {
   isolationWarning?: string;
 }
 
+/** Tokens of a turn or a session, and their cost when `model.pricing` is set. */
+export interface TokenCount {
+  promptTokens: number;
+  completionTokens: number;
+  calls: number;
+  /** Some of it was counted here because the API reported no usage. */
+  estimated: boolean;
+  /** Dollars, when `model.pricing` is set (for `model.name`'s tokens). */
+  cost?: number;
+}
+
+/** What `/usage` shows. */
+export interface UsageReport {
+  /** The model the thread uses now. */
+  model: string;
+  lastTurn?: TokenCount & { model: string };
+  session: TokenCount & { summaries: number };
+  /** The next request's size as the agent sees it, and the model's window. */
+  context: { tokens: number; window: number; threshold: number };
+}
+
+/** Settings a thread keeps across its sessions. */
+export interface ThreadSettings {
+  model?: string;
+  toolProgress?: 'off' | 'new' | 'all';
+}
+
+/** What `/undo` did: the text of the turn it dropped (what `/retry` sends again). */
+export interface UndoResult {
+  text: string;
+  /** Messages taken out of the model's view (state.db keeps them). */
+  removed: number;
+}
+
+/** What `/compress` did, in a sentence for the chat. */
+export interface CompressResult {
+  compacted: boolean;
+  text: string;
+}
+
 /** The agent as the gateway and `hermes chat` see it. */
 export interface AgentRunner {
   runTurn(options: RunTurnOptions): Promise<TurnResult>;
@@ -78,5 +123,17 @@ export interface AgentRunner {
   describe(): AgentDescription;
   /** The environment the key's turns run in (the gateway moves files through it); absent where there is none. */
   environment?(sessionKey: string, audience: Audience): Promise<Environment>;
+  /** `/usage`: tokens of the last turn and the session, the context's size; undefined before the first turn. */
+  usage?(sessionKey: string): Promise<UsageReport | undefined>;
+  /** The thread's settings (`/model`, `/verbose`). */
+  threadSettings?(sessionKey: string): ThreadSettings;
+  /** Changes the thread's settings (`undefined` goes back to the configured default); returns them. */
+  updateThreadSettings?(sessionKey: string, patch: { model?: string | undefined; toolProgress?: ThreadSettings['toolProgress'] | undefined }): ThreadSettings;
+  /** Model ids the endpoint lists, when it lists them (`/model` checks a name against them). */
+  models?(): Promise<string[] | undefined>;
+  /** `/undo`: drops the last turn from what the model sees; undefined when there is none. Runs after the key's running turn. */
+  undo?(sessionKey: string): Promise<UndoResult | undefined>;
+  /** `/compress`: compacts the session now. Runs after the key's running turn. */
+  compress?(sessionKey: string, signal?: AbortSignal): Promise<CompressResult>;
   close(): Promise<void>;
 }

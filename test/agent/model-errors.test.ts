@@ -36,11 +36,21 @@ describe('model failures reach the user as a reply that says what to fix', () =>
 
   it('a 400 refusal is explained, not retried', async () => {
     h = await harness();
-    h.fake.enqueue({ status: 400, message: "This model's maximum context length is 8192 tokens", type: 'invalid_request_error' });
+    h.fake.enqueue({ status: 400, message: 'Invalid value for temperature: 3 is above 2', type: 'invalid_request_error' });
     const agent = h.agent({ config: { model: { max_retries: 3 } } });
     const result = await agent.runTurn({ sessionKey: 'test:400', text: 'hello' });
     expect(result.status).toBe('error');
-    expect(result.text).toContain('refused the request (400: This model');
+    expect(result.text).toContain('refused the request (400: Invalid value for temperature');
+    expect(h.fake.requests).toHaveLength(1);
+  });
+
+  it('a context-length 400 with nothing to compact says so with the way out, after one more try at most', async () => {
+    h = await harness();
+    h.fake.enqueue({ status: 400, message: "This model's maximum context length is 8192 tokens", type: 'invalid_request_error', code: 'context_length_exceeded' });
+    const agent = h.agent({ config: { model: { max_retries: 3 } } });
+    const result = await agent.runTurn({ sessionKey: 'test:400', text: 'hello' });
+    expect(result.status).toBe('error');
+    expect(result.text).toContain('refused the request as too long for the model\'s context window (400: This model');
     expect(result.text).toContain('/new');
     expect(h.fake.requests).toHaveLength(1);
   });
