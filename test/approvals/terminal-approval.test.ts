@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApprovalQueue, type ApprovalPerson } from '../../src/approvals/index.js';
+import { ApprovalQueue, assessCommand, type ApprovalPerson } from '../../src/approvals/index.js';
 import { terminalTool } from '../../src/tools/builtin/index.js';
 import { EnvironmentManager, LocalEnvironment, ProviderRegistry, buildChildEnv, findExecutable } from '../../src/environments/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
@@ -41,12 +41,22 @@ async function waitForPending(broker: ApprovalQueue, key: string) {
   expect(broker.pending(key)).toBeDefined();
 }
 
+/** A folder with a marker in it, for floor commands: they are refused, and were they not, only this would go. */
+function throwaway(): string {
+  const dir = tempDir('hermes-floor-target-');
+  writeFileSync(join(dir, 'marker'), 'x');
+  return dir;
+}
+
 describe('terminal approvals', () => {
   it('blocks a floor command without asking, even with approvals off', async () => {
     for (const mode of ['on', 'off'] as const) {
       let asked = false;
       const ctx = makeToolContext({ config: { approvals: { mode } }, requestApproval: async () => ((asked = true), true) });
-      const result = (await terminalTool().handler({ command: 'echo start; sudo rm -rf --no-preserve-root /' }, ctx)) as { error: string };
+      // Aimed at a throwaway folder, and proven refused first: if the floor ever broke, nothing real would go.
+      const command = `echo start; sudo rm -rf --no-preserve-root ${throwaway()}`;
+      expect(assessCommand(command).level).toBe('blocked');
+      const result = (await terminalTool().handler({ command }, ctx)) as { error: string };
       expect(result.error).toMatch(/^terminal: blocked: recursive delete of \/ .*never run here/);
       expect(asked).toBe(false);
     }
@@ -167,9 +177,11 @@ describe('approvals for scripts calling hermes_tools.terminal', () => {
       const executor = createCodeExecutor({ loaded: { config: ctx.config, paths: ctx.paths, warnings: [] } });
       try {
         const name = ctx.environment.cwd.split('/').pop();
+        const floorTarget = throwaway();
+        expect(assessCommand(`rm -rf --no-preserve-root ${floorTarget}`).level).toBe('blocked');
         const code = [
           'from hermes_tools import terminal',
-          'print(terminal("rm -rf /")["error"][:26])',
+          `print(terminal("rm -rf --no-preserve-root ${floorTarget}")["error"][:26])`,
           `print(terminal("rm -rf ../${name}/victim && echo removed")["output"].strip())`,
         ].join('\n');
         const running = executor.execute({ code, sessionId: 'thread-1', context: ctx });
