@@ -202,6 +202,13 @@ export class FakeTelegramApi {
   readonly drafts = new Map<string, FakeTelegramDraft>();
   /** Reactions the bot set, by `<chat>:<message_id>` (the latest set). */
   readonly reactions = new Map<string, string[]>();
+  /**
+   * Calls this returns true for are held: never answered (and never carried out) until the
+   * connection closes, as a request lost in flight. A test kills the gateway meanwhile.
+   */
+  hold: ((method: string, params: Record<string, unknown>) => boolean) | undefined;
+  /** Calls held so far. */
+  held = 0;
   /** Calls refused for coming too fast (`enforceRates`). */
   rateViolations = 0;
   /** 429s given by `floodEvery`. */
@@ -466,6 +473,10 @@ export class FakeTelegramApi {
       const call = { method, params, at: Date.now() };
       if (this.recordCalls) this.calls.push(call);
       if (method === 'getUpdates') return this.getUpdates(params, req, res);
+      if (this.hold?.(method, params)) {
+        this.held++;
+        return;
+      }
       this.limit(method, params);
       const refusal = this.refusals.findIndex((r) => r.method === method && r.when(params));
       if (refusal >= 0) {
