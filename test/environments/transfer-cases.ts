@@ -71,8 +71,12 @@ function hangingStream(first: Buffer): { stream: Readable; pulled: Promise<void>
   return { stream, pulled };
 }
 
-/** Registers the common transfer tests; `target()` is read when each test runs (after beforeAll). */
-export function transferCases(target: () => TransferTarget): void {
+/**
+ * Registers the common transfer tests; `target()` is read when each test runs (after beforeAll).
+ * `bulkTimeoutMs` is for the test that moves 9 MB: a backend that moves files in base64
+ * chunks through `execute` takes its time there.
+ */
+export function transferCases(target: () => TransferTarget, options: { bulkTimeoutMs?: number } = {}): void {
   it('moves the exact bytes of a binary file over 1 MB in and out, from bytes, a host file and a stream', async () => {
     const { env, dir } = target();
     const data = binary();
@@ -90,7 +94,7 @@ export function transferCases(target: () => TransferTarget): void {
     }
     expect((await shellSays(env, `wc -c < '${dir}/round/stream.bin'`)).trim()).toBe(String(data.length));
     expect(await listing(env, `${dir}/round`)).toBe('bytes.bin|file.bin|stream.bin|');
-  });
+  }, options.bulkTimeoutMs);
 
   it('keeps a name with spaces and newlines exactly', async () => {
     const { env, dir } = target();

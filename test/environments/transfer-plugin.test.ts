@@ -57,7 +57,7 @@ describe('files in and out of a plugin backend without upload, download or a pro
     await env.cleanup();
   });
 
-  transferCases(() => target);
+  transferCases(() => target, { bulkTimeoutMs: 180_000 });
 
   it('goes through execute only, whatever the plugin prints around the output', async () => {
     const before = env.commands;
