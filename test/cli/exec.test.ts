@@ -42,7 +42,7 @@ describe('hermes exec', () => {
       stdin: 'from hermes_tools import read_file\nread_file("a")\nprint(read_file("a")["error"])\n',
     });
     expect(budget.stdout).toBe('Tool call limit reached (1). No more tool calls allowed in this execution.\n');
-  });
+  }, 120_000); // four CLI runs, one of them waiting out a timeout and its grace
 
   it('refuses bad flags with a clear message', async () => {
     const run = await hermes(home(), ['exec', '-', '--mode', 'loose'], { stdin: 'print(1)' });
