@@ -55,6 +55,12 @@ export class RecordingAdapter implements PlatformAdapter {
   textsTo(threadKey: string): string[] {
     return this.sent.filter((sent) => sent.threadKey === threadKey).map((sent) => sent.text);
   }
+  /** Each message sent to the thread as it reads now: its last edit, or the text sent (a streamed reply is edited in place). */
+  shownTo(threadKey: string): string[] {
+    return this.sent
+      .filter((sent) => sent.threadKey === threadKey)
+      .map((sent) => this.edits.filter((edit) => edit.messageId === sent.messageId).pop()?.text ?? sent.text);
+  }
 }
 
 let counter = 0;
