@@ -86,7 +86,7 @@ export class Compactor {
     let turns = 0;
     let summaryError: string | undefined;
 
-    // 1. Old tool outputs, oldest first, outside the turns kept verbatim.
+    // 1. Old tool outputs, oldest first: those outside the turns kept verbatim first…
     const prune = (from: number, until: number, goal: number) => {
       const names = toolNamesById(entries.map((entry) => entry.message));
       for (let i = from; i < until && (mode === 'manual' || size(entries) > goal); i++) {
@@ -106,9 +106,13 @@ export class Compactor {
       return starts.length > turnsKept ? starts[starts.length - turnsKept] : starts.length > 0 ? starts[0] : entries.length;
     };
     prune(0, protectFrom(keep), target);
+    // …then those of the kept turns, oldest first, never the latest turn's own.
+    if (mode !== 'manual') prune(protectFrom(keep), protectFrom(1), target);
 
-    // 2. Older turns summarised, keeping as many recent turns verbatim as fit.
-    if (size(entries) > target || mode === 'manual') {
+    // 2. Older turns summarised, keeping as many recent turns verbatim as fit. Pruning alone is
+    // enough while it leaves room for a few more turns (halfway between target and threshold).
+    const enough = target + Math.floor((threshold - target) / 2);
+    if (size(entries) > enough || mode === 'manual') {
       const summaryTokens = Math.min(SUMMARY_MAX_TOKENS, Math.floor(window * SUMMARY_SHARE));
       let cut = protectFrom(keep);
       for (let kept = keep; kept > 1 && size(entries.slice(cut)) + summaryTokens > target; kept--) cut = protectFrom(kept - 1);
