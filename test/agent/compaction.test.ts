@@ -92,8 +92,8 @@ describe('compaction', () => {
     await agent.runTurn({ sessionKey: 'k', text: 'go' });
     await agent.runTurn({ sessionKey: 'k', text: 'again' });
     for (const request of h.fake.requests.slice(1)) {
-      const call = request.body.messages.find((m) => m.role === 'assistant' && Array.isArray(m.tool_calls)) as { tool_calls: Array<{ function: { arguments: string } }> };
-      const args = call.tool_calls[0].function.arguments;
+      const call = request.body.messages.find((m) => m.role === 'assistant' && Array.isArray(m.tool_calls));
+      const args = (call?.tool_calls as Array<{ function: { arguments: string } }>)[0].function.arguments;
       expect(args.length).toBeLessThanOrEqual(20_000);
       expect(JSON.parse(args).message).toMatch(/characters cut from this argument in later requests/);
     }
