@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { App, type AppOptions } from '@slack/bolt';
-import type { MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, TurnNotice } from '../../src/gateway/types.js';
+import type { DeliveryVerdict, MessageHandler, OutboundFile, PlatformAdapter, StreamedMessage, TurnNotice, TurnReaction } from '../../src/gateway/types.js';
 import type { AgentEvent } from '../../src/agent/types.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
 import { readSlackEvent, type SlackIdentity, type SlackMessageEvent, type SlackReplyTarget } from './inbound.js';
@@ -10,6 +10,8 @@ import { sendSlackFile, slackAttachments, SLACK_FILE_MAX_BYTES } from './files.j
 import { markdownToMrkdwn } from './mrkdwn.js';
 import { RecentSet } from './recent-set.js';
 import { slackLogger } from './slack-logger.js';
+import { chatStream, platformError, slackVerdict, SLACK_STREAM_INTERVAL_MS } from './stream.js';
+import { readHermesCommand, type SlackSlashCommand } from './slash-command.js';
 
 /** How the Slack adapter connects. */
 export interface SlackAdapterOptions {
@@ -38,12 +40,14 @@ export class SlackAdapterError extends HermesError {
 
 // The reaction that stands in for "typing…": Slack has no typing indicator for bots.
 const WORKING_REACTION = 'hourglass_flowing_sand';
+/** `display.reactions` on Slack: 👀 while the turn runs, then ✅ or ❌. */
+const TURN_REACTIONS: Record<Exclude<TurnReaction, 'none'>, string> = { working: 'eyes', done: 'white_check_mark', failed: 'x' };
 
 /**
  * Slack through Bolt: app mentions open a session per thread, later messages in a thread the
  * bot is part of continue it, DMs are sessions of their own, replies go into the thread.
  */
-export class SlackAdapter implements PlatformAdapter {
+export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
   readonly name = 'slack';
   /**
    * 3,000: the most a section block's text may hold, and under the 4,000 Slack advises for a
@@ -51,7 +55,7 @@ export class SlackAdapter implements PlatformAdapter {
    */
   readonly maxMessageLength = 3000;
   /** chat.update is a Tier 3 method (about 50 a minute); one edit per 1.2 s stays under it. */
-  readonly minEditIntervalMs = 1200;
+  readonly minEditIntervalMs = Math.max(1200, SLACK_STREAM_INTERVAL_MS);
   readonly maxFileBytes = SLACK_FILE_MAX_BYTES;
 
   private app: App | undefined;
@@ -61,6 +65,14 @@ export class SlackAdapter implements PlatformAdapter {
   /** `channel:thread_ts` of threads the bot takes part in (true) or was found not to (false). */
   private readonly threads = new Map<string, boolean>();
   private readonly reacted = new RecentSet(2_000);
+  /** Threads whose assistant status says "is working…". */
+  private readonly statusShown = new Set<string>();
+  /** The turn reaction on each asking message (`display.reactions`). */
+  private readonly reactions = new Map<string, string>();
+  /** The user's latest thread with the bot per channel: where `/hermes <command>` in that channel acts. */
+  private readonly lastThread = new Map<string, SlackReplyTarget>();
+  private noStreams = false;
+  private noAssistantStatus = false;
   private readonly logger: Logger;
 
   constructor(private readonly options: SlackAdapterOptions) {
@@ -73,7 +85,7 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   /** Connects (Socket Mode or HTTP), learns the bot's own ids, then delivers messages to `handler`. */
-  async start(handler: MessageHandler, signal: AbortSignal): Promise<void> {
+  async start(handler: MessageHandler<SlackReplyTarget>, signal: AbortSignal): Promise<void> {
     const app = this.createApp();
     this.app = app;
     const auth = await app
@@ -103,8 +115,8 @@ export class SlackAdapter implements PlatformAdapter {
     if (app) await app.stop().catch((error: unknown) => this.logger.warn({ err: errorMessage(error) }, 'slack stop'));
   }
 
-  async send(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
-    const target = replyTo as SlackReplyTarget;
+  async send(replyTo: SlackReplyTarget, text: string): Promise<{ messageId: string }> {
+    const target = replyTo;
     const result = await this.client().chat.postMessage({
       channel: target.channel,
       text: markdownToMrkdwn(text),
@@ -117,16 +129,16 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   /** Uploads a file into the conversation's thread through Slack's external upload flow, with the caption. */
-  async sendFile(replyTo: ReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
-    const target = replyTo as SlackReplyTarget;
+  async sendFile(replyTo: SlackReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
+    const target = replyTo;
     const sent = await sendSlackFile(this.client(), target, file);
     if (target.threadTs) this.threads.set(`${target.channel}:${target.threadTs}`, true);
     return sent;
   }
 
   /** Posts the request in the conversation's thread with the approval buttons (see `approval.ts`). */
-  async askApproval(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
-    const target = replyTo as SlackReplyTarget;
+  async askApproval(replyTo: SlackReplyTarget, text: string): Promise<{ messageId: string }> {
+    const target = replyTo;
     const mrkdwn = markdownToMrkdwn(text);
     const result = await this.client().chat.postMessage({
       channel: target.channel,
@@ -141,15 +153,81 @@ export class SlackAdapter implements PlatformAdapter {
     return { messageId: String(result.ts) };
   }
 
-  async edit(replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
-    const target = replyTo as SlackReplyTarget;
+  async edit(replyTo: SlackReplyTarget, messageId: string, text: string): Promise<void> {
+    const target = replyTo;
     // Without `blocks: []` Slack keeps the old blocks (an approval request's buttons).
     await this.client().chat.update({ channel: target.channel, ts: messageId, text: markdownToMrkdwn(text), blocks: [] });
   }
 
-  /** Puts an hourglass reaction on the asking message, once per turn; removed when the turn ends. */
-  async typing(replyTo: ReplyTarget): Promise<void> {
-    const target = replyTo as SlackReplyTarget;
+  /**
+   * A reply in a thread streams as a Slack chat stream (`chat.startStream`, `appendStream`,
+   * `stopStream`); a DM's main timeline, and a workspace without chat streams, get a message
+   * sent once and edited (the gateway's default).
+   */
+  openStream(target: SlackReplyTarget, resume?: { messageId: string }): StreamedMessage | undefined {
+    if (!target.threadTs || this.noStreams) return undefined;
+    return chatStream(
+      {
+        client: () => this.client(),
+        adapter: this,
+        refused: (error) => {
+          this.noStreams = true;
+          this.logger.info({ error: platformError(error) ?? errorMessage(error) }, 'slack refused a chat stream; replies are sent and edited');
+        },
+      },
+      target,
+      resume,
+    );
+  }
+
+  deliveryVerdict(error: unknown): DeliveryVerdict {
+    return slackVerdict(error);
+  }
+
+  /** A target the outbox kept, read back; undefined unless it names a channel and a message. */
+  decodeTarget(data: unknown): SlackReplyTarget | undefined {
+    if (typeof data !== 'object' || data === null) return undefined;
+    const fields = data as Partial<Record<keyof SlackReplyTarget, unknown>>;
+    if (typeof fields.threadKey !== 'string' || typeof fields.channel !== 'string' || typeof fields.messageTs !== 'string') return undefined;
+    const target: SlackReplyTarget = { threadKey: fields.threadKey, channel: fields.channel, messageTs: fields.messageTs };
+    if (typeof fields.threadTs === 'string') target.threadTs = fields.threadTs;
+    if (typeof fields.userId === 'string') target.userId = fields.userId;
+    if (typeof fields.teamId === 'string') target.teamId = fields.teamId;
+    return target;
+  }
+
+  /** 👀 on the asking message while the turn runs, then ✅ or ❌ (`display.reactions`). */
+  async react(target: SlackReplyTarget, reaction: TurnReaction): Promise<void> {
+    const key = `${target.channel}:${target.messageTs}`;
+    const before = this.reactions.get(key);
+    const name = reaction === 'none' ? undefined : TURN_REACTIONS[reaction];
+    if (before === name) return;
+    if (before) await this.client().reactions.remove({ channel: target.channel, timestamp: target.messageTs, name: before }).catch(() => undefined);
+    if (name) {
+      this.reactions.set(key, name);
+      await this.client().reactions.add({ channel: target.channel, timestamp: target.messageTs, name });
+    } else {
+      this.reactions.delete(key);
+    }
+  }
+
+  /**
+   * Says the bot is working: the assistant thread status ("is working…") where Slack has it
+   * for this app and thread, else an hourglass reaction on the asking message, once per turn;
+   * both go when the turn ends.
+   */
+  async typing(replyTo: SlackReplyTarget): Promise<void> {
+    const target = replyTo;
+    if (target.threadTs && !this.noAssistantStatus) {
+      try {
+        await this.client().assistant.threads.setStatus({ channel_id: target.channel, thread_ts: target.threadTs, status: 'is working…' });
+        this.statusShown.add(`${target.channel}:${target.threadTs}`);
+        return;
+      } catch (error) {
+        this.noAssistantStatus = true;
+        this.logger.info({ error: platformError(error) ?? errorMessage(error) }, 'no assistant thread status here; the hourglass reaction shows work instead');
+      }
+    }
     const key = `${target.channel}:${target.messageTs}`;
     if (!this.reacted.add(key)) return;
     await this.client()
@@ -157,9 +235,15 @@ export class SlackAdapter implements PlatformAdapter {
       .catch((error: unknown) => this.logger.debug({ err: errorMessage(error) }, 'reactions.add failed'));
   }
 
-  onAgentEvent(replyTo: ReplyTarget, event: AgentEvent | TurnNotice): void {
+  onAgentEvent(replyTo: SlackReplyTarget, event: AgentEvent | TurnNotice): void {
     if (event.type !== 'turn_finished') return;
-    const target = replyTo as SlackReplyTarget;
+    const target = replyTo;
+    const thread = `${target.channel}:${target.threadTs ?? ''}`;
+    if (this.statusShown.delete(thread)) {
+      void this.app?.client.assistant.threads
+        .setStatus({ channel_id: target.channel, thread_ts: target.threadTs!, status: '' })
+        .catch((error: unknown) => this.logger.debug({ err: errorMessage(error) }, 'clearing the assistant status failed'));
+    }
     const key = `${target.channel}:${target.messageTs}`;
     if (!this.reacted.has(key)) return;
     this.reacted.delete(key);
@@ -187,7 +271,7 @@ export class SlackAdapter implements PlatformAdapter {
     return new App({ token: botToken, signingSecret, clientOptions, logger, port: this.options.port, deferInitialization: true });
   }
 
-  private listen(app: App, handler: MessageHandler): void {
+  private listen(app: App, handler: MessageHandler<SlackReplyTarget>): void {
     const onEvent = async (event: SlackMessageEvent, body: { event_id?: string; team_id?: string }): Promise<void> => {
       // Slack redelivers (X-Slack-Retry-Num, retry_attempt) with the same event_id; a mention also
       // arrives twice, as app_mention and as message, with the same channel and ts.
@@ -203,6 +287,7 @@ export class SlackAdapter implements PlatformAdapter {
       if (!isDm && !mentioned && !(inThread && (await this.botInThread(event.channel, event.thread_ts ?? '')))) return;
       if (!this.seen.add(`ts:${event.channel}:${event.ts}`)) return;
       if (!isDm) this.threads.set(threadId, true);
+      if (!isDm) this.remember(event.channel, message.user.id, message.replyTo);
       const files = event.files?.length ? slackAttachments(event.files, app.client, this.options.botToken) : [];
       await handler(files.length > 0 ? { ...message, attachments: files } : message);
     };
@@ -213,6 +298,19 @@ export class SlackAdapter implements PlatformAdapter {
         this.logger.error({ err: errorMessage(error), kind }, 'slack event failed');
       }
     };
+    // `/hermes new`, `/hermes stop`…: Slack keeps `/` words for slash commands, and has none in threads.
+    app.command('/hermes', async ({ command, ack, respond }) => {
+      await ack();
+      try {
+        const me = this.me;
+        if (!me) return;
+        const reading = readHermesCommand(command as SlackSlashCommand, me.teamId, (channel, user) => this.lastThread.get(`${channel}:${user}`));
+        if (reading.kind === 'reply') return void (await respond({ response_type: 'ephemeral', text: reading.text }));
+        await handler(reading.message);
+      } catch (error) {
+        this.logger.error({ err: errorMessage(error) }, 'slack /hermes command failed');
+      }
+    });
     app.event('app_mention', guard('app_mention'));
     app.event('message', guard('message'));
     for (const actionId of Object.keys(SLACK_APPROVAL_ACTIONS) as SlackApprovalActionId[]) {
@@ -232,6 +330,11 @@ export class SlackAdapter implements PlatformAdapter {
     app.error(async (error) => {
       this.logger.error({ err: errorMessage(error) }, 'slack app error');
     });
+  }
+
+  private remember(channel: string, user: string, target: SlackReplyTarget): void {
+    if (this.lastThread.size > 10_000) this.lastThread.clear();
+    this.lastThread.set(`${channel}:${user}`, target);
   }
 
   /** Whether the bot has written in a thread: remembered, else asked once with conversations.replies. */

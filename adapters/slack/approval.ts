@@ -57,7 +57,7 @@ export interface SlackButtonPress {
  * in the thread the buttons were posted in (the same threadKey the conversation has), or
  * undefined when the payload lacks the channel or message (not a message button).
  */
-export function readApprovalPress(actionId: SlackApprovalActionId, body: SlackButtonPress, fallbackTeam: string): InboundMessage | undefined {
+export function readApprovalPress(actionId: SlackApprovalActionId, body: SlackButtonPress, fallbackTeam: string): InboundMessage<SlackReplyTarget> | undefined {
   const channel = body.channel?.id ?? stringField(body.container, 'channel_id');
   const messageTs = body.message?.ts ?? stringField(body.container, 'message_ts');
   if (!channel || !messageTs) return undefined;

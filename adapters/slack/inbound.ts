@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../../src/gateway/types.js';
+import type { InboundMessage, ReplyTarget } from '../../src/gateway/types.js';
 import type { SlackFile } from './files.js';
 import { unescapeSlack } from './mrkdwn.js';
 
@@ -26,11 +26,13 @@ export interface SlackIdentity {
 }
 
 /** Where a Slack reply goes: the channel, the thread (absent for a DM's main timeline) and the asking message. */
-export interface SlackReplyTarget extends Record<string, unknown> {
-  threadKey: string;
+export interface SlackReplyTarget extends ReplyTarget {
   channel: string;
   threadTs?: string;
   messageTs: string;
+  /** Who asked, and their workspace: a chat stream outside a DM names its recipient. */
+  userId?: string;
+  teamId?: string;
 }
 
 // Subtypes that are still a person writing; every other subtype (edits, deletions, joins, bots) is ignored.
@@ -39,7 +41,7 @@ const USER_SUBTYPES = new Set(['thread_broadcast', 'file_share']);
 /** What an event means to the bot before thread membership is known. */
 export type SlackEventReading =
   | { kind: 'ignore'; reason: string }
-  | { kind: 'message'; message: InboundMessage & { replyTo: SlackReplyTarget }; mentioned: boolean; inThread: boolean };
+  | { kind: 'message'; message: InboundMessage<SlackReplyTarget>; mentioned: boolean; inThread: boolean };
 
 /**
  * Reads one event. A DM's main timeline is one session (`slack:<team>:<channel>`); anything
@@ -58,7 +60,7 @@ export function readSlackEvent(event: SlackMessageEvent, teamId: string | undefi
   const inThread = event.thread_ts !== undefined && event.thread_ts !== event.ts;
   const threadTs = isDm && !inThread ? undefined : (event.thread_ts ?? event.ts);
   const threadKey = threadTs ? `slack:${team}:${event.channel}:${threadTs}` : `slack:${team}:${event.channel}`;
-  const replyTo: SlackReplyTarget = { threadKey, channel: event.channel, messageTs: event.ts };
+  const replyTo: SlackReplyTarget = { threadKey, channel: event.channel, messageTs: event.ts, userId: event.user, teamId: team };
   if (threadTs) replyTo.threadTs = threadTs;
   return {
     kind: 'message',

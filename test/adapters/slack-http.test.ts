@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SlackAdapter, SlackAdapterError } from '../../adapters/slack/index.js';
+import { SlackAdapter, SlackAdapterError, type SlackReplyTarget } from '../../adapters/slack/index.js';
 import { FakeSlack, slackMessage } from '../fakes/slack-server.js';
 import { recordingHandler, type RecordingHandler } from '../fakes/slack-recorder.js';
 
 let slack: FakeSlack;
 let adapter: SlackAdapter;
-let rec: RecordingHandler;
+let rec: RecordingHandler<SlackReplyTarget>;
 let controller: AbortController;
 
 async function startAdapter(): Promise<SlackAdapter> {
@@ -31,7 +31,7 @@ const mention = (fields: { channel: string; user: string; text: string; ts: stri
 
 beforeEach(async () => {
   slack = await new FakeSlack().listen();
-  rec = recordingHandler();
+  rec = recordingHandler<SlackReplyTarget>();
   controller = new AbortController();
   adapter = await startAdapter();
 });

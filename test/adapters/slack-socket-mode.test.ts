@@ -1,16 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SlackAdapter } from '../../adapters/slack/index.js';
+import { SlackAdapter, type SlackReplyTarget } from '../../adapters/slack/index.js';
 import { FakeSlack, slackMessage } from '../fakes/slack-server.js';
 import { recordingHandler, type RecordingHandler } from '../fakes/slack-recorder.js';
 
 let slack: FakeSlack;
 let adapter: SlackAdapter;
-let rec: RecordingHandler;
+let rec: RecordingHandler<SlackReplyTarget>;
 let controller: AbortController;
 
 beforeEach(async () => {
   slack = await new FakeSlack().listen();
-  rec = recordingHandler();
+  rec = recordingHandler<SlackReplyTarget>();
   controller = new AbortController();
   adapter = new SlackAdapter({ botToken: slack.botToken, mode: 'socket', appToken: slack.appToken, apiUrl: slack.apiUrl });
   await adapter.start(rec.handler, controller.signal);

@@ -87,6 +87,21 @@ export class FakeSlack extends EventEmitter {
   /** Calls to refuse once each (see `refuseNext`). */
   private refusals: Array<{ method: string; when: (params: Record<string, unknown>) => boolean; error: string }> = [];
   private pinger: NodeJS.Timeout | undefined;
+  /** Streams the bot started (chat.startStream), by ts: still open until chat.stopStream. */
+  readonly streams = new Map<string, { channel: string; open: boolean; appends: number }>();
+  /** Assistant thread statuses the bot set, in order (`channel:thread_ts → status`). */
+  readonly statuses: Array<{ channel: string; thread_ts: string; status: string }> = [];
+  /**
+   * Slack's "about one update a second" per message: a second chat.update or
+   * chat.appendStream of one message within 900 ms gets HTTP 429 with Retry-After, counted here.
+   */
+  enforceRates = false;
+  rateViolations = 0;
+  private lastUpdate = new Map<string, number>();
+  /** Bodies posted to response_urls (ephemeral answers to slash commands and presses). */
+  readonly responses: Array<Record<string, unknown>> = [];
+  /** Answer chat.startStream with `unknown_method`, as a workspace without chat streams. */
+  noStreams = false;
   /** Files by id. */
   readonly files = new Map<string, FakeSlackFile>();
   /** Uploads by file id, in the order they were asked for. */
@@ -313,13 +328,32 @@ export class FakeSlack extends EventEmitter {
     return this.sendEnvelope('events_api', body, options);
   }
 
+  /** Sends a `slash_commands` envelope (`/hermes new` typed by `user` in `channel`) to every Socket Mode client; resolves once acked. */
+  async deliverSlashCommand(fields: { command: string; text: string; user: string; channel: string }): Promise<string> {
+    return this.sendEnvelope('slash_commands', {
+      token: 'verification-token',
+      team_id: this.team,
+      team_domain: 'fake',
+      channel_id: fields.channel,
+      channel_name: fields.channel.startsWith('D') ? 'directmessage' : 'general',
+      user_id: fields.user,
+      user_name: fields.user.toLowerCase(),
+      command: fields.command,
+      text: fields.text,
+      api_app_id: 'A0FAKE',
+      is_enterprise_install: 'false',
+      response_url: `http://127.0.0.1:${this.port}/commands/${randomUUID()}`,
+      trigger_id: `${Date.now()}.1.${randomUUID().slice(0, 8)}`,
+    }, {});
+  }
+
   /** Sends an `interactive` envelope (a button press payload) to every Socket Mode client; resolves once acked. */
   async deliverInteractiveSocket(payload: Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<string> {
     return this.sendEnvelope('interactive', payload, options);
   }
 
   private async sendEnvelope(
-    type: 'events_api' | 'interactive',
+    type: 'events_api' | 'interactive' | 'slash_commands',
     body: Record<string, unknown>,
     options: { retryAttempt?: number; timeoutMs?: number },
   ): Promise<string> {
@@ -329,7 +363,7 @@ export class FakeSlack extends EventEmitter {
       envelope_id: envelopeId,
       payload: body,
       type,
-      accepts_response_payload: type === 'interactive',
+      accepts_response_payload: type !== 'events_api',
     };
     if (type === 'events_api') {
       envelope.retry_attempt = options.retryAttempt ?? 0;
@@ -386,6 +420,12 @@ export class FakeSlack extends EventEmitter {
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (/^\/(commands|actions)\//.test(url.pathname)) {
+      // A response_url: what the app said back to a command or a press.
+      this.responses.push(await readParams(req, url));
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      return;
+    }
     if (url.pathname.startsWith('/files-pri/')) return this.serveFile(url.pathname, req, res);
     if (url.pathname.startsWith('/upload/v1/')) return this.receiveUpload(url.pathname, req, res);
     if (url.pathname === '/signin') {
@@ -409,6 +449,17 @@ export class FakeSlack extends EventEmitter {
     if (token !== expected) return reply({ ok: false, error: 'invalid_auth' });
     const refusal = this.refusals.findIndex((r) => r.method === call.method && r.when(params));
     if (refusal >= 0) return reply({ ok: false, error: this.refusals.splice(refusal, 1)[0].error });
+    if (this.enforceRates && (call.method === 'chat.update' || call.method === 'chat.appendStream')) {
+      const key = `${String(params.channel)}:${String(params.ts)}`;
+      const now = Date.now();
+      const last = this.lastUpdate.get(key);
+      if (last !== undefined && now - last < 900) {
+        this.rateViolations++;
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+        return;
+      }
+      this.lastUpdate.set(key, now);
+    }
     reply(this.answer(call));
   }
 
@@ -535,6 +586,34 @@ export class FakeSlack extends EventEmitter {
       }
       case 'reactions.add':
       case 'reactions.remove':
+        return { ok: true };
+      case 'chat.startStream': {
+        if (this.noStreams) return { ok: false, error: 'unknown_method' };
+        if (typeof params.channel !== 'string' || typeof params.thread_ts !== 'string') return { ok: false, error: 'invalid_arguments' };
+        // Outside a DM the stream names who receives it.
+        if (!params.channel.startsWith('D') && (typeof params.recipient_user_id !== 'string' || typeof params.recipient_team_id !== 'string')) {
+          return { ok: false, error: 'missing_recipient_user_id' };
+        }
+        const message: FakeSlackMessage = { channel: params.channel, ts: this.nextTs(), thread_ts: params.thread_ts, text: String(params.markdown_text ?? ''), user: this.botUserId, bot_id: this.botId };
+        this.messages.push(message);
+        this.streams.set(message.ts, { channel: message.channel, open: true, appends: 0 });
+        return { ok: true, channel: message.channel, ts: message.ts };
+      }
+      case 'chat.appendStream':
+      case 'chat.stopStream': {
+        const stream = this.streams.get(String(params.ts));
+        const message = this.messages.find((m) => m.channel === params.channel && m.ts === params.ts);
+        if (!stream || !message) return { ok: false, error: 'message_not_found' };
+        if (!stream.open) return { ok: false, error: 'message_not_in_streaming_state' };
+        if (typeof params.markdown_text === 'string') message.text += params.markdown_text;
+        else if (method === 'chat.appendStream') return { ok: false, error: 'invalid_arguments' };
+        if (method === 'chat.appendStream') stream.appends++;
+        else stream.open = false;
+        return { ok: true, channel: message.channel, ts: message.ts };
+      }
+      case 'assistant.threads.setStatus':
+        if (typeof params.channel_id !== 'string' || typeof params.thread_ts !== 'string') return { ok: false, error: 'invalid_arguments' };
+        this.statuses.push({ channel: params.channel_id, thread_ts: params.thread_ts, status: String(params.status ?? '') });
         return { ok: true };
       case 'conversations.replies': {
         const thread = this.messages.filter((m) => m.channel === params.channel && (m.ts === params.ts || m.thread_ts === params.ts));

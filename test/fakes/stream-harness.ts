@@ -47,11 +47,11 @@ export async function startStreamGateway(
   const loaded = loadConfig({
     home,
     overrides: {
-      model: { base_url: model.url, name: 'fake-model', api_key_env: keyVar, stream: true },
-      platforms,
-      terminal: { platform_backend: 'local' },
       ...options.overrides,
-    } as ConfigOverrides,
+      model: { base_url: model.url, name: 'fake-model', api_key_env: keyVar, stream: true, ...options.overrides?.model },
+      platforms,
+      terminal: { platform_backend: 'local', ...options.overrides?.terminal },
+    },
     loadEnv: false,
     env: { ...env, [keyVar]: 'sk-fake' },
   });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../shared/logger.js';
 import type { OutboxStore } from '../outbox/store.js';
 import { splitMessage } from '../split.js';
@@ -142,8 +143,9 @@ export class ReplyStream {
 
   private finishPart(part: LivePart, text: string): void {
     this.deps.outbox.finalize(part.seq, text);
-    const inflight = part.inflight;
-    this.deliveries.push(this.deps.delivery.deliver(part.seq, text, part.message, inflight).then(() => this.seen()));
+    // The final text is one more update of the message: it keeps the same pace.
+    const paced = part.inflight.then(() => sleep(Math.max(0, part.lastAt + part.message.minIntervalMs - Date.now())));
+    this.deliveries.push(this.deps.delivery.deliver(part.seq, text, part.message, paced).then(() => this.seen()));
   }
 
   private finishNew(text: string): void {
