@@ -6,15 +6,21 @@
  *   - the gateway's peak memory above idle while it moves a 100 MB file: in from the Slack
  *     fake's url_private into uploads/ on local, and out through Slack's external upload flow.
  *     Both fakes stream (they serve from disk and only hash what arrives), so the figure is the
- *     gateway's own. Target: ≤ 64 MB above idle (streamed, not buffered).
+ *     gateway's own. The same through the web chat: the page's upload into uploads/, and a
+ *     file the agent sends kept and downloaded. Target: ≤ 64 MB above idle (streamed, not buffered).
  */
 import { createHash } from 'node:crypto';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { join } from 'node:path';
 import { webApi } from '@slack/bolt';
 import { sendSlackFile, slackAttachments } from '../adapters/slack/files.js';
+import { createWebAdapter } from '../adapters/web/index.js';
+import { defaultConfig } from '../src/config/index.js';
 import { configSchema, hermesPaths } from '../src/config/index.js';
 import { EnvironmentManager, findExecutable, loadProviderRegistry, type Environment } from '../src/environments/index.js';
 import { downloadFrom } from '../src/environments/transfer/index.js';
@@ -131,10 +137,65 @@ async function hundredMegabytes(): Promise<void> {
     console.log('100 MB through the gateway: peak RSS above idle (target ≤ 64 MB)');
     console.log(`  in:  Slack url_private → uploads/ (local)        ${fmt(inbound / MB, 1)} MB`);
     console.log(`  out: uploads/ → Slack external upload flow      ${fmt(outbound / MB, 1)} MB`);
+    const web = await webHundred(join(dir, 'web'), env, source);
+    console.log(`  in:  web chat upload → uploads/ (local)         ${fmt(web.inbound / MB, 1)} MB`);
+    console.log(`  out: uploads/ → web chat, then its download      ${fmt(web.outbound / MB, 1)} MB`);
   } finally {
     await close();
     await slack.close();
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** 100 MB through the web chat's HTTP surface: the page's upload and message, then a file the agent sends and its download. */
+async function webHundred(home: string, env: Environment, source: string): Promise<{ inbound: number; outbound: number }> {
+  const config = defaultConfig();
+  config.platforms.web.port = 0;
+  config.platforms.web.token = 'bench-token';
+  config.files.max_inbound_mb = 200;
+  const adapter = createWebAdapter({ config, paths: { home, config: join(home, 'config.yaml'), env: join(home, '.env') } });
+  let saved: Promise<void> = Promise.resolve();
+  const stop = new AbortController();
+  await adapter.start(async (message) => {
+    saved = receiveAttachments(env, message.attachments ?? [], { maxBytes: 200 * MB, vision: false, signal: stop.signal, logger: silentLogger() }).then((received) => {
+      if (received.lines.length !== 1) throw new Error(`bench files: the web upload failed: ${received.refusals.join(' ')}`);
+    });
+  }, stop.signal);
+  const headers = { authorization: 'Bearer bench-token' };
+  const api = (path: string) => new URL(path, adapter.url).href;
+  try {
+    const thread = ((await (await fetch(api('/api/threads'), { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' })).json()) as { id: string }).id;
+    const inbound = await peakAbove(async () => {
+      // The page's upload, sent as node:http streams it (a fetch body from Readable.toWeb would read the whole file ahead on Node 20).
+      const answer = await new Promise<string>((resolve, reject) => {
+        const req = httpRequest(api(`/api/threads/${thread}/uploads`), {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/octet-stream', 'x-hermes-upload': '1', 'x-hermes-file-name': 'web.bin', 'content-length': 100 * MB },
+        }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve(text)).on('error', reject);
+        });
+        req.once('error', reject);
+        createReadStream(source).pipe(req);
+      });
+      const { upload } = JSON.parse(answer) as { upload: { id: string } };
+      await fetch(api(`/api/threads/${thread}/messages`), { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ text: '', files: [upload.id] }) });
+      await saved;
+    });
+    const outbound = await peakAbove(async () => {
+      await adapter.sendFile({ threadKey: `web:${thread}` }, { name: 'web.bin', mimeType: 'application/octet-stream', size: 100 * MB, open: () => downloadFrom(env, 'uploads/web.bin') });
+      const entries = ((await (await fetch(api(`/api/threads/${thread}`), { headers })).json()) as { entries: Array<{ kind: string; url?: string }> }).entries;
+      const url = entries.find((entry) => entry.kind === 'file')?.url;
+      const download = await fetch(api(url ?? '/missing'), { headers });
+      let bytes = 0;
+      if (!download.body) throw new Error('bench files: the web download had no body');
+      for await (const chunk of Readable.fromWeb(download.body as WebReadableStream<Uint8Array>)) bytes += (chunk as Buffer).length;
+      if (bytes !== 100 * MB) throw new Error(`bench files: the web download gave ${bytes} bytes`);
+    });
+    return { inbound, outbound };
+  } finally {
+    stop.abort();
+    await adapter.stop();
   }
 }
 

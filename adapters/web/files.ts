@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -34,7 +35,7 @@ export class WebFiles {
   constructor(private readonly root: string) {}
 
   /** Streams an upload into the inbox, at most `maxBytes`; refuses past it and leaves nothing. */
-  async receive(body: ReadableStream<Uint8Array>, given: { name: string; mimeType: string }, maxBytes: number): Promise<FileRef> {
+  async receive(body: Readable | ReadableStream<Uint8Array>, given: { name: string; mimeType: string }, maxBytes: number): Promise<FileRef> {
     const id = randomBytes(12).toString('hex');
     const dir = join(this.root, 'inbox');
     await mkdir(dir, { recursive: true });
@@ -42,7 +43,8 @@ export class WebFiles {
     const path = join(dir, id);
     const counter = new Cap(maxBytes);
     try {
-      await pipeline(Readable.fromWeb(body as WebReadableStream<Uint8Array>), counter, createWriteStream(path, { mode: 0o600 }));
+      const source = body instanceof Readable ? body : Readable.fromWeb(body as WebReadableStream<Uint8Array>);
+      await pipeline(source, counter, createWriteStream(path, { mode: 0o600 }));
     } catch (error) {
       await rm(path, { force: true });
       throw error;
@@ -186,7 +188,11 @@ export function fileRoutes(deps: FileRoutesDeps): Hono {
     if (Number.isFinite(declared) && declared > deps.maxUploadBytes) {
       return c.json({ error: `${shown} is ${formatSize(declared)}, over the limit of ${limit}; it was not sent.` }, 413);
     }
-    const body = c.req.raw.body;
+    // The request itself where node:http gives it: Readable.toWeb (behind c.req.raw.body) reads
+    // ahead without backpressure on Node 20 and would hold a large upload in memory.
+    const env: unknown = c.env;
+    const incoming = typeof env === 'object' && env !== null && 'incoming' in env && env.incoming instanceof IncomingMessage ? env.incoming : undefined;
+    const body = incoming ?? c.req.raw.body;
     if (!body) return c.json({ error: 'send the file as the request body' }, 400);
     const mimeType = (c.req.header('content-type') ?? 'application/octet-stream').split(';')[0].trim().toLowerCase();
     try {
