@@ -171,7 +171,19 @@ describe('Slack adapter over HTTP (Bolt receiver, signed events)', () => {
     expect(rec.messages.map((m) => m.text)).toEqual(['marker']);
   });
 
-  it('shows work with one hourglass reaction per turn and removes it when the turn ends', async () => {
+  it('shows work in a thread with the assistant status, and clears it when the turn ends', async () => {
+    const ts = slack.nextTs();
+    await deliver(mention({ channel: 'C1', user: 'U1', text: `<@${slack.botUserId}> work`, ts }));
+    const message = await rec.nth(1);
+    await adapter.typing(message.replyTo);
+    expect(slack.statuses).toEqual([{ channel: 'C1', thread_ts: ts, status: 'is working…' }]);
+    adapter.onAgentEvent(message.replyTo, { type: 'turn_finished', status: 'completed' });
+    await slack.waitForCall('assistant.threads.setStatus', (call) => call.params.status === '');
+    expect(slack.callsTo('reactions.add')).toEqual([]);
+  });
+
+  it('without the assistant status, shows work with one hourglass reaction per turn and removes it when the turn ends', async () => {
+    slack.refuseNext('assistant.threads.setStatus', 'not_allowed_token_type');
     const ts = slack.nextTs();
     await deliver(mention({ channel: 'C1', user: 'U1', text: `<@${slack.botUserId}> work`, ts }));
     const message = await rec.nth(1);
