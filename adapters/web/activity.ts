@@ -4,7 +4,7 @@ import type { TurnNotice } from '../../src/gateway/types.js';
 import type { LiveHub } from './live-hub.js';
 import type { TranscriptStore } from './transcript.js';
 import type { FileEntry, FileRef, NoticeEntry, ToolEntry, WebEntry } from './types.js';
-import { describeArgs, toolOutcome } from './tool-outcome.js';
+import { clip, describeArgs, toolOutcome } from './tool-outcome.js';
 
 type FinishStatus = Extract<TurnNotice, { type: 'turn_finished' }>['status'];
 
@@ -14,6 +14,8 @@ interface TurnState {
   running: Map<string, string>;
   /** Assistant text already shown in this turn, so a `send()` of the same answer is not shown twice. */
   shown: string[];
+  /** The entry the model's text is streaming into, until its `text` event ends it. */
+  streaming?: string;
 }
 
 const FINISH_NOTICES: Record<'interrupted' | 'error' | 'max_iterations', Omit<NoticeEntry, 'id' | 'at' | 'kind'>> = {
@@ -98,10 +100,23 @@ export class ThreadActivity {
         this.put(threadId, { ...base, ...toolOutcome(event.result), durationMs: event.durationMs });
         return;
       }
-      case 'text':
+      case 'text': {
+        const id = turn.streaming ?? entryId('a');
+        turn.streaming = undefined;
         if (!event.text.trim()) return;
         turn.shown.push(event.text);
-        this.put(threadId, { kind: 'assistant', id: entryId('a'), at: Date.now(), text: event.text, interim: !event.final });
+        this.put(threadId, { kind: 'assistant', id, at: Date.now(), text: event.text, interim: !event.final });
+        return;
+      }
+      case 'tool_output': {
+        // A running script's lines, as they come; the result replaces them when it returns.
+        const id = turn.running.get(event.callId);
+        const entry = id ? this.store.entry(threadId, id) : undefined;
+        if (entry?.kind !== 'tool' || entry.status !== 'running') return;
+        this.put(threadId, { ...entry, output: clip((entry.output ?? '') + event.text) });
+        return;
+      }
+      case 'text_delta':
         return;
       case 'turn_finished':
         this.finishRunningTools(threadId, turn, event.status);
@@ -131,6 +146,13 @@ export class ThreadActivity {
     }
     turn.shown.push(text);
     return this.put(threadId, { kind: 'assistant', id: entryId('a'), at: Date.now(), text, interim: false }).id;
+  }
+
+  /** Shows the model's text so far in the turn's streaming entry (the page re-renders it). */
+  streamText(threadId: string, text: string): string {
+    const turn = this.turn(threadId);
+    turn.streaming ??= entryId('a');
+    return this.put(threadId, { kind: 'assistant', id: turn.streaming, at: Date.now(), text, interim: false, streaming: true }).id;
   }
 
   private finishRunningTools(threadId: string, turn: TurnState, status: FinishStatus): void {

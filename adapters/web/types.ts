@@ -52,6 +52,8 @@ export interface AssistantEntry extends EntryBase {
   text: string;
   /** True for text the model wrote between tool calls, before its answer. */
   interim: boolean;
+  /** True while the model is still writing it. */
+  streaming?: boolean;
 }
 
 /** `running` until the tool returns; then what execute_code (or any tool) reported. */

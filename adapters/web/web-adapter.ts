@@ -5,7 +5,7 @@ import { getRequestListener } from '@hono/node-server';
 import type { AgentEvent } from '../../src/agent/types.js';
 import type { HermesConfig } from '../../src/config/schema.js';
 import type { HermesPaths } from '../../src/config/paths.js';
-import type { InboundAttachment, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, TurnNotice } from '../../src/gateway/types.js';
+import type { InboundAttachment, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, StreamedMessage, TurnNotice } from '../../src/gateway/types.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { isLoopbackHost, WebChatError } from './access.js';
@@ -30,6 +30,9 @@ export interface WebAdapterOptions {
    */
   onListening?: (info: { url: string; openUrl: string; warning?: string }) => void;
 }
+
+/** The page re-renders a streaming answer at most this often. */
+const WEB_STREAM_INTERVAL_MS = 50;
 
 /** The user on the other side of the page; the web chat has one (it is local or token-guarded). */
 const WEB_USER = { id: 'web-local', name: 'You' } as const;
@@ -158,6 +161,22 @@ export class WebAdapter implements PlatformAdapter {
     const kept = await this.files.keep(threadId, file);
     const url = `/api/threads/${threadId}/files/${kept.id}`;
     return { messageId: this.activity.file(threadId, { file: kept, url, preview: previewable(kept.mimeType), ...(file.caption ? { caption: file.caption } : {}) }) };
+  }
+
+  /** A reply streams into one entry of the page as the model writes it; its final text is that entry. */
+  openStream(target: WebReplyTarget): StreamedMessage {
+    const threadId = this.threadOf(target);
+    let id: string | undefined;
+    return {
+      minIntervalMs: WEB_STREAM_INTERVAL_MS,
+      get messageId() {
+        return id;
+      },
+      update: async (text) => {
+        id = this.activity.streamText(threadId, text);
+      },
+      finish: async (text) => ({ messageId: this.activity.reply(threadId, text) }),
+    };
   }
 
   /** Shows the request with Approve once, This session, Always and Deny; a press sends that command from the page. */

@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWebAdapter, type WebAdapter } from '../../adapters/web/index.js';
+import { defaultConfig } from '../../src/config/index.js';
+import { Gateway } from '../../src/gateway/index.js';
+import type { WebEntry } from '../../adapters/web/types.js';
+import { FakeAgent, testConfig, until } from '../gateway/helpers.js';
+
+/*
+ * The web chat behind the real gateway: the model's words land in one assistant entry while it
+ * writes, a script's lines in its tool card while it runs, and the answer is that same entry.
+ */
+let home: string | undefined;
+let adapter: WebAdapter | undefined;
+let gateway: Gateway | undefined;
+
+afterEach(async () => {
+  await gateway?.stop();
+  if (home) rmSync(home, { recursive: true, force: true });
+  home = adapter = gateway = undefined;
+});
+
+describe('web chat: streamed replies', () => {
+  it('words appear in one entry before the answer ends, a script’s lines while it runs, and the answer is that entry', async () => {
+    home = mkdtempSync(join(tmpdir(), 'hermes-web-stream-'));
+    const config = defaultConfig();
+    config.platforms.web.port = 0;
+    config.platforms.web.auth = 'none';
+    adapter = createWebAdapter({ config, paths: { home, config: join(home, 'config.yaml'), env: join(home, '.env') } });
+    let release: () => void = () => {};
+    const gate = (): Promise<void> => new Promise((resolve) => (release = resolve));
+    const seen: string[] = [];
+    const agent = new FakeAgent(async (options) => {
+      options.onEvent?.({ type: 'tool_started', callId: 'c1', name: 'execute_code', args: { code: 'print(1)' } });
+      options.onEvent?.({ type: 'tool_output', callId: 'c1', name: 'execute_code', text: 'line one\n' });
+      await gate();
+      options.onEvent?.({ type: 'tool_finished', callId: 'c1', name: 'execute_code', result: { status: 'success', output: 'line one\nline two\n' }, durationMs: 5 });
+      for (const piece of ['The ', 'answer ', 'is ']) options.onEvent?.({ type: 'text_delta', delta: piece });
+      await gate();
+      options.onEvent?.({ type: 'text_delta', delta: '42.' });
+      options.onEvent?.({ type: 'text', text: 'The answer is 42.', final: true });
+      return { text: 'The answer is 42.', status: 'completed' };
+    });
+    gateway = new Gateway({ agent, config: testConfig({ platforms: { web: { port: 0, auth: 'none' } } }) });
+    gateway.register(adapter);
+    await gateway.start();
+    const base = adapter.url!;
+    const thread = ((await (await fetch(`${base}api/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { id: string }).id;
+    await fetch(`${base}api/threads/${thread}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'go' }) });
+    const entries = async (): Promise<WebEntry[]> => ((await (await fetch(`${base}api/threads/${thread}`)).json()) as { entries: WebEntry[] }).entries;
+    let now: WebEntry[] = [];
+    await until(() => now.some((entry) => entry.kind === 'tool' && entry.status === 'running' && entry.output === 'line one\n') || (void entries().then((e) => (now = e)), false), 'the live line');
+    release();
+    await until(() => now.some((entry) => entry.kind === 'assistant' && entry.text === 'The answer is ') || (void entries().then((e) => (now = e)), false), 'the words so far');
+    seen.push(...now.filter((entry) => entry.kind === 'assistant').map((entry) => entry.id));
+    release();
+    await gateway.idle();
+    now = await entries();
+    const answers = now.filter((entry) => entry.kind === 'assistant');
+    expect(answers).toHaveLength(1);
+    expect(answers[0].id).toBe(seen[0]);
+    expect(answers[0].kind === 'assistant' && answers[0].text).toBe('The answer is 42.');
+    const tool = now.find((entry) => entry.kind === 'tool');
+    expect(tool?.kind === 'tool' && tool.output).toBe('line one\nline two\n');
+  }, 30_000);
+});
