@@ -6,7 +6,12 @@ export const COMMANDS = [
   { name: 'help', description: 'what the bot can do' },
   { name: 'approve', description: 'allow the waiting request once; "session" until /new, "always" as a rule' },
   { name: 'deny', description: 'refuse the request waiting for approval' },
-  { name: 'retry', description: 'ask the last message again when a restart or an error cut its answer off' },
+  { name: 'retry', description: 'run the last message again (after an error, a restart, or for another answer)' },
+  { name: 'undo', description: 'drop the last turn from what the agent sees (state.db keeps it)' },
+  { name: 'usage', description: 'tokens of the last turn and the session, the context size, the cost' },
+  { name: 'model', description: 'the model of this thread; /model <name> picks another, /model default goes back' },
+  { name: 'compress', description: 'compact this session now (old outputs pruned, older turns summarised)' },
+  { name: 'verbose', description: 'tool progress in this thread: off, new or all (no argument: the next one)' },
 ] as const;
 
 export type CommandName = (typeof COMMANDS)[number]['name'];

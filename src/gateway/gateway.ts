@@ -10,6 +10,7 @@ import { GatewayError } from './errors.js';
 import { ThreadLane } from './lane.js';
 import { Semaphore } from '../shared/semaphore.js';
 import { runRenderedTurn } from './turn.js';
+import { runSessionCommand } from './session-commands.js';
 import { OutboxStore } from './outbox/store.js';
 import { recoverOutbox } from './outbox/recover.js';
 import { ThreadDelivery } from './stream/delivery.js';
@@ -204,7 +205,7 @@ export class Gateway {
         semaphore: this.semaphore,
         mode: this.options.config.gateway.busy_input_mode,
         logger: this.logger,
-        runTurn: (messages, signal) => this.runTurn(messages, signal),
+        runTurn: (messages, signal, steer) => this.runTurn(messages, signal, steer),
         reset: () => this.options.agent.newSession(threadKey),
         // A thread that went quiet costs nothing; its lane is made again on its next message.
         onIdle: () => {
@@ -217,7 +218,7 @@ export class Gateway {
     return lane;
   }
 
-  private async runTurn(messages: InboundMessage[], signal: AbortSignal): Promise<void> {
+  private async runTurn(messages: InboundMessage[], signal: AbortSignal, steer?: () => string[]): Promise<void> {
     const adapter = this.adapters.get(messages[0].platform);
     if (!adapter) return;
     // The turn answers the last message: its sender is who may answer its approval requests.
@@ -228,7 +229,9 @@ export class Gateway {
         agent: this.options.agent,
         adapter,
         logger: this.logger,
-        toolProgress: this.options.config.display.tool_progress,
+        // A thread's /verbose wins over display.tool_progress.
+        toolProgress: this.options.agent.threadSettings?.(last.threadKey).toolProgress ?? this.options.config.display.tool_progress,
+        ...(steer ? { steer } : {}),
         replies: this.replies(adapter, last.replyTo),
         reactions: this.options.config.display.reactions,
         onFirstVisible: () => this.options.onFirstVisible?.(last.threadKey),
@@ -322,14 +325,29 @@ export class Gateway {
           this.logger.error({ err: error, thread: key }, 'could not start a new session');
           return say('Sorry, I could not start a new session; the details are in the gateway log.');
         }
-      case 'retry': {
-        const turn = this.outbox.retryable(key);
-        if (!turn) return say('Nothing to retry here: the last answer was not cut off by a restart or an error.');
-        this.outbox.setState(turn.id, 'retried');
-        this.logger.info({ thread: key, turn: turn.id }, 'retrying a turn');
-        this.lane(key).push({ ...message, text: turn.input, messageId: `${message.messageId}:retry` });
-        return;
-      }
+      case 'retry':
+      case 'undo':
+      case 'usage':
+      case 'model':
+      case 'compress':
+      case 'verbose':
+        return runSessionCommand(name, {
+          agent: this.options.agent,
+          config: this.options.config,
+          threadKey: key,
+          args,
+          lane: this.lane(key),
+          signal: this.lifetime.signal,
+          say,
+          rerun: (text) => {
+            this.logger.info({ thread: key }, 'running the last message again');
+            this.lane(key).push({ ...message, text, messageId: `${message.messageId}:retry` });
+          },
+          cutOff: () => {
+            const turn = this.outbox.retryable(key);
+            return turn ? { input: turn.input, markRetried: () => this.outbox.setState(turn.id, 'retried') } : undefined;
+          },
+        });
       case 'approve':
       case 'deny': {
         const parsed = parseApprovalCommand(name, args);

@@ -10,8 +10,11 @@ export type BusyInputMode = 'interrupt' | 'queue' | 'steer';
 export interface LaneDeps {
   semaphore: Semaphore;
   mode: BusyInputMode;
-  /** Runs one turn for the messages (several when they arrived while the thread was busy). */
-  runTurn(messages: InboundMessage[], signal: AbortSignal): Promise<void>;
+  /**
+   * Runs one turn for the messages (several when they arrived while the thread was busy).
+   * `steer` hands over the texts of messages that arrived meanwhile in `steer` mode.
+   */
+  runTurn(messages: InboundMessage[], signal: AbortSignal, steer?: () => string[]): Promise<void>;
   /** Starts a new session for the thread (`/new`), after its turn has settled. */
   reset(): Promise<void>;
   /** Called whenever the lane has become idle (the gateway forgets idle lanes). */
@@ -21,16 +24,19 @@ export interface LaneDeps {
 
 type Item =
   | { kind: 'message'; message: InboundMessage }
-  | { kind: 'reset'; resolve: () => void; reject: (error: unknown) => void };
+  /** Work that runs between turns: /new, /undo, /retry, /compress. */
+  | { kind: 'control'; run: () => Promise<void>; resolve: () => void; reject: (error: unknown) => void };
 
 /**
  * One thread's lane: one turn at a time, in arrival order. A message that arrives while a
- * turn runs interrupts it (`interrupt` mode) or waits (`queue` mode); it is never lost.
- * In `interrupt` mode, messages that piled up while the thread was busy run as one turn.
+ * turn runs interrupts it (`interrupt` mode), waits (`queue` mode), or joins the running turn
+ * at its next tool-call boundary (`steer` mode: a running script is not killed; a message the
+ * turn did not take runs next). It is never lost. In `interrupt` mode, messages that piled up
+ * while the thread was busy run as one turn.
  */
 export class ThreadLane {
   private readonly pending: Item[] = [];
-  private current: { controller: AbortController; messages: InboundMessage[] } | undefined;
+  private current: { controller: AbortController; messages: InboundMessage[]; steered: InboundMessage[] } | undefined;
   /** Aborts the wait for a gateway-wide slot (stop, reset, shutdown). */
   private waiting: AbortController | undefined;
   private draining = false;
@@ -60,6 +66,12 @@ export class ThreadLane {
   /** Takes a message; returns at once (the turn runs in the lane). */
   push(message: InboundMessage): void {
     if (this.closed) return;
+    // Files go with a turn of their own: only text joins a running one.
+    if (this.deps.mode === 'steer' && this.current && !message.attachments?.length) {
+      this.deps.logger.info({ thread: this.threadKey }, 'new message steers the running turn');
+      this.current.steered.push(message);
+      return;
+    }
     this.pending.push({ kind: 'message', message });
     if (this.deps.mode === 'interrupt' && this.current) {
       this.deps.logger.info({ thread: this.threadKey }, 'new message interrupts the running turn');
@@ -73,7 +85,7 @@ export class ThreadLane {
    * Returns what it did, for the reply.
    */
   stop(reason: string): { stoppedTurn: boolean; dropped: number } {
-    const dropped = this.dropMessages();
+    const dropped = this.dropMessages() + (this.current?.steered.splice(0).length ?? 0);
     const stoppedTurn = this.current !== undefined;
     this.current?.controller.abort(reason);
     this.waiting?.abort(reason);
@@ -85,9 +97,18 @@ export class ThreadLane {
    * starts a new session. Messages that arrive meanwhile run in the new session.
    */
   reset(reason: string): Promise<void> {
-    this.stop(reason);
+    return this.between(() => this.deps.reset(), reason);
+  }
+
+  /**
+   * Runs `task` once the running turn has settled and before the messages that arrive after
+   * it (/undo, /retry, /compress). With `stopReason`, the running turn is stopped first and
+   * waiting messages are dropped.
+   */
+  between(task: () => Promise<void>, stopReason?: string): Promise<void> {
+    if (stopReason) this.stop(stopReason);
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ kind: 'reset', resolve, reject });
+      this.pending.push({ kind: 'control', run: task, resolve, reject });
       void this.drain();
     });
   }
@@ -96,7 +117,7 @@ export class ThreadLane {
   close(reason: string): void {
     this.closed = true;
     this.stop(reason);
-    for (const item of this.pending.splice(0)) if (item.kind === 'reset') item.resolve();
+    for (const item of this.pending.splice(0)) if (item.kind === 'control') item.resolve();
   }
 
   /** Resolves once nothing runs or waits in this lane. */
@@ -123,11 +144,11 @@ export class ThreadLane {
     try {
       while (this.pending.length > 0 && !this.closed) {
         const head = this.pending[0];
-        if (head.kind === 'reset') {
+        if (head.kind === 'control') {
           this.pending.shift();
           release?.();
           release = undefined;
-          await this.deps.reset().then(head.resolve, head.reject);
+          await head.run().then(head.resolve, head.reject);
           continue;
         }
         if (!release) {
@@ -144,13 +165,17 @@ export class ThreadLane {
         const messages = this.takeBatch();
         if (messages.length === 0) continue;
         const controller = new AbortController();
-        this.current = { controller, messages };
+        const current = { controller, messages, steered: [] as InboundMessage[] };
+        this.current = current;
+        const steer = this.deps.mode === 'steer' ? () => current.steered.splice(0).map((message) => message.text) : undefined;
         try {
-          await this.deps.runTurn(messages, controller.signal);
+          await this.deps.runTurn(messages, controller.signal, steer);
         } catch (error) {
           this.deps.logger.error({ err: error, thread: this.threadKey }, 'turn failed outside the agent');
         } finally {
           this.current = undefined;
+          // What the turn did not take (it ended first) runs next, in order.
+          if (current.steered.length > 0 && !this.closed) this.pending.unshift(...current.steered.map((message) => ({ kind: 'message' as const, message })));
         }
         // A turn interrupted by a new message hands its slot straight to that message.
         const handOver =

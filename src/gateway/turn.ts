@@ -26,6 +26,8 @@ export interface TurnDeps {
   requestApproval?: (replyTo: ReplyTarget, request: ApprovalRequest, signal: AbortSignal) => Promise<boolean>;
   /** Hears when the answer's first text is visible (the bench measures from the first token). */
   onFirstVisible?: () => void;
+  /** Texts people sent while the turn runs (`busy_input_mode: steer`), for the agent to take at its next tool-call boundary. */
+  steer?: () => string[];
 }
 
 /**
@@ -89,6 +91,7 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
       user: last.user,
       // Unless an adapter says only this machine's owner can write to it, anyone may have.
       audience: adapter.audience ?? 'others',
+      ...(deps.steer ? { steer: deps.steer } : {}),
       onEvent: (event) => {
         notice(event);
         progress.onEvent(event);

@@ -24,6 +24,8 @@ describe('parseCommand', () => {
     expect(parseCommand('  /STATUS  ')).toEqual({ name: 'status', args: '' });
     expect(parseCommand('/start')).toEqual({ name: 'help', args: '' });
     expect(parseCommand('/approve now')).toEqual({ name: 'approve', args: 'now' });
+    expect(parseCommand('/model gpt-4o-mini')).toEqual({ name: 'model', args: 'gpt-4o-mini' });
+    for (const name of ['usage', 'retry', 'undo', 'compress', 'verbose']) expect(parseCommand(`/${name}`)).toEqual({ name, args: '' });
     expect(parseCommand('/usr/bin/env is a path')).toBeUndefined();
     expect(parseCommand('/frobnicate')).toBeUndefined();
     expect(parseCommand('please /stop')).toBeUndefined();
@@ -82,7 +84,9 @@ describe('Gateway chat commands', () => {
     const { gateway, adapter } = await setup(new FakeAgent());
     await gateway.dispatch(message('/help'));
     await gateway.idle();
-    for (const name of ['/new', '/stop', '/status', '/help', '/approve', '/deny']) expect(adapter.sent[0].text).toContain(name);
+    for (const name of ['/new', '/stop', '/status', '/help', '/approve', '/deny', '/usage', '/model', '/retry', '/undo', '/compress', '/verbose']) {
+      expect(adapter.sent[0].text).toContain(name);
+    }
   });
 
   it('/approve answers a waiting approval without interrupting the turn; /deny refuses', async () => {

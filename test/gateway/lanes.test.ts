@@ -147,4 +147,31 @@ describe('Gateway lanes', () => {
     expect(agent.turns).toHaveLength(1);
     expect(adapter.sent).toEqual([]);
   });
+  it('steer mode: a message sent while a turn runs joins it at the next tool-call boundary, nothing is aborted; one it did not take runs next', async () => {
+    let takeNow: (() => void) | undefined;
+    const taken: string[][] = [];
+    const agent = new FakeAgent(async (options) => {
+      if (options.text === 'work') {
+        // The turn reaches a tool-call boundary once the test says so, and takes what was sent meanwhile.
+        await new Promise<void>((resolve) => (takeNow = resolve));
+        taken.push(options.steer?.() ?? []);
+        await new Promise<void>((resolve) => (takeNow = resolve));
+        return { text: 'worked', status: 'completed' };
+      }
+      return answerAtOnce(options, { options, finished: false });
+    });
+    const { gateway, adapter } = await setup(agent, { gateway: { busy_input_mode: 'steer' } });
+    await gateway.dispatch(message('work'));
+    await until(() => takeNow !== undefined, 'the turn to start');
+    await gateway.dispatch(message('also this'));
+    takeNow!();
+    await until(() => taken.length === 1, 'the boundary');
+    await gateway.dispatch(message('and this, too late'));
+    takeNow!();
+    await gateway.idle();
+    expect(taken).toEqual([['also this']]);
+    expect(agent.turns[0].abortReason).toBeUndefined();
+    expect(agent.log).toEqual(['start test:a work', 'end test:a work', 'start test:a and this, too late', 'end test:a and this, too late']);
+    expect(adapter.textsTo('test:a')).toEqual(['worked', 'answer: and this, too late']);
+  });
 });
