@@ -37,7 +37,7 @@ function tokensLine(count: TokenCount, extra = ''): string {
 }
 
 /** The /usage reply. */
-export function usageText(report: UsageReport | undefined, config: HermesConfig): string {
+export function usageText(report: UsageReport | undefined, pricingSet: boolean): string {
   if (!report) return 'No usage yet: this thread has no session (your next message starts one).';
   const { session, lastTurn, context } = report;
   const summaries = session.summaries > 0 ? `, ${session.summaries} for summaries` : '';
@@ -46,7 +46,7 @@ export function usageText(report: UsageReport | undefined, config: HermesConfig)
     `Session: ${tokensLine(session, summaries)}`,
     `Context: about ${ktokens(context.tokens)} of ${ktokens(context.window)} tokens (compacts at ${ktokens(context.threshold)}), model ${report.model}`,
   ];
-  if (!config.model.pricing) lines.push('Set model.pricing (dollars per million tokens) to see the cost.');
+  if (!pricingSet) lines.push('Set model.pricing (dollars per million tokens) to see the cost.');
   return lines.join('\n');
 }
 
@@ -55,7 +55,7 @@ export async function runSessionCommand(name: SessionCommandName, ctx: SessionCo
   const { agent, threadKey: key } = ctx;
   switch (name) {
     case 'usage':
-      return ctx.say(agent.usage ? usageText(await agent.usage(key), ctx.config) : 'This agent does not count usage.');
+      return ctx.say(agent.usage ? usageText(await agent.usage(key), ctx.config.model.pricing !== null) : 'This agent does not count usage.');
     case 'model':
       return ctx.say(await modelReply(ctx));
     case 'verbose':

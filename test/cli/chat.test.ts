@@ -129,4 +129,24 @@ describe('hermes chat', () => {
     expect(run.stdout).toContain('refused the key (401: Incorrect API key provided.). Set OPENAI_API_KEY');
     expect(run.code).toBe(1);
   });
+  it('takes terminal control sequences out of the model\'s text (colours, titles, clipboard writes, cursor moves)', async () => {
+    await setup();
+    fake.enqueue({ text: 'plain \u001b[31mred\u001b[0m \u001b]0;owned title\u0007\u001b]52;c;ZXZpbA==\u0007\u001b[2Jend\u0007\r\nnext' });
+    const run = await piped('colour me\n');
+    expect(run.stdout).toBe('plain red end\nnext\n');
+    // eslint-disable-next-line no-control-regex
+    expect(run.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+
+  it('answers /status and /help itself, never sending them to the model; /usage, /undo and /retry work on the session', async () => {
+    await setup();
+    fake.enqueue({ text: 'first answer' }, { text: 'second answer' });
+    const run = await piped('/help\n/status\nhello\n/usage\n/retry\n/undo\n/status\n');
+    expect(run.stdout).toContain('/status — model, backend, session and kernel');
+    expect(run.stdout).toContain('Model: fake-model\nBackend: local\nSession: none yet');
+    expect(run.stdout).toMatch(/first answer\nLast turn: 10 in \+ 5 out tokens \(1 model call\)/);
+    expect(run.stdout).toContain('second answer\nDropped the last turn ("hello") from what the agent sees.');
+    expect(fake.requests.map((r) => r.body.messages.slice(1).map((m) => m.content))).toEqual([['hello'], ['hello']]);
+    expect(run.code).toBe(0);
+  });
 });

@@ -4,6 +4,8 @@ import { userInfo } from 'node:os';
 import type { Interface } from 'node:readline';
 import type { AgentEvent, AgentRunner, ApprovalRequest, TurnResult } from '../../agent/index.js';
 import { loadForCli } from '../common.js';
+import { terminalText } from '../terminal-text.js';
+import { usageText } from '../../gateway/session-commands.js';
 
 interface ChatOptions {
   user?: string;
@@ -46,7 +48,7 @@ function safeUserName(): string {
 }
 
 function preview(value: unknown, max = 80): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  const text = terminalText(typeof value === 'string' ? value : JSON.stringify(value) ?? '');
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
@@ -54,7 +56,7 @@ function preview(value: unknown, max = 80): string {
 /** One line per tool start and finish, on stderr, so stdout carries only the answers. */
 function renderEvent(event: AgentEvent, toolProgress: 'off' | 'new' | 'all'): void {
   if (event.type === 'text') {
-    if (!event.final) process.stdout.write(`${event.text.trim()}\n`);
+    if (!event.final) process.stdout.write(`${terminalText(event.text).trim()}\n`);
     return;
   }
   if (toolProgress === 'off' || event.type === 'text_delta' || event.type === 'tool_output') return;
@@ -93,6 +95,54 @@ async function askApproval(
   const approved = /^y(es)?$/i.test(answer.trim());
   if (!answer && signal.aborted) process.stderr.write('\n(no answer: denied)\n');
   return approved;
+}
+
+const CHAT_HELP = [
+  'Type a message to talk to the agent; Ctrl-C interrupts a turn.',
+  '/new — start a new session (the old one stays in state.db)',
+  '/status — model, backend, session and kernel',
+  '/usage — tokens of the last turn and the session, the context size',
+  '/undo — drop the last turn from what the agent sees',
+  '/retry — run the last message again',
+  '/compress — compact this session now',
+  '/exit — quit',
+].join('\n');
+
+/**
+ * The chat's own commands: the text to print, `retry` with the message to run again, or
+ * undefined for a line that goes to the model (unknown slash words do).
+ */
+async function localCommand(agent: AgentRunner, line: string, options: { sessionKey: string }): Promise<string | undefined> {
+  const [word] = line.slice(1).split(/\s+/);
+  const key = options.sessionKey;
+  switch (word.toLowerCase()) {
+    case 'help':
+      return CHAT_HELP;
+    case 'status': {
+      const { model, backend } = agent.describe();
+      const info = agent.sessionInfo(key);
+      const chosen = agent.threadSettings?.(key).model;
+      return [
+        `Model: ${chosen || model || '(none configured: set model.name)'}`,
+        `Backend: ${backend}`,
+        info ? `Session: ${info.sessionId}, ${info.messageCount} messages` : 'Session: none yet (your next message starts one)',
+        `Kernel: ${info?.kernel ?? 'none'}`,
+      ].join('\n');
+    }
+    case 'new':
+      await agent.newSession(key);
+      return 'Started a new session.';
+    case 'usage':
+      return agent.usage ? usageText(await agent.usage(key), true) : 'This agent does not count usage.';
+    case 'undo': {
+      const undone = await agent.undo?.(key);
+      return undone ? `Dropped the last turn ("${terminalText(undone.text).slice(0, 60)}") from what the agent sees.` : 'Nothing to undo.';
+    }
+    case 'compress':
+      return agent.compress ? terminalText((await agent.compress(key)).text) : 'This agent cannot compress its sessions.';
+    default:
+      return undefined;
+  }
 }
 
 /**
@@ -135,7 +185,7 @@ export async function chatLoop(
     const { model, backend } = agent.describe();
     process.stdout.write(
       `hermes chat — model ${model || '(none: set model.name)'}, backend ${backend}. ` +
-        '/new starts over, /exit quits, Ctrl-C interrupts a turn.\n',
+        '/new starts over, /help lists the commands, /exit quits, Ctrl-C interrupts a turn.\n',
     );
     rl.setPrompt('you> ');
     rl.prompt();
@@ -146,14 +196,23 @@ export async function chatLoop(
       if (closing) break;
       const line = raw.trim();
       if (line === '/exit' || line === '/quit') break;
-      if (line === '/new') {
-        await agent.newSession(options.sessionKey);
-        process.stdout.write('Started a new session.\n');
-      } else if (line) {
+      let input: string | undefined = line;
+      if (/^\/retry$/i.test(line)) {
+        // The last turn leaves what the model sees, and its message runs again.
+        input = (await agent.undo?.(options.sessionKey))?.text;
+        if (!input) process.stdout.write('Nothing to retry.\n');
+      } else if (line.startsWith('/')) {
+        const reply = await localCommand(agent, line, options);
+        if (reply !== undefined) {
+          process.stdout.write(`${reply}\n`);
+          input = undefined;
+        }
+      }
+      if (input) {
         const turn = (running = new AbortController());
         last = await agent.runTurn({
           sessionKey: options.sessionKey,
-          text: line,
+          text: input,
           signal: turn.signal,
           user: { id: options.user, name: options.user },
           onEvent: (event) => renderEvent(event, options.toolProgress),
@@ -166,7 +225,7 @@ export async function chatLoop(
         });
         running = undefined;
         if (last.status === 'interrupted') process.stderr.write(`(turn interrupted: ${INTERRUPT_REASON})\n`);
-        else process.stdout.write(`${last.text}\n`);
+        else process.stdout.write(`${terminalText(last.text)}\n`);
       }
       if (options.interactive) {
         process.stdout.write('\n');
