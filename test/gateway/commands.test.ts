@@ -1,6 +1,24 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Gateway, parseCommand } from '../../src/gateway/index.js';
+import type { ThreadSettings } from '../../src/agent/types.js';
 import { FakeAgent, RecordingAdapter, answerAtOnce, message, testConfig, until, untilAborted } from './helpers.js';
+
+/** A FakeAgent that keeps thread settings and lists models, as the real agent does with state.db. */
+class SettingsAgent extends FakeAgent {
+  readonly settings = new Map<string, ThreadSettings>();
+  threadSettings(key: string): ThreadSettings {
+    return { ...this.settings.get(key) };
+  }
+  updateThreadSettings(key: string, patch: Partial<Record<keyof ThreadSettings, string | undefined>>): ThreadSettings {
+    const next: Record<string, string | undefined> = { ...this.settings.get(key), ...patch };
+    for (const [name, value] of Object.entries(next)) if (value === undefined) delete next[name];
+    this.settings.set(key, next as ThreadSettings);
+    return this.threadSettings(key);
+  }
+  async models(): Promise<string[]> {
+    return ['fake-model', 'big-model'];
+  }
+}
 
 let gateway: Gateway | undefined;
 
@@ -146,5 +164,36 @@ describe('Gateway chat commands', () => {
     await gateway.idle();
     expect(answers).toEqual([false]);
     expect(adapter.textsTo('test:a').at(-1)).toBe('Stopped.');
+  });
+  it('/model picks a listed model for this thread only and refuses one the endpoint does not list; /model default goes back', async () => {
+    const agent = new SettingsAgent();
+    const { gateway, adapter } = await setup(agent);
+    for (const text of ['/model', '/model nonsense-9000', '/model big-model', '/model']) {
+      await gateway.dispatch(message(text));
+      await gateway.idle();
+    }
+    const replies = adapter.textsTo('test:a');
+    expect(replies[0]).toMatch(/^Model: \(none configured\) \(model\.name\)/);
+    expect(replies[1]).toBe('The model endpoint does not list "nonsense-9000". It lists: fake-model, big-model.');
+    expect(replies[2]).toMatch(/^This thread now uses big-model/);
+    expect(replies[3]).toMatch(/^Model in this thread: big-model/);
+    expect(agent.threadSettings('test:b')).toEqual({});
+    await gateway.dispatch(message('/model default'));
+    await gateway.idle();
+    expect(agent.threadSettings('test:a')).toEqual({});
+  });
+
+  it('/verbose steps the thread\'s tool progress to the next mode, sets one by name, and refuses an unknown one', async () => {
+    const agent = new SettingsAgent();
+    const { gateway, adapter } = await setup(agent);
+    await gateway.dispatch(message('/verbose'));
+    await gateway.idle();
+    expect(adapter.textsTo('test:a').at(-1)).toBe('Tool progress in this thread: all (a line for every tool call).');
+    await gateway.dispatch(message('/verbose off'));
+    await gateway.idle();
+    expect(agent.threadSettings('test:a')).toEqual({ toolProgress: 'off' });
+    await gateway.dispatch(message('/verbose loud'));
+    await gateway.idle();
+    expect(adapter.textsTo('test:a').at(-1)).toBe('/verbose takes off, new or all (now: off).');
   });
 });
