@@ -10,7 +10,7 @@
  *     file the agent sends kept and downloaded. Target: ≤ 64 MB above idle (streamed, not buffered).
  */
 import { createHash } from 'node:crypto';
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -46,6 +46,8 @@ async function makeFile(path: string, bytes: number): Promise<string> {
 }
 
 async function environmentFor(backend: string, home: string, cwd: string, terminal: Record<string, unknown> = {}): Promise<{ env: Environment; close: () => Promise<void> }> {
+  // A terminal.cwd that does not exist falls back to the process's own folder: the bench must not fill the repository.
+  await mkdir(cwd, { recursive: true });
   const config = configSchema.parse({ terminal: { backend, ...(backend === 'local' || backend === 'ssh' ? { cwd } : {}), ...terminal } });
   const paths = hermesPaths(home);
   const { registry } = await loadProviderRegistry({ config, paths });
