@@ -1,8 +1,9 @@
-export type { AgentEvent, AgentRunner, ApprovalRequest, RunTurnOptions, SessionInfo, TurnResult } from './types.js';
+export type { AgentEvent, AgentRunner, ApprovalRequest, RunTurnOptions, SessionInfo, TurnResult, UsageReport, TokenCount, ThreadSettings, UndoResult, CompressResult } from './types.js';
 export { Agent, type AgentOptions } from './agent.js';
 export { createAgent, type CreateAgentOverrides } from './create-agent.js';
 export { createModelClient, type ModelClient, type ModelClientOptions, type ModelReply, type ModelRequest, type ToolCallRequest } from './model-client.js';
-export { ModelError, ModelAbortedError, EXAMPLE_MODEL_SETTINGS } from './model-errors.js';
+export { ModelError, ModelAbortedError, ContextLengthError, EXAMPLE_MODEL_SETTINGS } from './model-errors.js';
+export { ContextWindows, DEFAULT_CONTEXT_WINDOW } from './context/window.js';
 export { buildSystemPrompt, type SystemPromptOptions } from './prompt.js';
 export { runLoop, toolSchemas, maxIterationsMessage, type LoopOptions, type LoopResult } from './loop.js';
 export { repairHistory } from './history.js';

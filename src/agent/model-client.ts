@@ -181,6 +181,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     maxRetries: 0,
   });
   const logger = options.logger.child({ model: settings.name });
+  let usageInStream = true;
   const deadlineMs = settings.timeout * 1000;
 
   const once = async (request: ModelRequest): Promise<ModelReply> => {
@@ -193,8 +194,20 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       ...(settings.temperature !== null ? { temperature: settings.temperature } : {}),
     };
     if (settings.stream) {
-      // include_usage: the last chunk says what the request cost, which sizes the session's context.
-      const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: request.signal });
+      // include_usage: the last chunk says what the request cost, which sizes the session's
+      // context. A server that refuses the option is asked without it from then on.
+      const options = { signal: request.signal };
+      let stream;
+      try {
+        stream = usageInStream
+          ? await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, options)
+          : await client.chat.completions.create({ ...body, stream: true }, options);
+      } catch (error) {
+        if (!usageInStream || !(error instanceof APIError) || !/stream_options|include_usage/i.test(error.message)) throw error;
+        usageInStream = false;
+        logger.info('the model server refuses stream_options.include_usage; streamed replies are sized by counting');
+        stream = await client.chat.completions.create({ ...body, stream: true }, options);
+      }
       return collectStream(stream, request.onTextDelta);
     }
     const completion = await client.chat.completions.create({ ...body, stream: false }, { signal: request.signal });
