@@ -366,8 +366,9 @@ export class Gateway {
     const info = this.options.agent.sessionInfo(threadKey);
     const state = this.threadState(threadKey);
     const turn = state.running ? 'running' : 'idle';
+    const chosen = this.options.agent.threadSettings?.(threadKey).model;
     return [
-      `Model: ${model || '(none configured)'}`,
+      chosen ? `Model: ${chosen} (this thread's /model; model.name is ${model || 'not set'})` : `Model: ${model || '(none configured)'}`,
       `Backend: ${backend}${platformBackend && platformBackend !== backend ? ` (sessions from Slack, Discord and Telegram: ${platformBackend})` : ''}`,
       ...(isolationWarning ? [`⚠ ${isolationWarning}`] : []),
       info
