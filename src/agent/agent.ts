@@ -37,6 +37,7 @@ import { recordSummaryUsage, turnCompaction } from './turn-compaction.js';
 import { Compactor } from './context/compactor.js';
 import { ContextWindows } from './context/window.js';
 import { loadTokenizer } from './context/tokens.js';
+import { PRUNED_KERNEL_GONE, PRUNED_KERNEL_OUTPUT } from './context/notices.js';
 import { compressReply, undoLastTurn, usageReport } from './session-commands.js';
 
 export interface AgentOptions {
@@ -302,6 +303,12 @@ export class Agent implements AgentRunner {
     const log = this.logger.child({ session: session.id, ...(options.user ? { user: options.user.id } : {}) });
     await loadTokenizer();
     const conversation = this.conversations.get(session.id);
+    // Pruned outputs that pointed at the kernel say so no more once it has ended (idle, evicted, a restart).
+    if (this.resources.kernelState(session.id) === 'none') {
+      conversation.rewrite((message) =>
+        message.role === 'tool' && message.content === PRUNED_KERNEL_OUTPUT ? { ...message, content: PRUNED_KERNEL_GONE } : undefined,
+      );
+    }
     const user = this.userMessage(session, options.text);
     conversation.add(user);
     // Images go to the model with their message, this turn only; state.db keeps the text (its [attached: …] lines).

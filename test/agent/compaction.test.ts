@@ -3,6 +3,8 @@ import Database from 'better-sqlite3';
 import { silentLogger } from '../../src/shared/index.js';
 import { SessionStore } from '../../src/sessions/index.js';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/agent/context/summary.js';
+import { PRUNED_KERNEL_GONE, PRUNED_KERNEL_OUTPUT } from '../../src/agent/context/notices.js';
+import type { CodeExecutor } from '../../src/execute-code/index.js';
 import { ContextWindows, DEFAULT_CONTEXT_WINDOW } from '../../src/agent/context/window.js';
 import type { AgentEvent } from '../../src/agent/types.js';
 import { echoTool, harness, registryOf, toolMessages, type Harness } from './harness.js';
@@ -180,5 +182,35 @@ describe('session commands on the agent', () => {
     expect(result.text).toBe('both done');
     const roles = h.fake.requests[1].body.messages.map((m) => `${m.role}${m.role === 'user' ? `:${String(m.content)}` : ''}`);
     expect(roles).toEqual(['system', 'user:do a', 'assistant', 'tool', 'user:also do b']);
+  });
+});
+
+describe('pruned outputs and the kernel', () => {
+  it('an execute_code output pruned while its kernel lived says the data is there; once the kernel ends it says so', async () => {
+    let kernel: 'idle' | 'none' = 'idle';
+    const executor: CodeExecutor = {
+      execute: async () => ({ status: 'success', output: prose(400, 'numbers'), tool_calls_made: 0, duration_seconds: 0 }),
+      resetSession: async () => undefined,
+      kernelState: () => kernel,
+      close: async () => undefined,
+    };
+    h = await harness({
+      fallback: model((request) => {
+        const last = request.body.messages.at(-1)!;
+        if (last.role === 'tool') return { text: 'ran' };
+        return { toolCalls: [{ name: 'execute_code', arguments: { code: 'print(1)' } }] };
+      }),
+    });
+    const agent = h.agent({ executor, config: { agent: { tools: { enabled: ['execute_code'] } }, model: { context_window: 3000 } } });
+    const tools = (request: RecordedRequest) => request.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+    for (let i = 1; i <= 12 && !h.fake.requests.some((r) => tools(r).includes(PRUNED_KERNEL_OUTPUT)); i++) {
+      await agent.runTurn({ sessionKey: 'k', text: `turn ${i}` });
+    }
+    expect(h.fake.requests.some((r) => tools(r).includes(PRUNED_KERNEL_OUTPUT))).toBe(true);
+    kernel = 'none';
+    await agent.runTurn({ sessionKey: 'k', text: 'turn 5' });
+    const after = tools(h.fake.requests.at(-2)!);
+    expect(after).not.toContain(PRUNED_KERNEL_OUTPUT);
+    expect(after).toContain(PRUNED_KERNEL_GONE);
   });
 });

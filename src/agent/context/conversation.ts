@@ -151,6 +151,19 @@ export class Conversation {
     this.overlays.clear();
   }
 
+  /** Rewrites the messages `change` returns a replacement for, and stores the view when any changed. */
+  rewrite(change: (message: ChatMessage) => ChatMessage | undefined): number {
+    let changed = 0;
+    const entries = this.rows.map((row) => {
+      const replacement = change(row.message);
+      if (!replacement) return { message: row.message, tokens: row.tokens };
+      changed++;
+      return { message: replacement, tokens: messageTokens(replacement) };
+    });
+    if (changed > 0) this.replace(entries);
+    return changed;
+  }
+
   /** Replaces the whole view (a compaction) and stores it. */
   replace(entries: readonly ContextEntry[]): void {
     const written = this.store.replace(entries);

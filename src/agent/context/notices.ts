@@ -1,5 +1,7 @@
 /** What an old execute_code output becomes while the kernel that made it lives. */
 export const PRUNED_KERNEL_OUTPUT = '[output pruned — the data is still in the session kernel]';
+/** What a pruned execute_code output says once the kernel that held its data has ended. */
+export const PRUNED_KERNEL_GONE = '[output pruned — the kernel that held its data has ended; run the code again if you need it]';
 /** What any other old tool output becomes. */
 export const PRUNED_OUTPUT = '[output pruned to save context — run the tool again if you need it]';
 /** The first words of the message that stands for summarised turns. */
