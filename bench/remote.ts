@@ -8,12 +8,9 @@
  * latency (abort -> the result, which waits for the script's group to be gone). Local is the
  * baseline. Prints figures; asserts nothing.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { createCodeExecutor, renderStub, type ExecuteCodeResult } from '../src/execute-code/index.js';
@@ -26,6 +23,7 @@ import { SCRIPT_TOOL_SIGNATURES, scriptTools } from '../src/tools/builtin/index.
 import { validateConfig, hermesPaths } from '../src/config/index.js';
 import { silentLogger } from '../src/shared/index.js';
 import { fmt, median, percentile } from './stats.js';
+import { benchSshdUnavailable, startBenchSshd, type BenchSshd } from './sshd.js';
 
 const IMAGE = process.env.HERMES_DOCKER_TEST_IMAGE || 'localhost/hermes-python:bookworm';
 const STREAM_CALLS = 500;
@@ -33,46 +31,14 @@ const FILE_CALLS = 20;
 const LATENCY_LINES = 40;
 const INTERRUPTS = 5;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 /** A throwaway sshd on loopback; undefined (with the reason printed) when it cannot run. */
-async function startSshd(): Promise<{ port: number; key: string; dir: string; stop(): void } | undefined> {
-  const sshd = ['/usr/sbin/sshd', '/usr/local/sbin/sshd'].find((path) => existsSync(path));
-  if (!sshd || process.getuid?.() !== 0) {
-    console.log(`remote: ssh skipped — ${!sshd ? 'sshd is not installed' : 'needs root to start sshd'}`);
+async function startSshd(): Promise<BenchSshd | undefined> {
+  const why = benchSshdUnavailable();
+  if (why) {
+    console.log(`remote: ssh skipped — ${why}`);
     return undefined;
   }
-  const dir = mkdtempSync(join(tmpdir(), 'hermes-bench-sshd-'));
-  mkdirSync('/run/sshd', { recursive: true });
-  for (const name of ['host', 'user']) spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, name)]);
-  // SHLVL=1: the login bash skips ~/.bashrc, whose cost is this machine's, not the transport's.
-  writeFileSync(join(dir, 'authorized_keys'), `environment="SHLVL=1" ${readFileSync(join(dir, 'user.pub'), 'utf8')}`);
-  const port = await freePort();
-  writeFileSync(
-    join(dir, 'config'),
-    [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(dir, 'host')}`, `PidFile ${join(dir, 'pid')}`, 'UsePAM no',
-      'PermitRootLogin prohibit-password', `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`, 'StrictModes no',
-      'PermitUserEnvironment SHLVL', 'MaxSessions 50', 'AllowStreamLocalForwarding yes', 'StreamLocalBindUnlink yes', ''].join('\n'),
-  );
-  const child = spawn(sshd, ['-D', '-e', '-f', join(dir, 'config')], { stdio: 'ignore' });
-  for (let i = 0; i < 200; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (up) break;
-    await sleep(25);
-  }
-  return { port, key: join(dir, 'user'), dir, stop: () => (child.kill(), rmSync(dir, { recursive: true, force: true })) };
+  return startBenchSshd();
 }
 
 /** The docker backend on the engine that answers, or undefined (the reason printed). */

@@ -48,7 +48,8 @@ export async function startBenchSshd(): Promise<BenchSshd> {
     join(dir, 'config'),
     [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(dir, 'host')}`, `PidFile ${join(dir, 'pid')}`, 'UsePAM no',
       'PermitRootLogin prohibit-password', `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`, 'StrictModes no',
-      'PermitUserEnvironment SHLVL', 'MaxSessions 50', ''].join('\n'),
+      // Stream-local forwarding: the SSH direct channel (ssh -R of the RPC socket) needs it.
+      'PermitUserEnvironment SHLVL', 'MaxSessions 50', 'AllowStreamLocalForwarding yes', 'StreamLocalBindUnlink yes', ''].join('\n'),
   );
   const child = spawn(sshd, ['-D', '-e', '-f', join(dir, 'config')], { stdio: 'ignore' });
   for (let i = 0; i < 200; i++) {
