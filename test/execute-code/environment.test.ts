@@ -39,6 +39,8 @@ describe('the script environment', () => {
   });
 
   it('passes only four HERMES_* variables and logs the dropped ones at debug level', async () => {
+    // Start from none: CI's own HERMES_* settings (a test image name) would be dropped too.
+    for (const name of Object.keys(process.env)) if (name.startsWith('HERMES_')) delete process.env[name];
     for (const name of ['HERMES_HOME', 'HERMES_PROFILE', 'HERMES_CONFIG', 'HERMES_ENV', 'HERMES_BASE_URL', 'HERMES_KANBAN_DB']) {
       process.env[name] = name === 'HERMES_HOME' ? tmpdir() : `v-${name}`;
     }

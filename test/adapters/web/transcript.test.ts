@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -44,15 +44,19 @@ describe('TranscriptStore: what each web thread showed, kept on disk', () => {
     expect(new TranscriptStore(dir).entries(id)).toEqual([{ kind: 'user', id: 'u1', at: 1, text: 'kept' }]);
   });
 
-  it('lists threads most recent first, titled by their first message', async () => {
+  it('lists threads most recent first, titled by their first message', () => {
     const store = new TranscriptStore(dir);
     const first = store.createThread();
     store.put(first, { kind: 'user', id: 'u1', at: 1, text: 'first   thread\nwith lines' });
-    await new Promise((resolve) => setTimeout(resolve, 5));
     const empty = store.createThread();
-    await new Promise((resolve) => setTimeout(resolve, 5));
     const second = store.createThread();
     store.put(second, { kind: 'user', id: 'u2', at: 2, text: 'y'.repeat(100) });
+    // A restart knows a thread's last activity from its file's mtime. Set them outright:
+    // a file system's clock may be coarser than the gap between writes in a test.
+    const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+    utimesSync(join(dir, `${first}.jsonl`), minutesAgo(30), minutesAgo(30));
+    utimesSync(join(dir, `${empty}.jsonl`), minutesAgo(20), minutesAgo(20));
+    utimesSync(join(dir, `${second}.jsonl`), minutesAgo(10), minutesAgo(10));
 
     const listed = new TranscriptStore(dir).listThreads();
     expect(listed.map((thread) => thread.id)).toEqual([second, empty, first]);
