@@ -78,6 +78,41 @@ export const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX outbox_parts_by_turn ON outbox_parts (turn_id, seq);
    CREATE INDEX outbox_parts_by_state ON outbox_parts (state);`,
+  // 4: scheduled jobs (src/cron): each job, its runs (the run's outcome apart from its delivery), and
+  // each platform's home channel (/sethome).
+  `CREATE TABLE cron_jobs (
+     id TEXT PRIMARY KEY,
+     thread_key TEXT NOT NULL,
+     platform TEXT NOT NULL,
+     target TEXT NOT NULL,
+     audience TEXT NOT NULL,
+     schedule TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     payload TEXT NOT NULL,
+     deliver TEXT NOT NULL,
+     state TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     next_run_at INTEGER
+   );
+   CREATE INDEX cron_jobs_by_thread ON cron_jobs (thread_key);
+   CREATE TABLE cron_runs (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     job_id TEXT NOT NULL REFERENCES cron_jobs (id) ON DELETE CASCADE,
+     started_at INTEGER NOT NULL,
+     finished_at INTEGER,
+     status TEXT NOT NULL,
+     output TEXT NOT NULL DEFAULT '',
+     delivery TEXT NOT NULL DEFAULT 'none',
+     delivery_error TEXT,
+     outbox_id TEXT
+   );
+   CREATE INDEX cron_runs_by_job ON cron_runs (job_id, seq);
+   CREATE TABLE cron_homes (
+     platform TEXT PRIMARY KEY,
+     thread_key TEXT NOT NULL,
+     target TEXT NOT NULL,
+     set_at INTEGER NOT NULL
+   );`,
 ];
 
 /**
