@@ -15,9 +15,8 @@ import { silentLogger, type Logger } from '../shared/logger.js';
 import { ToolRegistry } from '../tools/registry.js';
 import type { ToolContext } from '../tools/types.js';
 import { SCRIPT_TOOL_NAMES, SCRIPT_TOOL_SIGNATURES, scriptTools } from '../tools/builtin/index.js';
-import { CallGate } from './call-gate.js';
-import { executePerCall } from './per-call-execution.js';
-import { SessionKernels } from './kernel-execution.js';
+import { runCall, type CellRequest } from './call-path.js';
+import { LocalCodeRunner } from './local-runner.js';
 import { RemoteCodeRunner } from './remote/index.js';
 import { refusedResult, validateCode } from './result.js';
 import { cleanOutput } from '../shared/clean-output.js';
@@ -53,8 +52,9 @@ export class DefaultCodeExecutor implements CodeExecutor {
   private readonly logger: Logger;
   private readonly defaultEnvironment: Environment;
   private readonly stubs = new Map<string, string>();
-  private readonly kernels?: SessionKernels;
-  /** execute_code for environments without `hostCommand` (SSH, Docker): the file transport. */
+  /** execute_code where processes start on this host (local, sandbox). */
+  private readonly local: LocalCodeRunner;
+  /** execute_code on every other backend (SSH, Docker, plugins): over a stream, else files. */
   private readonly remote: RemoteCodeRunner;
 
   constructor(private readonly options: CodeExecutorOptions = {}) {
@@ -74,20 +74,18 @@ export class DefaultCodeExecutor implements CodeExecutor {
       childEnv: () =>
         buildChildEnv({ passthrough: this.config.terminal.env_passthrough, logger: this.logger, label: 'terminal' }),
     });
+    this.local = new LocalCodeRunner({
+      config: this.config,
+      registry: this.registry,
+      logger: this.logger,
+      spillFor: (environment) => this.spillFor(environment),
+    });
     this.remote = new RemoteCodeRunner({
       config: this.config,
       registry: this.registry,
       logger: this.logger,
       spillDir: this.paths.execCache,
     });
-    if (this.config.code_execution.session_kernels) {
-      this.kernels = new SessionKernels({
-        config: this.config,
-        registry: this.registry,
-        logger: this.logger,
-        spillFor: (request) => this.spillFor(request.context.environment),
-      });
-    }
   }
 
   async execute(request: ExecuteCodeRequest): Promise<ExecuteCodeResult> {
@@ -122,7 +120,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
     const stub = this.stubFor(allowed);
     const passthrough = this.passthrough(request, context);
     // Nothing is awaited before the call joins its owner's kernel queue: cells run in the order issued.
-    const call = {
+    const call: CellRequest = {
       owner: request.sessionId,
       code: request.code as string,
       reset: request.reset === true,
@@ -133,40 +131,20 @@ export class DefaultCodeExecutor implements CodeExecutor {
       startedMs,
     };
     const environment = context.environment;
-    if (!runsOnThisHost(environment)) return this.remote.execute(call);
-    let note: string | undefined;
-    if (this.kernels) {
-      const cell = await this.kernels.run(call);
-      if (!('unavailable' in cell)) return cell;
-      note = `session kernel unavailable: ${cell.unavailable}; this call ran as a one-shot script and keeps no state`;
-      this.logger.warn({ session: request.sessionId }, note);
-    }
-    const result = await executePerCall({
-      code: request.code as string,
-      stub,
-      allowed,
-      context,
-      environment,
-      gate: new CallGate(this.registry),
-      config: this.config,
-      passthrough,
-      spill: this.spillFor(environment),
-      logger: this.logger.child({ session: request.sessionId }),
-      startedMs,
-    });
-    return note ? { ...result, kernel: { mode: 'per-call', note } } : result;
+    if (runsOnThisHost(environment)) return runCall(this.local, call, environment, this.logger);
+    return runCall(this.remote, call, environment, this.logger);
   }
 
   /** Disposes the session's kernel (`/new`, session close); its next call starts fresh. */
   async resetSession(sessionId: string): Promise<void> {
-    await this.kernels?.pool.dispose(sessionId);
+    await this.local.kernels?.pool.dispose(sessionId);
     await this.remote.kernels?.pool.dispose(sessionId);
   }
 
   /** Pins a subagent's kernel while it runs; the returned function unpins and disposes it. */
   pin(owner: string): () => Promise<void> {
-    if (!this.kernels) return async () => {};
-    const local = this.kernels.pool.pin(owner);
+    if (!this.local.kernels) return async () => {};
+    const local = this.local.kernels.pool.pin(owner);
     const remote = this.remote.kernels?.pool.pin(owner);
     return async () => {
       await Promise.all([local(), remote?.()]);
@@ -175,12 +153,12 @@ export class DefaultCodeExecutor implements CodeExecutor {
 
   kernelState(sessionId: string): 'none' | 'idle' | 'busy' {
     const remote = this.remote.kernels?.pool.state(sessionId) ?? 'none';
-    return remote !== 'none' ? remote : (this.kernels?.pool.state(sessionId) ?? 'none');
+    return remote !== 'none' ? remote : (this.local.kernels?.pool.state(sessionId) ?? 'none');
   }
 
   /** Disposes every kernel and its RPC server and staging folder. */
   async close(): Promise<void> {
-    await this.kernels?.close();
+    await this.local.close();
     await this.remote.close();
   }
 

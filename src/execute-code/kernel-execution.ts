@@ -1,12 +1,12 @@
 import { dirname } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
-import { runsOnThisHost, type SpillFolder } from '../environments/types.js';
+import type { HostProcessEnvironment, SpillFolder } from '../environments/types.js';
 import { interruptedNotice } from '../environments/run-group.js';
 import { OutputCapture } from '../shared/output-capture.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { ToolContext } from '../tools/types.js';
+import type { CellRequest, KernelAnswer } from './call-path.js';
 import { CallGate } from './call-gate.js';
 import { KernelPool, KernelProcess, KernelStartError, kernelArgv, kernelRunnerPath, type CellOutcome, type PooledKernel } from './kernel/index.js';
 import { RpcServer } from './rpc/server.js';
@@ -16,17 +16,6 @@ import { StdoutSink } from './stdout-sink.js';
 import { joinOutput, lastErrorLine, secondsSince, stdoutFields } from './result.js';
 import type { ExecuteCodeResult } from './types.js';
 
-/** What a cell needs from its call: where it runs, what it may call, and who asks. */
-export interface CellRequest {
-  owner: string;
-  code: string;
-  reset: boolean;
-  stub: string;
-  allowed: ReadonlySet<string>;
-  context: ToolContext;
-  passthrough: Iterable<string>;
-  startedMs: number;
-}
 
 /** A kernel's private staging folder and RPC server; they live and die with it. */
 interface KernelResources {
@@ -52,7 +41,7 @@ export class SessionKernels {
       config: HermesConfig;
       registry: ToolRegistry;
       logger: Logger;
-      spillFor: (request: CellRequest) => SpillFolder;
+      spillFor: (environment: HostProcessEnvironment) => SpillFolder;
     },
   ) {
     this.pool = sessionKernelPool(deps.config, deps.logger);
@@ -62,8 +51,8 @@ export class SessionKernels {
    * Runs a cell in the owner's kernel. When no kernel can be started it returns
    * `{ unavailable: why }`, so the caller can run the code one-shot instead.
    */
-  async run(request: CellRequest): Promise<ExecuteCodeResult | { unavailable: string }> {
-    return runInKernel(this.pool, request, () => this.startKernel(request), (kernel) => this.runCell(kernel, request));
+  async run(request: CellRequest, environment: HostProcessEnvironment): Promise<KernelAnswer> {
+    return runInKernel(this.pool, request, () => this.startKernel(request, environment), (kernel) => this.runCell(kernel, request, environment));
   }
 
   async close(): Promise<void> {
@@ -71,9 +60,7 @@ export class SessionKernels {
     await Promise.all([...this.resources.keys()].map((kernel) => this.release(kernel)));
   }
 
-  private async startKernel(request: CellRequest): Promise<KernelProcess> {
-    const environment = request.context.environment;
-    if (!runsOnThisHost(environment)) throw new KernelStartError('the terminal backend does not run processes on this host');
+  private async startKernel(request: CellRequest, environment: HostProcessEnvironment): Promise<KernelProcess> {
     const settings = this.deps.config.code_execution;
     const staging = await StagingDir.create();
     const gate = new CallGate(this.deps.registry);
@@ -115,9 +102,9 @@ export class SessionKernels {
     await resources.staging.remove();
   }
 
-  private runCell(kernel: KernelProcess, request: CellRequest): Promise<ExecuteCodeResult> {
+  private runCell(kernel: KernelProcess, request: CellRequest, environment: HostProcessEnvironment): Promise<ExecuteCodeResult> {
     const { gate } = this.resources.get(kernel)!;
-    return runGatedCell(gate, request, this.deps.config, this.deps.spillFor(request), (io) => kernel.runCell(request.code, io));
+    return runGatedCell(gate, request, this.deps.config, this.deps.spillFor(environment), (io) => kernel.runCell(request.code, io));
   }
 }
 
@@ -216,7 +203,7 @@ export async function runInKernel<K extends PooledKernel & { readonly executionC
   request: CellRequest,
   start: () => Promise<K>,
   runCell: (kernel: K) => Promise<ExecuteCodeResult>,
-): Promise<ExecuteCodeResult | { unavailable: string }> {
+): Promise<KernelAnswer> {
   const changed = toolSetChanged(pool, request.owner, request.stub);
   try {
     return await pool.withKernel(request.owner, { reset: request.reset || changed, start }, async (kernel, info) => {

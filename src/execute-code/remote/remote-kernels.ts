@@ -1,5 +1,7 @@
 import { CallGate } from '../call-gate.js';
-import { runGatedCell, runInKernel, sessionKernelPool, type CellRequest } from '../kernel-execution.js';
+import type { Environment } from '../../environments/types.js';
+import type { CellRequest, KernelAnswer } from '../call-path.js';
+import { runGatedCell, runInKernel, sessionKernelPool } from '../kernel-execution.js';
 import { KernelStartError, type KernelPool } from '../kernel/index.js';
 import type { ExecuteCodeResult } from '../types.js';
 import { RemoteKernel } from './remote-kernel.js';
@@ -27,16 +29,15 @@ export class RemoteKernels {
   }
 
   /** Runs a cell in the owner's remote kernel, or returns `{ unavailable }` when none can start. */
-  async run(request: CellRequest): Promise<ExecuteCodeResult | { unavailable: string }> {
-    return runInKernel(this.pool, request, () => this.startKernel(request), (kernel) => this.runCell(kernel, request));
+  async run(request: CellRequest, environment: Environment): Promise<KernelAnswer> {
+    return runInKernel(this.pool, request, () => this.startKernel(request, environment), (kernel) => this.runCell(kernel, request));
   }
 
   async close(): Promise<void> {
     await this.pool.closeAll();
   }
 
-  private async startKernel(request: CellRequest): Promise<AnyRemoteKernel> {
-    const environment = request.context.environment;
+  private async startKernel(request: CellRequest, environment: Environment): Promise<AnyRemoteKernel> {
     const settings = this.deps.config.code_execution;
     const gate = new CallGate(this.deps.registry);
     let kernel: AnyRemoteKernel | undefined;

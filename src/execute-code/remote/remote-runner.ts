@@ -2,7 +2,8 @@ import type { HermesConfig } from '../../config/schema.js';
 import type { Logger } from '../../shared/logger.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { CallGate } from '../call-gate.js';
-import type { CellRequest } from '../kernel-execution.js';
+import type { Environment } from '../../environments/types.js';
+import { runCall, type CallPath, type CellRequest } from '../call-path.js';
 import type { ExecuteCodeResult } from '../types.js';
 import { executeRemotePerCall } from './remote-per-call.js';
 import { offersStream } from './stream-channel.js';
@@ -19,33 +20,25 @@ export interface RemoteRunnerDeps {
 }
 
 /**
- * execute_code for environments without `hostCommand` (SSH, Docker, plugins): session
- * kernels on the backend when enabled, else (or when one cannot start) a one-shot script,
- * with the same note as locally. Both ride the environment's stream (`openStream`: docker
- * exec -i, one SSH session) when it has one, else the file transport.
+ * execute_code for environments whose processes do not start on this host (SSH, Docker,
+ * plugins): session kernels on the backend when enabled (remote-kernels.ts), and one-shot
+ * scripts. Both ride the environment's stream (`openStream`: docker exec -i, one SSH
+ * session) when it has one, else the file transport.
  */
-export class RemoteCodeRunner {
+export class RemoteCodeRunner implements CallPath<Environment> {
   readonly kernels?: RemoteKernels;
 
   constructor(private readonly deps: RemoteRunnerDeps) {
     if (deps.config.code_execution.session_kernels) this.kernels = new RemoteKernels(deps);
   }
 
-  async execute(request: CellRequest): Promise<ExecuteCodeResult> {
-    let note: string | undefined;
-    if (this.kernels) {
-      const cell = await this.kernels.run(request);
-      if (!('unavailable' in cell)) return cell;
-      note = `session kernel unavailable: ${cell.unavailable}; this call ran as a one-shot script and keeps no state`;
-      this.deps.logger.warn({ session: request.owner }, note);
-    }
-    const result = await this.oneShot(request);
-    return note ? { ...result, kernel: { mode: 'per-call', note } } : result;
+  /** A call in the session kernel, else one-shot (runCall: the executor's one fallback). */
+  execute(request: CellRequest): Promise<ExecuteCodeResult> {
+    return runCall(this, request, request.context.environment, this.deps.logger);
   }
 
   /** A one-shot script: over the environment's stream when it has one, else (or when it fails to open) over files. */
-  private async oneShot(request: CellRequest): Promise<ExecuteCodeResult> {
-    const environment = request.context.environment;
+  async oneShot(request: CellRequest, environment: Environment): Promise<ExecuteCodeResult> {
     const input = {
       code: request.code,
       stub: request.stub,
