@@ -13,12 +13,12 @@ import {
   type Interaction,
   type Message,
 } from 'discord.js';
-import type { InboundMessage, MessageHandler, OutboundFile, PlatformAdapter } from '../../src/gateway/types.js';
+import type { InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, TurnReaction } from '../../src/gateway/types.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
 import { approvalRow, DISCORD_APPROVAL_BUTTONS, fitMessage } from './approval.js';
-import { DISCORD_COMMAND_NAMES, DISCORD_COMMANDS } from './commands.js';
+import { commandOptionName, DISCORD_COMMAND_NAMES, DISCORD_COMMANDS } from './commands.js';
 import { discordAttachments, discordUpload, DISCORD_FILE_MAX_BYTES } from './files.js';
-import { discordThreadKey, stripBotMention, threadName, type DiscordReplyTarget } from './inbound.js';
+import { decodeDiscordTarget, discordThreadKey, stripBotMention, threadName, type DiscordReplyTarget } from './inbound.js';
 
 /** How the Discord adapter connects. */
 export interface DiscordAdapterOptions {
@@ -48,6 +48,8 @@ interface OpenInteraction {
 
 // Interaction tokens live 15 minutes; after that replies go to the channel as plain messages.
 const INTERACTION_LIFETIME_MS = 14 * 60_000;
+/** `display.reactions` on the message a turn answers: Discord takes any Unicode emoji. */
+const REACTIONS: Record<Exclude<TurnReaction, 'none'>, string> = { working: '👀', done: '✅', failed: '❌' };
 // Model output must never ping @everyone, roles or users.
 const NO_PINGS = { parse: [] as never[] };
 
@@ -68,6 +70,8 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
   private client: Client | undefined;
   private readonly botThreads = new Set<string>();
   private readonly interactions = new Map<string, OpenInteraction>();
+  /** Per message, the reaction change in flight (they run one after another). */
+  private readonly reactions = new Map<string, Promise<void>>();
   private readonly logger: Logger;
 
   constructor(private readonly options: DiscordAdapterOptions) {
@@ -200,6 +204,39 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
       .catch((error: unknown) => this.logger.debug({ err: errorMessage(error) }, 'typing failed'));
   }
 
+  /**
+   * 👀 on the message the turn answers while it runs, then ✅ or ❌ (`none` takes 👀 off): the
+   * bot's own reactions, put and deleted through REST. Slash commands have no message to mark.
+   */
+  async react(target: DiscordReplyTarget, reaction: TurnReaction): Promise<void> {
+    const on = target.reactTo;
+    if (!on) return;
+    const rest = this.rest();
+    const route = (emoji: string) => Routes.channelMessageOwnReaction(on.channelId, on.messageId, encodeURIComponent(emoji));
+    const change = async (): Promise<void> => {
+      if (reaction === 'working') {
+        await rest.put(route(REACTIONS.working));
+        return;
+      }
+      await rest.delete(route(REACTIONS.working));
+      if (reaction !== 'none') await rest.put(route(REACTIONS[reaction]));
+    };
+    // One message's reactions change in the order asked: a quick turn's ✅ never lands before its 👀.
+    const key = `${on.channelId}/${on.messageId}`;
+    const done = (this.reactions.get(key) ?? Promise.resolve()).then(change);
+    const tail = done.catch(() => undefined);
+    this.reactions.set(key, tail);
+    void tail.then(() => {
+      if (this.reactions.get(key) === tail) this.reactions.delete(key);
+    });
+    return done;
+  }
+
+  /** A target the outbox kept, read back; undefined unless it has a Discord channel. */
+  decodeTarget(data: unknown): DiscordReplyTarget | undefined {
+    return decodeDiscordTarget(data);
+  }
+
   private rest(): Client['rest'] {
     if (!this.client) throw new DiscordAdapterError('The Discord adapter is not started; call start() before sending.');
     return this.client.rest;
@@ -238,7 +275,7 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     const user = { id: message.author.id, name: message.author.username };
     if (!message.guildId || message.channel.type === ChannelType.DM) {
       const threadKey = discordThreadKey(null, message.channelId);
-      const replyTo: DiscordReplyTarget = { threadKey, channelId: message.channelId };
+      const replyTo: DiscordReplyTarget = { threadKey, channelId: message.channelId, reactTo: { channelId: message.channelId, messageId: message.id } };
       await handler({ platform: 'discord', threadKey, chat: { id: message.channelId, type: 'dm' }, user, text, messageId: message.id, replyTo, ...attachments });
       return;
     }
@@ -254,7 +291,8 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     }
     this.botThreads.add(threadId);
     const threadKey = discordThreadKey(message.guildId, threadId);
-    const replyTo: DiscordReplyTarget = { threadKey, channelId: threadId };
+    // The message stays in the channel it was written in, also when it opened the thread.
+    const replyTo: DiscordReplyTarget = { threadKey, channelId: threadId, reactTo: { channelId: message.channelId, messageId: message.id } };
     const type = threadId === message.channelId && !channel.isThread() ? 'channel' : 'thread';
     await handler({ platform: 'discord', threadKey, chat: { id: threadId, type }, user, text, messageId: message.id, replyTo, ...attachments });
   }
@@ -278,7 +316,7 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     const now = Date.now();
     for (const [id, open] of this.interactions) if (open.expiresAt <= now) this.interactions.delete(id);
     this.interactions.set(interaction.id, { interaction, answered: false, messages: new Set(), expiresAt: now + INTERACTION_LIFETIME_MS });
-    const text = interaction.commandName === 'ask' ? interaction.options.getString('prompt', true) : `/${interaction.commandName}`;
+    const text = interaction.commandName === 'ask' ? interaction.options.getString('prompt', true) : commandText(interaction);
     await handler(interactionInbound(interaction, text, { interactionId: interaction.id }));
   }
 
@@ -293,6 +331,13 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     await interaction.deferUpdate();
     await handler(interactionInbound(interaction, text, {}));
   }
+}
+
+/** A gateway command as typed: `/model gpt-5` from `/model name:gpt-5`. */
+function commandText(interaction: ChatInputCommandInteraction): string {
+  const option = commandOptionName(interaction.commandName);
+  const words = option ? (interaction.options.getString(option) ?? '').trim() : '';
+  return words ? `/${interaction.commandName} ${words}` : `/${interaction.commandName}`;
 }
 
 /** The InboundMessage for `text` from whoever used the interaction, in its channel or thread. */

@@ -5,6 +5,20 @@ export interface DiscordReplyTarget extends ReplyTarget {
   channelId: string;
   /** Set for slash commands: replies edit the deferred answer, then follow up. */
   interactionId?: string;
+  /** The message the turn answers, where its reactions go (`display.reactions`); a thread's first message is in the parent channel. */
+  reactTo?: { channelId: string; messageId: string };
+}
+
+/** A target the outbox kept (JSON), read back; undefined unless it has a thread key and a channel. */
+export function decodeDiscordTarget(data: unknown): DiscordReplyTarget | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const fields = data as Partial<Record<keyof DiscordReplyTarget, unknown>>;
+  if (typeof fields.threadKey !== 'string' || !fields.threadKey.startsWith('discord:') || typeof fields.channelId !== 'string') return undefined;
+  // An interaction's token is gone after a restart: replies go to the channel.
+  const target: DiscordReplyTarget = { threadKey: fields.threadKey, channelId: fields.channelId };
+  const on = fields.reactTo as Partial<Record<'channelId' | 'messageId', unknown>> | undefined;
+  if (typeof on?.channelId === 'string' && typeof on.messageId === 'string') target.reactTo = { channelId: on.channelId, messageId: on.messageId };
+  return target;
 }
 
 /** `discord:<guild>:<channel or thread>`, or `discord:dm:<channel>` for direct messages. */

@@ -3,6 +3,7 @@ import { GatewayIntentBits } from 'discord.js';
 import { DiscordAdapter, DiscordAdapterError, DISCORD_COMMANDS, type DiscordReplyTarget } from '../../adapters/discord/index.js';
 import { FakeDiscord, type FakeDiscordUser } from '../fakes/discord-server.js';
 import { recordingHandler, type RecordingHandler } from '../fakes/slack-recorder.js';
+import { COMMANDS } from '../../src/gateway/index.js';
 
 const alice: FakeDiscordUser = { id: '800000000000000001', username: 'alice' };
 const otherBot: FakeDiscordUser = { id: '800000000000000009', username: 'robot', bot: true };
@@ -45,10 +46,17 @@ describe('Discord adapter against a fake REST API and Gateway', () => {
     expect(discord.heartbeats).toBeGreaterThan(before);
   });
 
-  it('registers /ask, /new, /stop, /status and /help at start', async () => {
+  it('registers /ask and every gateway chat command at start, with the options they take', async () => {
     const put = await discord.waitForCall('PUT', new RegExp(`^/applications/${discord.applicationId}/commands$`));
-    expect((put.body as unknown as Array<{ name: string }>).map((c) => c.name)).toEqual(['ask', 'new', 'stop', 'status', 'help']);
+    const sent = put.body as unknown as Array<{ name: string; description: string; options?: Array<{ name: string; type: number; required?: boolean; choices?: unknown[] }> }>;
+    expect(sent.map((c) => c.name)).toEqual(['ask', ...COMMANDS.map((command) => command.name)]);
     expect(DISCORD_COMMANDS[0].options?.[0]).toMatchObject({ name: 'prompt', required: true });
+    for (const command of sent) expect(command.description.length).toBeGreaterThan(0);
+    const option = (name: string) => sent.find((c) => c.name === name)?.options?.[0];
+    expect(option('model')).toMatchObject({ name: 'name', type: 3, required: false });
+    expect(option('verbose')).toMatchObject({ name: 'mode', type: 3, choices: ['off', 'new', 'all'].map((v) => ({ name: v, value: v })) });
+    expect(option('approve')).toMatchObject({ name: 'scope', type: 3 });
+    for (const name of ['usage', 'retry', 'undo', 'compress', 'stop', 'new']) expect(option(name)).toBeUndefined();
   });
 
   it('opens a thread from a mentioning message; the thread is the session', async () => {
@@ -130,6 +138,17 @@ describe('Discord adapter against a fake REST API and Gateway', () => {
     await rec.nth(4);
     expect(rec.messages.map((m) => m.text).sort()).toEqual(['/help', '/new', '/status', '/stop']);
     expect(new Set(rec.messages.map((m) => m.threadKey))).toEqual(new Set([`discord:${discord.guildId}:${discord.channelId}`]));
+  });
+
+  it('hands a command with its option to the gateway as typed: /model name:x is "/model x", /verbose mode:all is "/verbose all"', async () => {
+    await discord.waitForCall('PUT', /\/commands$/);
+    discord.slashCommand({ user: alice, name: 'model', options: { name: 'gpt-test' } });
+    await rec.nth(1);
+    discord.slashCommand({ user: alice, name: 'verbose', options: { mode: 'all' } });
+    await rec.nth(2);
+    discord.slashCommand({ user: alice, name: 'usage' });
+    await rec.nth(3);
+    expect(rec.messages.map((m) => m.text)).toEqual(['/model gpt-test', '/verbose all', '/usage']);
   });
 
   it('fails to start with a DiscordAdapterError naming DISCORD_BOT_TOKEN when the token is refused', async () => {

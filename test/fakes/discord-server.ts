@@ -40,6 +40,19 @@ export interface FakeDiscordAttachment {
   bytes: Buffer;
 }
 
+/** A rate limit bucket as Discord describes one: `limit` requests per window of `windowMs`. */
+export interface FakeRateLimit {
+  limit: number;
+  windowMs: number;
+}
+
+/** One accepted edit of a message: when, which message, and where (channel or interaction token). */
+export interface FakeDiscordEdit {
+  at: number;
+  messageId: string;
+  bucket: string;
+}
+
 /** Discord refuses a request whose files pass the upload limit (10 MiB without boosts). */
 const UPLOAD_LIMIT = 10 * 1024 * 1024;
 
@@ -56,6 +69,8 @@ export class FakeDiscord extends EventEmitter {
   readonly token = 'fake.discord.bot-token';
   readonly applicationId = '900000000000000001';
   readonly bot: FakeDiscordUser = { id: '900000000000000002', username: 'hermes', bot: true };
+  /** Who made the application (`owner` of applications/@me). */
+  readonly owner: FakeDiscordUser = { id: '930000000000000001', username: 'ada' };
   readonly guildId = '910000000000000001';
   readonly channelId = '920000000000000001';
   readonly calls: DiscordCall[] = [];
@@ -64,6 +79,23 @@ export class FakeDiscord extends EventEmitter {
   readonly identifies: Record<string, unknown>[] = [];
   heartbeats = 0;
   commands: Record<string, unknown>[] = [];
+  /**
+   * When set, message edits (PATCH of a channel message or an interaction's message) keep to
+   * this bucket per channel, answered with X-RateLimit-* headers; past it the fake answers 429
+   * with `retry_after` and Retry-After, as Discord does (about 5 edits per 5 s per channel).
+   */
+  editRateLimit: FakeRateLimit | undefined;
+  /** Edits the fake refused with 429 (the client went faster than the headers allowed). */
+  rateLimited = 0;
+  /** Every edit the fake accepted, in order. */
+  readonly edits: FakeDiscordEdit[] = [];
+  /** Reactions the bot has on a message (`<channel>/<message>` → emoji), and every PUT and DELETE in order. */
+  readonly reactions = new Map<string, Set<string>>();
+  readonly reactionLog: Array<{ op: 'put' | 'delete'; channelId: string; messageId: string; emoji: string }> = [];
+  /** Users' messages by id → their channel (reactions go on them). */
+  private readonly userMessages = new Map<string, string>();
+  /** Edit buckets: key → window start and requests in it. */
+  private readonly buckets = new Map<string, { start: number; used: number }>();
   private readonly server: Server;
   private readonly wss: WebSocketServer;
   private readonly sessions = new Set<WebSocket>();
@@ -205,12 +237,26 @@ export class FakeDiscord extends EventEmitter {
       data.member = memberObject();
       data.channel_type = this.threads.has(channelId) ? PUBLIC_THREAD : GUILD_TEXT;
     }
+    this.userMessages.set(id, channelId);
     this.dispatch('MESSAGE_CREATE', data);
     return id;
   }
 
+  /** The emoji the bot has on message `messageId` in `channelId`, in the order they were put. */
+  reactionsOn(channelId: string, messageId: string): string[] {
+    return [...(this.reactions.get(`${channelId}/${messageId}`) ?? [])];
+  }
+
   /** A slash command invocation; returns the interaction id and token. */
-  slashCommand(options: { user: FakeDiscordUser; name: string; prompt?: string; channelId?: string; dm?: boolean }): { id: string; token: string } {
+  slashCommand(options: {
+    user: FakeDiscordUser;
+    name: string;
+    prompt?: string;
+    /** String options by name, as a person filled them in. */
+    options?: Record<string, string>;
+    channelId?: string;
+    dm?: boolean;
+  }): { id: string; token: string } {
     const id = this.snowflake();
     const token = `interaction-token-${id}`;
     const channelId = options.channelId ?? this.channelId;
@@ -227,7 +273,7 @@ export class FakeDiscord extends EventEmitter {
         id: command?.id ?? this.snowflake(),
         name: options.name,
         type: 1,
-        ...(options.prompt !== undefined ? { options: [{ name: 'prompt', type: 3, value: options.prompt }] } : {}),
+        ...(optionsOf(options).length > 0 ? { options: optionsOf(options) } : {}),
       },
       channel_id: channelId,
       app_permissions: '0',
@@ -372,19 +418,51 @@ export class FakeDiscord extends EventEmitter {
       ...(multipart ? { files: multipart.files.map((file) => ({ field: file.field, filename: file.filename, content_type: file.mimeType, bytes: file.bytes })) } : {}),
     };
     this.calls.push(call);
+    const headers: Record<string, string> = {};
     const reply = (status: number, body?: unknown): void => {
-      if (body === undefined) res.writeHead(status).end();
-      else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (body === undefined) res.writeHead(status, headers).end();
+      else res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
     const tokenRoute = path.startsWith('/interactions/') || path.startsWith('/webhooks/');
     if (!url.pathname.startsWith('/api/v10/')) reply(404, { message: '404: Not Found', code: 0 });
     else if (!tokenRoute && call.authorization !== `Bot ${this.token}`) reply(401, { message: '401: Unauthorized', code: 0 });
     else {
-      const refusal = this.refusals.findIndex((r) => r.method === call.method && r.path.test(path) && r.when(call.body ?? {}));
-      const [status, body] = refusal >= 0 ? ((r) => [r.status, r.body] as const)(this.refusals.splice(refusal, 1)[0]) : this.answer(call);
+      const limited = this.rateLimit(call, headers);
+      const refusal = limited ? -1 : this.refusals.findIndex((r) => r.method === call.method && r.path.test(path) && r.when(call.body ?? {}));
+      const [status, body] = limited ?? (refusal >= 0 ? ((r) => [r.status, r.body] as const)(this.refusals.splice(refusal, 1)[0]) : this.answer(call));
       reply(status, body);
     }
     this.emit('call', call);
+  }
+
+  /**
+   * Counts an edit against its channel's bucket and sets the X-RateLimit-* headers discord.js
+   * reads; returns the 429 to answer when the bucket is spent, else undefined.
+   */
+  private rateLimit(call: DiscordCall, headers: Record<string, string>): [number, unknown] | undefined {
+    const rate = this.editRateLimit;
+    const key = editBucketOf(call);
+    if (!rate || !key) return undefined;
+    const now = Date.now();
+    let bucket = this.buckets.get(key);
+    if (!bucket || now >= bucket.start + rate.windowMs) this.buckets.set(key, (bucket = { start: now, used: 0 }));
+    const resetAfter = (bucket.start + rate.windowMs - now) / 1000;
+    headers['x-ratelimit-limit'] = String(rate.limit);
+    headers['x-ratelimit-reset'] = ((bucket.start + rate.windowMs) / 1000).toFixed(3);
+    headers['x-ratelimit-reset-after'] = resetAfter.toFixed(3);
+    headers['x-ratelimit-bucket'] = 'fake-message-edit';
+    if (bucket.used >= rate.limit) {
+      this.rateLimited += 1;
+      headers['x-ratelimit-remaining'] = '0';
+      headers['retry-after'] = String(Math.ceil(resetAfter));
+      headers['x-ratelimit-scope'] = 'user';
+      return [429, { message: 'You are being rate limited.', retry_after: Number(resetAfter.toFixed(3)), global: false }];
+    }
+    bucket.used += 1;
+    headers['x-ratelimit-remaining'] = String(rate.limit - bucket.used);
+    const messageId = /\/messages\/([^/]+)$/.exec(call.path)?.[1] ?? '';
+    this.edits.push({ at: now, messageId, bucket: key });
+    return undefined;
   }
 
   private answer(call: DiscordCall): [number, unknown?] {
@@ -394,7 +472,7 @@ export class FakeDiscord extends EventEmitter {
       return [200, { url: `ws://127.0.0.1:${this.port}/gateway`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 } }];
     }
     if (method === 'GET' && path === '/users/@me') return [200, userObject(this.bot)];
-    if (method === 'GET' && path === '/applications/@me') return [200, { id: this.applicationId, name: 'hermes', flags: 0, bot_public: true }];
+    if (method === 'GET' && path === '/applications/@me') return [200, { id: this.applicationId, name: 'hermes', flags: 0, bot_public: true, owner: userObject(this.owner), team: null }];
     if (method === 'PUT' && (m = /^\/applications\/(\d+)\/commands$/.exec(path))) {
       if (m[1] !== this.applicationId) return [404, { message: 'Unknown Application', code: 10002 }];
       const defs = Array.isArray(call.body) ? (call.body as Record<string, unknown>[]) : [];
@@ -431,6 +509,9 @@ export class FakeDiscord extends EventEmitter {
       return [201, thread];
     }
     if (method === 'POST' && /^\/channels\/(\d+)\/typing$/.test(path)) return [204];
+    if ((method === 'PUT' || method === 'DELETE') && (m = /^\/channels\/(\d+)\/messages\/(\d+)\/reactions\/([^/]+)\/@me$/.exec(path))) {
+      return this.react(method === 'PUT' ? 'put' : 'delete', m[1], m[2], m[3]);
+    }
     if (method === 'POST' && (m = /^\/interactions\/(\d+)\/([\w-]+)\/callback$/.exec(path))) return this.callback(m[2], Number(body.type));
     if ((m = /^\/webhooks\/(\d+)\/([\w-]+)\/messages\/(@original|\d+)$/.exec(path)) && method === 'PATCH') {
       const token = m[2];
@@ -456,6 +537,19 @@ export class FakeDiscord extends EventEmitter {
     const allowed = kind === 3 ? [4, 5, 6, 7] : [4, 5];
     if (!allowed.includes(type)) return [400, { message: 'Invalid Form Body', code: 50035 }];
     this.pendingCallbacks.delete(token);
+    return [204];
+  }
+
+  /** The bot's own reaction put on or taken off a message (204), as Discord answers; 10008 for a message it does not know there. */
+  private react(op: 'put' | 'delete', channelId: string, messageId: string, emoji: string): [number, unknown?] {
+    const known = this.userMessages.get(messageId) === channelId || this.messages.some((m) => m.id === messageId && m.channel_id === channelId);
+    if (!known) return [404, { message: 'Unknown Message', code: 10008 }];
+    this.reactionLog.push({ op, channelId, messageId, emoji });
+    const key = `${channelId}/${messageId}`;
+    const set = this.reactions.get(key) ?? new Set<string>();
+    if (op === 'put') set.add(emoji);
+    else set.delete(emoji);
+    this.reactions.set(key, set);
     return [204];
   }
 
@@ -495,4 +589,19 @@ export class FakeDiscord extends EventEmitter {
     const attachments = (message.files ?? []).map((file) => this.attachmentObject(file, message.channel_id));
     return botMessageObject(this.bot, { ...message, attachments });
   }
+}
+
+/** The options of a slash command invocation (`prompt` for /ask, any others by name), as string options (type 3). */
+function optionsOf(options: { prompt?: string; options?: Record<string, string> }): Array<{ name: string; type: number; value: string }> {
+  const all = { ...(options.prompt !== undefined ? { prompt: options.prompt } : {}), ...options.options };
+  return Object.entries(all).map(([name, value]) => ({ name, type: 3, value }));
+}
+
+/** The edit bucket a request counts against (one per channel or interaction), or undefined when it is no edit. */
+function editBucketOf(call: DiscordCall): string | undefined {
+  if (call.method !== 'PATCH') return undefined;
+  const channel = /^\/channels\/(\d+)\/messages\/\d+$/.exec(call.path);
+  if (channel) return `channel:${channel[1]}`;
+  const webhook = /^\/webhooks\/\d+\/([\w-]+)\/messages\/(@original|\d+)$/.exec(call.path);
+  return webhook ? `interaction:${webhook[1]}` : undefined;
 }
