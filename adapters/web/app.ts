@@ -7,6 +7,7 @@ import type { Asset } from './assets.js';
 import { requireToken, sameOriginOnly } from './access.js';
 import type { ThreadActivity } from './activity.js';
 import { fileRoutes, type WebFiles } from './files.js';
+import { settingsRoutes, type SettingsDeps } from './settings.js';
 import type { LiveHub } from './live-hub.js';
 import type { TranscriptStore } from './transcript.js';
 import type { LiveEvent, WebEntry } from './types.js';
@@ -44,7 +45,14 @@ export interface WebAppDeps {
   maxUploadBytes: number;
   /** Aborts when the adapter stops: open event streams end. */
   signal: AbortSignal;
+  /** The settings form's look-ups and save (the model, its key). */
+  settings: SettingsDeps;
+  /** Removes a thread's transcript and files. */
+  deleteThread: (threadId: string) => Promise<void>;
 }
+
+/** Longest thread title, in characters. */
+const MAX_TITLE_CHARS = 120;
 
 /**
  * The web chat's HTTP surface: the page and its assets, a small JSON API for threads and
@@ -86,8 +94,31 @@ export function createWebApp(deps: WebAppDeps): Hono {
   app.get('/favicon.ico', () => serve('/icon.svg')!);
 
   app.get('/api/status', (c) => c.json(deps.status()));
-  app.get('/api/threads', (c) => c.json({ threads: deps.store.listThreads() }));
+  app.route('/api/settings', settingsRoutes(deps.settings));
+  // ?q= keeps the threads whose title or messages contain the words.
+  app.get('/api/threads', (c) => c.json({ threads: deps.store.listThreads(c.req.query('q') ?? '') }));
   app.post('/api/threads', (c) => c.json({ id: deps.store.createThread() }, 201));
+
+  app.patch('/api/threads/:id', bodyLimit({ maxSize: 4096 }), async (c) => {
+    const id = c.req.param('id');
+    if (!deps.store.hasThread(id)) return c.json({ error: `no web thread "${id}"` }, 404);
+    const body = await c.req.json<unknown>().catch(() => undefined);
+    const title = typeof body === 'object' && body !== null ? (body as { title?: unknown }).title : undefined;
+    if (typeof title !== 'string' || !title.trim() || title.length > MAX_TITLE_CHARS) {
+      return c.json({ error: `send {"title": "…"} with 1 to ${MAX_TITLE_CHARS} characters` }, 400);
+    }
+    deps.store.rename(id, title);
+    return c.json({ thread: deps.store.summary(id) });
+  });
+
+  app.delete('/api/threads/:id', async (c) => {
+    const id = c.req.param('id');
+    if (!deps.store.hasThread(id)) return c.json({ error: `no web thread "${id}"` }, 404);
+    if (deps.activity.isBusy(id)) return c.json({ error: 'The agent is working in this thread: stop it first, then delete the thread.' }, 409);
+    await deps.deleteThread(id);
+    deps.hub.publish(id, { type: 'deleted' });
+    return c.json({ deleted: id });
+  });
 
   app.get('/api/threads/:id', (c) => {
     const id = c.req.param('id');

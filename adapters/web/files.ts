@@ -117,6 +117,12 @@ export class WebFiles {
   }
 }
 
+/** Removes the files the agent sent in a thread (the thread was deleted). */
+export async function forgetThreadFiles(root: string, threadId: string): Promise<void> {
+  if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(threadId)) return;
+  await rm(join(root, threadId), { recursive: true, force: true });
+}
+
 /** Whether the page previews a file of this type inline. */
 export function previewable(mimeType: string): boolean {
   return PREVIEW_TYPES.has(mimeType);

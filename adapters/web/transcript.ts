@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { WebEntry, WebThreadSummary } from './types.js';
@@ -17,6 +17,8 @@ interface ThreadState {
   entries: WebEntry[];
   index: Map<string, number>;
   updatedAt: number;
+  /** A title the user gave; else the first message names the thread. */
+  title?: string;
 }
 
 /**
@@ -46,12 +48,40 @@ export class TranscriptStore {
     return isThreadId(id) && (this.threads.has(id) || existsSync(this.file(id)));
   }
 
-  /** Threads, most recently active first. */
-  listThreads(): WebThreadSummary[] {
+  /**
+   * Threads with something in them, most recently active first; with `query`, only those
+   * whose title or messages contain each of its words (case does not matter).
+   */
+  listThreads(query = ''): WebThreadSummary[] {
     this.scan();
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
     return [...this.threads.entries()]
-      .map(([id, state]) => ({ id, title: titleOf(state.entries), updatedAt: state.updatedAt }))
+      .filter(([, state]) => state.entries.length > 0)
+      .filter(([, state]) => words.length === 0 || matches(state, words))
+      .map(([id, state]) => ({ id, title: state.title ?? titleOf(state.entries), updatedAt: state.updatedAt }))
       .sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
+  }
+
+  /** The thread as the list shows it; undefined for an unknown thread. */
+  summary(id: string): WebThreadSummary | undefined {
+    const state = this.load(id);
+    return state && { id, title: state.title ?? titleOf(state.entries), updatedAt: state.updatedAt };
+  }
+
+  /** Gives the thread a title of the user's own (kept beside its transcript). */
+  rename(id: string, title: string): void {
+    const state = this.load(id);
+    if (!state) throw new Error(`web chat: no thread ${id}`);
+    state.title = title.replace(/\s+/g, ' ').trim();
+    writeFileSync(this.metaFile(id), JSON.stringify({ title: state.title }) + '\n');
+  }
+
+  /** Forgets the thread: its transcript and title go. */
+  delete(id: string): void {
+    if (!isThreadId(id)) return;
+    this.threads.delete(id);
+    rmSync(this.file(id), { force: true });
+    rmSync(this.metaFile(id), { force: true });
   }
 
   /** The thread's entries in order; empty for an unknown thread. */
@@ -85,6 +115,10 @@ export class TranscriptStore {
     return join(this.dir, `${id}.jsonl`);
   }
 
+  private metaFile(id: string): string {
+    return join(this.dir, `${id}.meta.json`);
+  }
+
   private load(id: string): ThreadState | undefined {
     if (!isThreadId(id)) return undefined;
     const known = this.threads.get(id);
@@ -107,16 +141,22 @@ export class TranscriptStore {
       }
       return entry;
     });
+    state.title = readTitle(this.metaFile(id));
     this.threads.set(id, state);
     return state;
   }
 
+  /** Loads every thread once; threads an earlier run left empty (opened, never used) are removed. */
   private scan(): void {
     if (this.scanned) return;
     this.scanned = true;
     if (!existsSync(this.dir)) return;
     for (const name of readdirSync(this.dir)) {
-      if (name.endsWith('.jsonl')) this.load(name.slice(0, -'.jsonl'.length));
+      if (!name.endsWith('.jsonl')) continue;
+      const id = name.slice(0, -'.jsonl'.length);
+      if (this.threads.has(id)) continue;
+      const state = this.load(id);
+      if (state && state.entries.length === 0) this.delete(id);
     }
   }
 }
@@ -142,6 +182,22 @@ function parseEntry(line: string): WebEntry | undefined {
     // A line torn by a crash mid-write: the rest of the thread is still good.
   }
   return undefined;
+}
+
+function readTitle(file: string): string | undefined {
+  try {
+    const { title } = JSON.parse(readFileSync(file, 'utf8')) as { title?: unknown };
+    return typeof title === 'string' && title.trim() ? title : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the title or a message's text contains every word. */
+function matches(state: ThreadState, words: string[]): boolean {
+  const texts = [state.title ?? '', ...state.entries.map((entry) => (entry.kind === 'user' || entry.kind === 'assistant' ? entry.text : ''))];
+  const haystack = texts.join('\n').toLowerCase();
+  return words.every((word) => haystack.includes(word));
 }
 
 function titleOf(entries: WebEntry[]): string {

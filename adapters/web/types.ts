@@ -103,4 +103,6 @@ export interface WebThreadSummary {
 export type LiveEvent =
   | { type: 'snapshot'; entries: WebEntry[]; busy: boolean }
   | { type: 'entry'; entry: WebEntry }
-  | { type: 'busy'; busy: boolean };
+  | { type: 'busy'; busy: boolean }
+  /** The thread was deleted (in another tab too): the page leaves it. */
+  | { type: 'deleted' };

@@ -4,6 +4,10 @@ import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import type { AgentEvent } from '../../src/agent/types.js';
 import type { HermesConfig } from '../../src/config/schema.js';
+import { defaultConfig } from '../../src/config/load.js';
+import { setConfigValues } from '../../src/config/edit.js';
+import { setDotEnvValue } from '../../src/config/dotenv.js';
+import { applyConfigChanges } from '../../src/config/watch.js';
 import type { HermesPaths } from '../../src/config/paths.js';
 import type { InboundAttachment, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, StreamedMessage, TurnNotice } from '../../src/gateway/types.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
@@ -11,7 +15,8 @@ import { errorMessage } from '../../src/shared/errors.js';
 import { isLoopbackHost, WebChatError } from './access.js';
 import { ThreadActivity } from './activity.js';
 import { createWebApp, type WebStatus } from './app.js';
-import { previewable, WebFiles, WEB_FILE_MAX_BYTES } from './files.js';
+import { forgetThreadFiles, previewable, WebFiles, WEB_FILE_MAX_BYTES } from './files.js';
+import { PROVIDERS, type ModelSettings, type ProviderId, type SettingsView } from './settings.js';
 import { loadAssets } from './assets.js';
 import { LiveHub } from './live-hub.js';
 import { resolveWebLogin } from './login.js';
@@ -23,6 +28,8 @@ export interface WebAdapterOptions {
   config: Pick<HermesConfig, 'platforms' | 'model'> & Partial<Pick<HermesConfig, 'files'>>;
   /** HERMES_HOME paths: transcripts go under `<home>/web/threads/`. */
   paths: Pick<HermesPaths, 'home' | 'config' | 'env'>;
+  /** Where API keys are read and a saved key is set (default process.env). */
+  env?: NodeJS.ProcessEnv;
   logger?: Logger;
   /**
    * Called once the server listens, with the address to print (`openUrl` carries the token)
@@ -109,6 +116,16 @@ export class WebAdapter implements PlatformAdapter {
       files: this.files,
       maxUploadBytes: Math.floor((this.options.config.files?.max_inbound_mb ?? 20) * 1024 * 1024),
       signal: this.stopping.signal,
+      settings: {
+        ownerOnly: login.token !== '',
+        current: () => this.settingsView(login.token !== ''),
+        savedKey: (provider) => this.env[PROVIDERS[provider].apiKeyEnv] ?? '',
+        save: (settings) => this.saveSettings(settings),
+      },
+      deleteThread: async (threadId) => {
+        this.store.delete(threadId);
+        await forgetThreadFiles(join(this.options.paths.home, 'web', 'files'), threadId);
+      },
     });
     const server = createServer(getRequestListener(app.fetch));
     await new Promise<void>((resolve, reject) => {
@@ -233,6 +250,42 @@ export class WebAdapter implements PlatformAdapter {
     return entry;
   }
 
+  private get env(): NodeJS.ProcessEnv {
+    return this.options.env ?? process.env;
+  }
+
+  /** The model settings as the form shows them, without the key. */
+  private settingsView(canSave: boolean): SettingsView {
+    const { model } = this.options.config;
+    return {
+      provider: providerOf(model),
+      baseUrl: model.base_url,
+      model: model.name,
+      apiKeyEnv: model.api_key_env,
+      keySet: Boolean(this.env[model.api_key_env]),
+      canSave,
+    };
+  }
+
+  /**
+   * Saves the form: the key to HERMES_HOME/.env (0600) and into the environment, the model to
+   * config.yaml, and the model section of the running configuration in place, so the next
+   * message uses it (the gateway's model client follows that section).
+   */
+  private saveSettings(settings: ModelSettings): { needsRestart: string[] } {
+    const apiKeyEnv = PROVIDERS[settings.provider].apiKeyEnv;
+    if (settings.apiKey) {
+      setDotEnvValue(this.options.paths.env, apiKeyEnv, settings.apiKey);
+      this.env[apiKeyEnv] = settings.apiKey;
+    }
+    const values = { 'model.base_url': settings.baseUrl, 'model.name': settings.model, 'model.api_key_env': apiKeyEnv };
+    const next = setConfigValues(this.options.paths.config, values);
+    const { needsRestart } = applyConfigChanges(this.options.config, next, Object.keys(values));
+    // Names only: the key stays out of the log.
+    this.logger.info({ provider: settings.provider, baseUrl: settings.baseUrl, model: settings.model, apiKeyEnv, keySaved: Boolean(settings.apiKey) }, 'model settings saved from the web chat');
+    return { needsRestart };
+  }
+
   private status(): WebStatus {
     const { model } = this.options.config;
     return {
@@ -241,6 +294,14 @@ export class WebAdapter implements PlatformAdapter {
       envFile: this.options.paths.env,
     };
   }
+}
+
+/** Which of the form's providers the settings are (anything unknown is an OpenAI-compatible URL). */
+function providerOf(model: HermesConfig['model']): ProviderId {
+  if (model.api_key_env === PROVIDERS.openrouter.apiKeyEnv) return 'openrouter';
+  if (model.api_key_env === PROVIDERS.ollama.apiKeyEnv) return 'ollama';
+  if (model.api_key_env === PROVIDERS.openai.apiKeyEnv && model.base_url === defaultConfig().model.base_url) return 'openai';
+  return 'custom';
 }
 
 /** Builds the web chat adapter; `start` refuses a non-loopback host without a token, and `auth: none` off loopback. */
@@ -255,6 +316,7 @@ export function createWebAdapter(options: WebAdapterOptions): WebAdapter {
 export function createWebChat(options: {
   config: WebAdapterOptions['config'];
   paths: WebAdapterOptions['paths'];
+  env?: NodeJS.ProcessEnv;
   logger?: Logger;
   announce?: (line: string) => void;
 }): WebAdapter | undefined {
@@ -262,6 +324,7 @@ export function createWebChat(options: {
   return new WebAdapter({
     config: options.config,
     paths: options.paths,
+    env: options.env,
     logger: options.logger,
     onListening: ({ openUrl, warning }) => {
       options.announce?.(`  web chat: ${openUrl}  (open it in a browser)`);

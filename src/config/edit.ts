@@ -34,6 +34,18 @@ export function setConfigValue(
   value: unknown,
   check?: (config: HermesConfig) => void,
 ): HermesConfig {
+  return setConfigValues(file, { [key]: value }, check);
+}
+
+/**
+ * Sets several keys in one write (the web chat's settings: base URL, model and key variable
+ * together), keeping comments and key order; all or nothing, as {@link setConfigValue}.
+ */
+export function setConfigValues(
+  file: string,
+  values: Record<string, unknown>,
+  check?: (config: HermesConfig) => void,
+): HermesConfig {
   let text = '';
   try {
     text = readFileSync(file, 'utf8');
@@ -43,11 +55,12 @@ export function setConfigValue(
   const doc = text.trim() === '' ? new Document({}) : parseDocument(text);
   if (doc.errors.length > 0) throw new ConfigError(`${file}: is not valid YAML: ${doc.errors[0].message}`);
   if (!isMap(doc.contents)) throw new ConfigError(`${file}: expected a mapping of keys at the top level`);
-  const path = key.split('.');
-  doc.setIn(path, value);
+  for (const [key, value] of Object.entries(values)) doc.setIn(key.split('.'), value);
   const { config, warnings } = validateConfig(doc.toJS(), file);
-  if (warnings.some((warning) => namesUnknownKey(warning, key))) {
-    throw new ConfigError(`${file}: ${key}: unknown key; nothing was written (see config/default.yaml for the keys)`);
+  for (const key of Object.keys(values)) {
+    if (warnings.some((warning) => namesUnknownKey(warning, key))) {
+      throw new ConfigError(`${file}: ${key}: unknown key; nothing was written (see config/default.yaml for the keys)`);
+    }
   }
   check?.(config);
   mkdirSync(dirname(file), { recursive: true });

@@ -8,6 +8,7 @@ export {
   type LoadedConfig,
   type LoadConfigOptions,
 } from './load.js';
-export { getConfigValue, setConfigValue, parseCliValue } from './edit.js';
+export { getConfigValue, setConfigValue, setConfigValues, parseCliValue } from './edit.js';
 export { hermesPaths, resolveHome, type HermesPaths } from './paths.js';
-export { loadDotEnv } from './dotenv.js';
+export { loadDotEnv, readDotEnv, setDotEnvValue, dotEnvProblem } from './dotenv.js';
+export { watchConfig, applyConfigChanges, changedKeys, isHotKey, type ConfigChange, type ConfigWatcher, type WatchConfigOptions } from './watch.js';

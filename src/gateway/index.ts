@@ -26,3 +26,4 @@ export { splitMessage } from './split.js';
 export { Semaphore } from '../shared/semaphore.js';
 export { progressLine, type ToolProgressMode } from './progress.js';
 export { GatewayError } from './errors.js';
+export { liveModelClient } from './live-model-client.js';

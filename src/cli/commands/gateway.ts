@@ -27,15 +27,17 @@ export interface StartGatewayOptions {
 export async function startGateway(loaded: LoadedConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
   const env = options.env ?? process.env;
   const print = options.print ?? (() => {});
-  const [{ createLogger }, { createAgent }, { Gateway, approvalQueueFor, OutboxStore }, { buildAdapters, knownPlatforms }] = await Promise.all([
+  const [{ createLogger }, { createAgent }, { Gateway, approvalQueueFor, OutboxStore, liveModelClient }, { buildAdapters, knownPlatforms }, { watchConfig }] = await Promise.all([
     import('../../shared/logger.js'),
     import('../../agent/index.js'),
     import('../../gateway/index.js'),
     import('../../../adapters/index.js'),
+    import('../../config/watch.js'),
   ]);
   const { config, paths } = loaded;
   const logger = createLogger({ file: paths.logFile, level: config.logging.level, env });
-  const agent = await createAgent(loaded, { logger });
+  // The model follows config changes (the web chat's settings, an edited config.yaml) without a restart.
+  const agent = await createAgent(loaded, { logger, modelClient: liveModelClient({ model: config.model, logger, env }) });
   // "/approve always" rules survive restarts here.
   const approvals = approvalQueueFor(config, { rulesFile: join(paths.home, 'approvals.yaml'), logger });
   // Replies wait in state.db until the platform confirmed them: a restart delivers what is left.
@@ -64,10 +66,22 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
     print('  no platform is running; set TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN or DISCORD_BOT_TOKEN (see README) and restart');
   }
   logger.info({ started: report.started, failed: report.failed }, 'gateway running');
+  // config.yaml and .env are watched: hot keys apply at once; the rest is named as needing a restart.
+  const watcher = watchConfig({
+    live: config,
+    paths,
+    env,
+    logger,
+    onChange: ({ applied, needsRestart }) => {
+      if (applied.length > 0) print(`hermes gateway: applied ${applied.join(', ')}`);
+      if (needsRestart.length > 0) print(`hermes gateway: changed ${needsRestart.join(', ')}: restart the gateway for these`);
+    },
+  });
   return {
     gateway,
     report,
     stop: async () => {
+      watcher.close();
       await gateway.stop(EXIT_DEADLINE_MS - 1000);
       outbox.close();
     },

@@ -322,8 +322,8 @@ describe('web chat login on loopback (as Jupyter does)', () => {
     expect(page.body).toContain('<textarea id="input"');
     const created = await call(url + 'api/threads', { method: 'POST', headers: { ...json, cookie }, body: '{}' });
     expect(created.status).toBe(201);
-    const threads = await call(url + 'api/threads', { headers: { cookie } });
-    expect(JSON.parse(threads.body)).toEqual({ threads: [expect.objectContaining({ id: JSON.parse(created.body).id })] });
+    const thread = await call(url + `api/threads/${JSON.parse(created.body).id as string}`, { headers: { cookie } });
+    expect(JSON.parse(thread.body)).toMatchObject({ entries: [], busy: false });
     // A wrong token in the address logs nobody in.
     expect((await call(`${url}?token=${'0'.repeat(48)}`, { anonymous: true })).status).toBe(401);
   });

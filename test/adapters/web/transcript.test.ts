@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -44,7 +44,7 @@ describe('TranscriptStore: what each web thread showed, kept on disk', () => {
     expect(new TranscriptStore(dir).entries(id)).toEqual([{ kind: 'user', id: 'u1', at: 1, text: 'kept' }]);
   });
 
-  it('lists threads most recent first, titled by their first message', () => {
+  it('lists threads most recent first, titled by their first message; a thread left empty is not listed and is removed at the next start', () => {
     const store = new TranscriptStore(dir);
     const first = store.createThread();
     store.put(first, { kind: 'user', id: 'u1', at: 1, text: 'first   thread\nwith lines' });
@@ -59,8 +59,30 @@ describe('TranscriptStore: what each web thread showed, kept on disk', () => {
     utimesSync(join(dir, `${second}.jsonl`), minutesAgo(10), minutesAgo(10));
 
     const listed = new TranscriptStore(dir).listThreads();
-    expect(listed.map((thread) => thread.id)).toEqual([second, empty, first]);
-    expect(listed.map((thread) => thread.title)).toEqual(['y'.repeat(59) + '…', 'New thread', 'first thread with lines']);
+    expect(listed.map((thread) => thread.id)).toEqual([second, first]);
+    expect(listed.map((thread) => thread.title)).toEqual(['y'.repeat(59) + '…', 'first thread with lines']);
+    expect(existsSync(join(dir, `${empty}.jsonl`))).toBe(false);
+    expect(existsSync(join(dir, `${first}.jsonl`))).toBe(true);
+  });
+
+  it('renames a thread (the name survives a restart), finds threads by words of their messages, and deletes one', () => {
+    const store = new TranscriptStore(dir);
+    const a = store.createThread();
+    store.put(a, { kind: 'user', id: 'u1', at: 1, text: 'plot the sales figures' });
+    store.put(a, { kind: 'assistant', id: 'a1', at: 2, text: 'Here is the **chart**', interim: false });
+    const b = store.createThread();
+    store.put(b, { kind: 'user', id: 'u2', at: 3, text: 'count python files' });
+    store.rename(a, '  Quarterly   chart ');
+
+    const again = new TranscriptStore(dir);
+    expect(again.summary(a)?.title).toBe('Quarterly chart');
+    expect(again.listThreads('CHART').map((thread) => thread.id)).toEqual([a]);
+    expect(again.listThreads('python count').map((thread) => thread.id)).toEqual([b]);
+    expect(again.listThreads('python sales')).toEqual([]);
+    again.delete(a);
+    expect(again.hasThread(a)).toBe(false);
+    expect(new TranscriptStore(dir).listThreads().map((thread) => thread.id)).toEqual([b]);
+    expect(readdirSync(dir).filter((name) => name.startsWith(a))).toEqual([]);
   });
 
   it('refuses thread ids that are not plain names, so no path leaves the folder', () => {

@@ -1,0 +1,41 @@
+import OpenAI from 'openai';
+import { errorMessage } from '../../src/shared/errors.js';
+
+/** How long the page's look-ups may take: the form waits for them. */
+const PROBE_TIMEOUT_MS = 20_000;
+
+export interface Endpoint {
+  baseUrl: string;
+  /** The key to send; empty sends a placeholder (local servers take any). */
+  apiKey: string;
+}
+
+function client(endpoint: Endpoint): OpenAI {
+  return new OpenAI({ baseURL: endpoint.baseUrl, apiKey: endpoint.apiKey || 'no-key-set', maxRetries: 0, timeout: PROBE_TIMEOUT_MS });
+}
+
+/** What went wrong, in the endpoint's words, with the key cut out should a server echo it. */
+export function probeError(error: unknown, endpoint: Endpoint): string {
+  const text = errorMessage(error);
+  return endpoint.apiKey ? text.split(endpoint.apiKey).join('[key]') : text;
+}
+
+/** The model ids the endpoint lists (`GET <base>/models`), sorted. */
+export async function listModels(endpoint: Endpoint): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const model of client(endpoint).models.list()) ids.push(model.id);
+  return ids.sort((a, b) => a.localeCompare(b));
+}
+
+/** One short chat request: proves the endpoint, the key and the model together. Returns what the model said. */
+export async function testCall(endpoint: Endpoint, model: string): Promise<string> {
+  const completion = await client(endpoint).chat.completions.create({
+    model,
+    messages: [{ role: 'user', content: 'Reply with the single word OK.' }],
+    max_tokens: 16,
+    stream: false,
+  });
+  const text = completion.choices?.[0]?.message?.content;
+  if (typeof text !== 'string') throw new Error('the endpoint answered without a message (no choices)');
+  return text.trim().slice(0, 200);
+}

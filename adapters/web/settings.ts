@@ -1,0 +1,152 @@
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { dotEnvProblem } from '../../src/config/dotenv.js';
+import { errorMessage } from '../../src/shared/errors.js';
+import { listModels, probeError, testCall, type Endpoint } from './model-probe.js';
+
+/** The providers the form offers, and the variable each keeps its key in. */
+export const PROVIDERS = {
+  openai: { label: 'OpenAI', apiKeyEnv: 'OPENAI_API_KEY', needsKey: true },
+  openrouter: { label: 'OpenRouter', apiKeyEnv: 'OPENROUTER_API_KEY', needsKey: true },
+  ollama: { label: 'Ollama', apiKeyEnv: 'OLLAMA_API_KEY', needsKey: false },
+  custom: { label: 'OpenAI-compatible', apiKeyEnv: 'MODEL_API_KEY', needsKey: false },
+} as const;
+export type ProviderId = keyof typeof PROVIDERS;
+
+/** The model settings as the form shows them; the key itself never leaves the gateway. */
+export interface SettingsView {
+  provider: ProviderId;
+  baseUrl: string;
+  model: string;
+  apiKeyEnv: string;
+  /** True when the key variable has a value (so the key field may stay empty). */
+  keySet: boolean;
+  /** False when the web chat has no login (`auth: none`): the page cannot change settings then. */
+  canSave: boolean;
+}
+
+/** A form's settings, checked. */
+export interface ModelSettings {
+  provider: ProviderId;
+  baseUrl: string;
+  model: string;
+  /** Empty keeps the key already saved. */
+  apiKey: string;
+}
+
+export interface SettingsDeps {
+  /** True when requests carry the login token: only then may the page change settings. */
+  ownerOnly: boolean;
+  current: () => SettingsView;
+  /** The saved key of a provider's variable, for look-ups with the key field left empty. */
+  savedKey: (provider: ProviderId) => string;
+  /** Writes the settings (key to .env, the rest to config.yaml) and applies them at once. */
+  save: (settings: ModelSettings) => { needsRestart: string[] };
+}
+
+type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
+
+function isProvider(value: unknown): value is ProviderId {
+  return typeof value === 'string' && Object.hasOwn(PROVIDERS, value);
+}
+
+/** Reads and checks the form's fields; `needModel` for the test call and the save. */
+function readSettings(body: unknown, needModel: boolean): Checked<ModelSettings> {
+  if (typeof body !== 'object' || body === null) return { ok: false, error: 'send {"provider", "baseUrl", "apiKey", "model"} as JSON' };
+  const { provider, baseUrl, apiKey = '', model = '' } = body as Record<string, unknown>;
+  if (!isProvider(provider)) return { ok: false, error: `provider must be one of ${Object.keys(PROVIDERS).join(', ')}` };
+  if (typeof baseUrl !== 'string' || !/^https?:\/\/[^\s]+$/.test(baseUrl.trim())) {
+    return { ok: false, error: 'Base URL must be an http:// or https:// address, such as http://127.0.0.1:11434/v1' };
+  }
+  try {
+    new URL(baseUrl.trim());
+  } catch {
+    return { ok: false, error: `Base URL "${baseUrl}" is not an address` };
+  }
+  if (typeof apiKey !== 'string') return { ok: false, error: 'API key must be text' };
+  // A key becomes a line of .env: a newline in it would add lines of its own.
+  if (apiKey !== '') {
+    const problem = dotEnvProblem(PROVIDERS[provider].apiKeyEnv, apiKey);
+    if (problem) return { ok: false, error: `API key: ${problem}` };
+  }
+  if (typeof model !== 'string' || /[\r\n]/.test(model) || model.length > 200) return { ok: false, error: 'Model must be one line of text' };
+  if (needModel && !model.trim()) return { ok: false, error: 'pick a Model from the list first' };
+  return { ok: true, value: { provider, baseUrl: baseUrl.trim().replace(/\/+$/, ''), apiKey, model: model.trim() } };
+}
+
+/**
+ * The settings form's API: `GET /api/settings`, and with the login only, `POST
+ * /api/settings/models` (the endpoint's model list), `POST /api/settings/test` (one short
+ * request) and `POST /api/settings` (save and apply). The key goes in, never out: no answer
+ * and no log line carries it, and a server's error text has it cut out.
+ */
+export function settingsRoutes(deps: SettingsDeps): Hono {
+  const app = new Hono();
+  const limit = bodyLimit({ maxSize: 16 * 1024 });
+
+  app.get('/', (c) => c.json(deps.current()));
+
+  // The login token is what makes the person on the other side this machine's owner; without
+  // it (`auth: none`) any user of the machine could rewrite the model settings and keys.
+  app.use('/*', async (c, next) => {
+    if (c.req.method === 'GET') return next();
+    if (!deps.ownerOnly) {
+      return c.json(
+        { error: 'The web chat has no login (platforms.web.auth: none), so it does not change settings: set the model in config.yaml, or turn the login back on.' },
+        403,
+      );
+    }
+    return next();
+  });
+
+  const endpointOf = (settings: ModelSettings): Endpoint => ({
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey || deps.savedKey(settings.provider),
+  });
+
+  const read = async (c: Context, needModel: boolean): Promise<Checked<ModelSettings>> => {
+    const body = await c.req.json<unknown>().catch(() => undefined);
+    return readSettings(body, needModel);
+  };
+
+  app.post('/models', limit, async (c) => {
+    const settings = await read(c, false);
+    if (!settings.ok) return c.json({ error: settings.error }, 400);
+    const endpoint = endpointOf(settings.value);
+    try {
+      return c.json({ models: await listModels(endpoint) });
+    } catch (error) {
+      return c.json({ error: `${endpoint.baseUrl}/models did not answer with a model list: ${probeError(error, endpoint)}` }, 502);
+    }
+  });
+
+  app.post('/test', limit, async (c) => {
+    const settings = await read(c, true);
+    if (!settings.ok) return c.json({ error: settings.error }, 400);
+    const endpoint = endpointOf(settings.value);
+    try {
+      return c.json({ reply: await testCall(endpoint, settings.value.model) });
+    } catch (error) {
+      return c.json({ error: `The test call to ${settings.value.model} failed: ${probeError(error, endpoint)}` }, 502);
+    }
+  });
+
+  app.post('/', limit, async (c) => {
+    const settings = await read(c, true);
+    if (!settings.ok) return c.json({ error: settings.error }, 400);
+    const endpoint = endpointOf(settings.value);
+    let reply: string;
+    try {
+      reply = await testCall(endpoint, settings.value.model);
+    } catch (error) {
+      return c.json({ error: `Not saved: the test call to ${settings.value.model} failed: ${probeError(error, endpoint)}` }, 502);
+    }
+    try {
+      const { needsRestart } = deps.save(settings.value);
+      return c.json({ saved: true, reply, needsRestart, settings: deps.current() });
+    } catch (error) {
+      return c.json({ error: `Not saved: ${probeError(errorMessage(error), endpoint)}` }, 500);
+    }
+  });
+  return app;
+}

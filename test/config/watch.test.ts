@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig, setConfigValue, setDotEnvValue, watchConfig, type ConfigChange, type ConfigWatcher } from '../../src/config/index.js';
+import { AccessPolicy } from '../../src/gateway/index.js';
+
+/*
+ * A running gateway's configuration follows config.yaml and .env: the watch sees a file
+ * replaced (as `hermes config set` and editors do) and applies the keys that can change
+ * while running, in place; the others are named as needing a restart.
+ */
+describe('config watch: changes apply without a restart, or say they need one', () => {
+  let home: string;
+  let watcher: ConfigWatcher | undefined;
+  const logged: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(line) });
+
+  beforeEach(() => {
+    home = mkdtempSync(join(tmpdir(), 'hermes-watch-'));
+    logged.length = 0;
+  });
+  afterEach(() => {
+    watcher?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  /** Starts watching the loaded configuration; resolves each change in turn. */
+  function watching(env: NodeJS.ProcessEnv) {
+    const loaded = loadConfig({ home, env, loadEnv: true });
+    const changes: ConfigChange[] = [];
+    let wake: (() => void) | undefined;
+    watcher = watchConfig({
+      live: loaded.config,
+      paths: loaded.paths,
+      env,
+      logger,
+      onChange: (change) => {
+        changes.push(change);
+        wake?.();
+      },
+    });
+    const next = async (): Promise<ConfigChange> => {
+      while (changes.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      return changes.shift()!;
+    };
+    return { live: loaded.config, next };
+  }
+
+  it('applies a new model, allow-list and display option to the running configuration, and names a port change as needing a restart', async () => {
+    writeFileSync(join(home, 'config.yaml'), 'model:\n  name: old-model\n');
+    const env: NodeJS.ProcessEnv = {};
+    const { live, next } = watching(env);
+    const model = live.model;
+    const access = new AccessPolicy(live, env);
+    expect(access.isAllowed('telegram', '42')).toBe(false);
+
+    setConfigValue(join(home, 'config.yaml'), 'model.name', 'new-model');
+    expect(await next()).toEqual({ applied: ['model.name'], needsRestart: [] });
+    expect(live.model.name).toBe('new-model');
+    // In place: a holder of the section (the model client) sees it too.
+    expect(model.name).toBe('new-model');
+
+    writeFileSync(
+      join(home, 'config.yaml'),
+      'model:\n  name: new-model\nplatforms:\n  telegram:\n    allowed_users: [42]\n  web:\n    port: 9999\ndisplay:\n  tool_progress: off\n',
+    );
+    const change = await next();
+    expect(change.applied.sort()).toEqual(['display.tool_progress', 'platforms.telegram.allowed_users']);
+    expect(change.needsRestart).toEqual(['platforms.web.port']);
+    expect(access.isAllowed('telegram', '42')).toBe(true);
+    expect(live.display.tool_progress).toBe('off');
+    // The running value stays until the restart.
+    expect(live.platforms.web.port).toBe(8787);
+    expect(logged.join('')).toContain('configuration reloaded');
+  });
+
+  it('keeps the running settings when the file becomes invalid, and says so in the log', async () => {
+    writeFileSync(join(home, 'config.yaml'), 'model:\n  name: good\n');
+    const { live } = watching({});
+    writeFileSync(join(home, 'config.yaml'), 'model:\n  name: [unclosed\n');
+    expect(watcher!.reload()).toEqual({ applied: [], needsRestart: [] });
+    expect(live.model.name).toBe('good');
+    expect(logged.join('')).toMatch(/config\.yaml changed but cannot be used; the running settings stay/);
+    writeFileSync(join(home, 'config.yaml'), 'model:\n  temperature: 9\n');
+    watcher!.reload();
+    expect(live.model.temperature).toBeNull();
+  });
+
+  it('applies a key and an allow-list saved to .env; a variable the shell set wins, as at start', async () => {
+    writeFileSync(join(home, '.env'), "OPENAI_API_KEY='sk-old'\n");
+    const env: NodeJS.ProcessEnv = { SLACK_ALLOWED_USERS: 'U1' };
+    const { next } = watching(env);
+    expect(env.OPENAI_API_KEY).toBe('sk-old');
+    setDotEnvValue(join(home, '.env'), 'OPENAI_API_KEY', 'sk-new');
+    expect(await next()).toEqual({ applied: ['OPENAI_API_KEY'], needsRestart: [] });
+    expect(env.OPENAI_API_KEY).toBe('sk-new');
+
+    writeFileSync(join(home, '.env'), "OPENAI_API_KEY='sk-new'\nSLACK_ALLOWED_USERS=U2\nTELEGRAM_BOT_TOKEN=123:abc\n");
+    expect(await next()).toEqual({ applied: [], needsRestart: ['TELEGRAM_BOT_TOKEN'] });
+    expect(env.SLACK_ALLOWED_USERS).toBe('U1');
+    expect(env.TELEGRAM_BOT_TOKEN).toBe('123:abc');
+    // Names only in the log, never values.
+    expect(logged.join('')).not.toContain('sk-new');
+  });
+});
