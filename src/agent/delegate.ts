@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../tools/define-tool.js';
 import type { Tool, ToolContext } from '../tools/types.js';
 import type { Semaphore } from '../shared/semaphore.js';
-import { abortText } from './abort.js';
+import { abortText } from '../shared/notices.js';
 import type { TurnResult } from './types.js';
 
 /** A subagent's outcome; `reason` is the abort reason when it was interrupted. */

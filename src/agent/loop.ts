@@ -11,8 +11,7 @@ import type { CompactMode, CompactOutcome } from './context/compactor.js';
 import { textTokens } from './context/tokens.js';
 import { runToolCall } from './tool-call.js';
 import { capToolResult, skippedNotice, toolResultText } from './tool-results.js';
-import { abortText } from './abort.js';
-import { interruptedNotice } from '../environments/index.js';
+import { abortText, interruptedNotice } from '../shared/notices.js';
 import { liveOutput } from './live-output.js';
 
 export interface LoopOptions {

@@ -5,7 +5,7 @@ import type { HermesConfig } from '../config/schema.js';
 import type { Logger } from '../shared/logger.js';
 import type { ChatMessage } from '../sessions/index.js';
 import { ModelAbortedError, describeModelFailure, isRetryable, noModelConfigured } from './model-errors.js';
-import { abortText } from './abort.js';
+import { abortText } from '../shared/notices.js';
 
 /** A tool call as the model asked for it; `arguments` is the raw JSON text. */
 export interface ToolCallRequest {

@@ -3,7 +3,7 @@ export { environmentKind, runsOnThisHost } from './types.js';
 export type { TerminalEnvironmentProvider, ProbeResult, DoctorCheck } from './provider.js';
 export { LocalEnvironment, withoutStripped, type LocalEnvironmentOptions } from './local.js';
 export { buildChildEnv, looksSecret, HERMES_ALLOWED, addStrippedEnvKeys, strippedEnvKeys, type ChildEnvOptions } from './child-env.js';
-export { runInProcessGroup, abortReason, interruptedNotice, type RunGroupOptions, type RunGroupResult } from './run-group.js';
+export { runInProcessGroup, type RunGroupOptions, type RunGroupResult } from './run-group.js';
 export { terminateGroup, killGroup, groupAlive, processAlive, signalGroup } from './process-group.js';
 export { ProviderRegistry, BackendError, RESERVED_BACKEND_NAMES } from './registry.js';
 export { SafeProvider } from './safe-provider.js';

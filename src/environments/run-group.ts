@@ -1,8 +1,7 @@
 import { OutputCapture } from '../shared/output-capture.js';
 import type { ExecuteResult } from './types.js';
-import { interruptedNotice, spawnGroupLeader, superviseGroup } from './supervise-group.js';
-
-export { abortReason, interruptedNotice } from './supervise-group.js';
+import { commandTimedOutNotice, interruptedNotice } from '../shared/notices.js';
+import { spawnGroupLeader, superviseGroup } from './supervise-group.js';
 
 export interface RunGroupOptions {
   cwd: string;
@@ -62,7 +61,7 @@ export function commandResult(
   const newline = run.output && !run.output.endsWith('\n') ? '\n' : '';
   let { output, exitCode } = run;
   if (run.timedOut) {
-    output += `${newline}[Command timed out after ${timeout}s and was killed]`;
+    output += `${newline}${commandTimedOutNotice(timeout)}`;
     exitCode = 124;
   } else if (run.interrupted) {
     output += `${newline}${interruptedNotice(run.reason)}`;

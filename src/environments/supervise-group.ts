@@ -3,6 +3,7 @@ import { Duplex } from 'node:stream';
 import { execa, type ResultPromise } from 'execa';
 import { findExecutable } from './which.js';
 import { groupAlive, killGroup, terminateGroup } from './process-group.js';
+import { abortReason } from '../shared/notices.js';
 
 export interface GroupSpawn {
   file: string;
@@ -122,17 +123,4 @@ export async function superviseGroup(child: GroupChild, limits: GroupLimits): Pr
   await child;
   await stopping;
   return { exitCode: exit.code, signal: exit.signal, timedOut, interrupted, reason, spawnError };
-}
-
-/** The string shown to the model for an aborted signal, or undefined when there is none. */
-export function abortReason(signal: AbortSignal | undefined): string | undefined {
-  const reason: unknown = signal?.reason;
-  if (typeof reason === 'string') return reason || undefined;
-  if (reason instanceof Error && reason.name !== 'AbortError') return reason.message || undefined;
-  return undefined;
-}
-
-/** `[execution interrupted — R]`, or `[execution interrupted]` without a reason. */
-export function interruptedNotice(reason: string | undefined): string {
-  return reason ? `[execution interrupted — ${reason}]` : '[execution interrupted]';
 }

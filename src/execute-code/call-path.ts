@@ -1,5 +1,6 @@
 import type { Environment } from '../environments/types.js';
 import type { Logger } from '../shared/logger.js';
+import { kernelUnavailableNote } from '../shared/notices.js';
 import type { ToolContext } from '../tools/types.js';
 import type { ExecuteCodeResult } from './types.js';
 
@@ -36,7 +37,7 @@ export async function runCall<E extends Environment>(path: CallPath<E>, request:
   if (path.kernels) {
     const cell = await path.kernels.run(request, environment);
     if (!('unavailable' in cell)) return cell;
-    note = `session kernel unavailable: ${cell.unavailable}; this call ran as a one-shot script and keeps no state`;
+    note = kernelUnavailableNote(cell.unavailable);
     logger.warn({ session: request.owner }, note);
   }
   const result = await path.oneShot(request, environment);

@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
 import type { HostProcessEnvironment, SpillFolder } from '../environments/types.js';
-import { interruptedNotice } from '../environments/run-group.js';
+import { TOOLS_CHANGED_NOTE, cellTimedOutNotice, interruptedNotice, kernelDiedNotice, kernelExitNotice, kernelInterruptedNotice } from '../shared/notices.js';
 import { OutputCapture } from '../shared/output-capture.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -23,8 +23,6 @@ interface KernelResources {
   rpc: RpcServer;
   gate: CallGate;
 }
-
-const LOST = 'the session kernel was killed and its state was lost. The next execute_code call starts a fresh kernel.';
 
 /**
  * execute_code on session kernels: one resident Python process per owner (session or
@@ -173,9 +171,6 @@ const MAX_REMEMBERED_STUBS = 10_000;
 /** Per pool, the stub each owner's latest call asked for (the same cached string, not a copy). */
 const lastStubs = new WeakMap<object, Map<string, string>>();
 
-export const TOOLS_CHANGED_NOTE =
-  'The enabled tools changed, so the session kernel was restarted with a new hermes_tools; its state was lost.';
-
 /**
  * True when the owner's previous call on `pool` asked for another stub (another set of enabled
  * tools). A kernel imports its stub once, when it starts, so such a call must start a fresh
@@ -237,30 +232,29 @@ export function cellResult(
       return { status: 'error', output: joinOutput(stdout, stderr, outcome.traceback), exit_code: 1, error: line, ...base };
     }
     case 'timeout': {
-      const error = `Cell timed out after ${timeout}s; ${LOST}`;
+      const error = cellTimedOutNotice(timeout);
       return { status: 'timeout', output: joinOutput(stdout, stderr, error), exit_code: null, error, ...base };
     }
     case 'interrupted': {
-      const notice = interruptedNotice(outcome.reason);
       return {
         status: 'interrupted',
-        output: joinOutput(stdout, notice),
+        output: joinOutput(stdout, interruptedNotice(outcome.reason)),
         exit_code: null,
-        error: `${notice} The session kernel was killed and its state was lost. The next execute_code call starts a fresh kernel.`,
+        error: kernelInterruptedNotice(outcome.reason),
         ...base,
       };
     }
     case 'exit': {
       const code = outcome.code;
       const clean = code === null || code === 0;
-      const note = `[sys.exit(${code === null ? '' : JSON.stringify(code)}) ended the session kernel; its state was lost. The next execute_code call starts a fresh kernel.]`;
+      const note = kernelExitNotice(code);
       const exitCode = typeof code === 'number' ? code : clean ? 0 : 1;
       return clean
         ? { status: 'success', output: joinOutput(stdout, stderr, note), exit_code: exitCode, ...base }
         : { status: 'error', output: joinOutput(stdout, stderr, note), exit_code: exitCode, error: note.slice(1, -1), ...base };
     }
     case 'died': {
-      const error = `The session kernel died while running the cell (${outcome.detail}); its state was lost. The next execute_code call starts a fresh kernel.`;
+      const error = kernelDiedNotice(outcome.detail);
       return { status: 'error', output: joinOutput(stdout, stderr, error), exit_code: null, error, ...base };
     }
   }

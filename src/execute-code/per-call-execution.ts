@@ -8,8 +8,8 @@ import { RpcServer } from './rpc/server.js';
 import { StagingDir } from './staging.js';
 import { launchCommand } from './launch.js';
 import { runScriptProcess, type ScriptRun } from './per-call.js';
-import { interruptedNotice } from '../environments/run-group.js';
-import { joinOutput, lastErrorLine, secondsSince, stdoutFields, timeoutMessage } from './result.js';
+import { interruptedNotice, scriptTimedOutNotice } from '../shared/notices.js';
+import { joinOutput, lastErrorLine, secondsSince, stdoutFields } from './result.js';
 
 export interface PerCallInput {
   code: string;
@@ -94,7 +94,7 @@ export function scriptResult(
     return { status: 'error', output: error, error, ...base };
   }
   if (run.timedOut) {
-    const message = timeoutMessage(facts.timeout);
+    const message = scriptTimedOutNotice(facts.timeout);
     return { status: 'timeout', output: joinOutput(stdout, message), error: message, ...base };
   }
   if (run.interrupted) {

@@ -3,8 +3,6 @@ import type { ExecuteCodeResult } from './types.js';
 /** Seconds with two decimals, as the result reports them. */
 export const secondsSince = (startedMs: number): number => Math.round((performance.now() - startedMs) / 10) / 100;
 
-export const timeoutMessage = (seconds: number) => `Script timed out after ${seconds}s and was killed.`;
-
 /** A result for a call that never ran (bad arguments, nothing to run). */
 export function refusedResult(error: string, startedMs: number): ExecuteCodeResult {
   return { status: 'error', output: '', tool_calls_made: 0, duration_seconds: secondsSince(startedMs), error };

@@ -3,3 +3,16 @@ export { packageRoot } from './package-root.js';
 export { createLogger, silentLogger, normalizeLevel, LOG_LEVELS, type Logger } from './logger.js';
 export { Semaphore } from './semaphore.js';
 export { KeyedQueue } from './keyed-queue.js';
+export {
+  abortReason,
+  abortText,
+  interruptedNotice,
+  commandTimedOutNotice,
+  scriptTimedOutNotice,
+  cellTimedOutNotice,
+  kernelInterruptedNotice,
+  kernelExitNotice,
+  kernelDiedNotice,
+  kernelUnavailableNote,
+  TOOLS_CHANGED_NOTE,
+} from './notices.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { createCodeExecutor, executeCodeDescription, executeCodeTool, type DefaultCodeExecutor } from '../../src/execute-code/index.js';
-import { TOOLS_CHANGED_NOTE } from '../../src/execute-code/kernel-execution.js';
+import { TOOLS_CHANGED_NOTE } from '../../src/shared/index.js';
 import { remoteScriptEnv } from '../../src/execute-code/remote/index.js';
 import { loadConfig, type ConfigOverrides } from '../../src/config/index.js';
 import { createEnvironmentManager } from '../../src/environments/index.js';

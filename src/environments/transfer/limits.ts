@@ -1,6 +1,6 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { fileError } from '../file-errors.js';
-import { abortReason } from '../run-group.js';
+import { abortReason } from '../../shared/notices.js';
 
 /** A size-cap refusal: EFBIG with the file's size (when known) and the cap. */
 export type TooLargeError = NodeJS.ErrnoException & { size?: number; maxBytes: number };

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import type { HostCommand } from '../../environments/types.js';
 import { terminateGroup } from '../../environments/process-group.js';
-import { abortReason } from '../../environments/run-group.js';
+import { abortReason } from '../../shared/notices.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { errorMessage } from '../../shared/errors.js';
 import { KernelBusyError, KernelCellTooLargeError, KernelStartError } from './errors.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Environment } from '../../environments/types.js';
-import { abortReason } from '../../environments/run-group.js';
+import { abortReason } from '../../shared/notices.js';
 import { packageRoot } from '../../shared/package-root.js';
 import { errorMessage } from '../../shared/errors.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';

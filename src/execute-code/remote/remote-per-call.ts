@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Environment } from '../../environments/types.js';
 import { buildChildEnv } from '../../environments/child-env.js';
 import { remoteEnv } from '../../environments/ssh/remote-command.js';
-import { interruptedNotice } from '../../environments/run-group.js';
+import { abortReason, interruptedNotice, scriptTimedOutNotice } from '../../shared/notices.js';
 import { OutputCapture } from '../../shared/output-capture.js';
 import { errorMessage } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
@@ -10,7 +10,7 @@ import type { PerCallInput } from '../per-call-execution.js';
 import type { CallGate } from '../call-gate.js';
 import { StdoutSink } from '../stdout-sink.js';
 import { PYTHON_CHILD_ENV } from '../script-env.js';
-import { joinOutput, lastErrorLine, secondsSince, stdoutFields, timeoutMessage } from '../result.js';
+import { joinOutput, lastErrorLine, secondsSince, stdoutFields } from '../result.js';
 import type { ExecuteCodeResult } from '../types.js';
 import { FileRpcPoller } from './file-rpc.js';
 import { RpcServer } from '../rpc/server.js';
@@ -82,7 +82,9 @@ export async function executeRemotePerCall(input: RemotePerCallInput): Promise<E
     await poller.stop();
     callsMade = closeGate();
     const streams = await fetchStreams(environment, dir, { ...settings, maxOutput, spillDir: input.spillDir });
-    return remoteScriptResult(run, streams, { callsMade, startedMs: input.startedMs, timeout: settings.timeout, reason: interruptReason(run.output) });
+    // The command was interrupted by this call's own signal: its reason is read there, as a value.
+    const reason = run.interrupted ? abortReason(context.signal) : undefined;
+    return remoteScriptResult(run, streams, { callsMade, startedMs: input.startedMs, timeout: settings.timeout, reason });
   } finally {
     callsMade = closeGate();
     await poller.stop();
@@ -175,11 +177,6 @@ async function fetchStreams(
   return { stdout, stderr: stderr.text(), spillPath };
 }
 
-/** The abort reason an interrupted environment command put at the end of its output. */
-function interruptReason(output: string): string | undefined {
-  return /\[execution interrupted — (.*)\]\s*$/.exec(output)?.[1];
-}
-
 /** The execute_code result of a remote script, shaped like a local one (scriptResult). */
 export function remoteScriptResult(
   run: { exit_code: number; timed_out?: boolean; interrupted?: boolean; output: string },
@@ -194,7 +191,7 @@ export function remoteScriptResult(
     ...stdoutFields({ text: stdout, truncated: streams.stdout.capture.truncated, totalBytes: streams.stdout.capture.total, spillPath: streams.spillPath }),
   };
   if (run.timed_out) {
-    const message = timeoutMessage(facts.timeout);
+    const message = scriptTimedOutNotice(facts.timeout);
     return { status: 'timeout', output: joinOutput(stdout, message), error: message, ...base };
   }
   if (run.interrupted) {

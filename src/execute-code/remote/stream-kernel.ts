@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Environment } from '../../environments/types.js';
-import { abortReason } from '../../environments/run-group.js';
+import { abortReason } from '../../shared/notices.js';
 import { errorMessage } from '../../shared/errors.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { KernelCellTooLargeError, KernelStartError, kernelRunnerPath, type CellOutcome } from '../kernel/index.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import type { Tool } from '../types.js';
 import type { ToolContext } from '../types.js';
-import { abortReason, interruptedNotice } from '../../environments/run-group.js';
+import { abortReason, interruptedNotice } from '../../shared/notices.js';
 import { errorMessage } from '../../shared/errors.js';
 import { decodeBody, htmlToMarkdown } from './web/readable.js';
 import { safeFetch } from './web/safe-fetch.js';

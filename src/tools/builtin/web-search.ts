@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import type { Tool } from '../types.js';
-import { abortReason } from '../../environments/run-group.js';
+import { abortReason } from '../../shared/notices.js';
 import { errorMessage } from '../../shared/errors.js';
 import { pickProvider } from './web/search-providers.js';
 

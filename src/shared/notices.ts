@@ -1,0 +1,66 @@
+/**
+ * Every text the gateway shows about how a run ended or what became of old output: the
+ * interrupt reason and its notice, timeouts, lost kernel state, pruned outputs, compaction.
+ * One module, so a wording changes in one place; results carry `interrupted` and `reason`
+ * as values, and nothing parses these texts back out of output.
+ */
+
+// The interrupt: an AbortSignal whose reason is the text shown to the model.
+
+/**
+ * The reason of an aborted signal as shown to the model (`user sent a new message`), or
+ * undefined when it has none (not aborted, a bare `abort()`, an empty string). The one
+ * decoder of `signal.reason`.
+ */
+export function abortReason(signal: AbortSignal | undefined): string | undefined {
+  const reason: unknown = signal?.reason;
+  if (typeof reason === 'string') return reason || undefined;
+  if (reason instanceof Error && reason.name !== 'AbortError') return reason.message || undefined;
+  return undefined;
+}
+
+/** The reason, or `interrupted` when the signal has none: for texts that always name one. */
+export function abortText(signal: AbortSignal | undefined): string {
+  return abortReason(signal) ?? 'interrupted';
+}
+
+/** `[execution interrupted — R]`, or `[execution interrupted]` without a reason. */
+export function interruptedNotice(reason: string | undefined): string {
+  return reason ? `[execution interrupted — ${reason}]` : '[execution interrupted]';
+}
+
+// Timeouts.
+
+/** What a command's output ends with when its timeout killed it (exit code 124). */
+export const commandTimedOutNotice = (seconds: number): string => `[Command timed out after ${seconds}s and was killed]`;
+
+/** A one-shot execute_code script that ran past code_execution.timeout. */
+export const scriptTimedOutNotice = (seconds: number): string => `Script timed out after ${seconds}s and was killed.`;
+
+// Session kernels.
+
+const FRESH_KERNEL = 'The next execute_code call starts a fresh kernel.';
+
+/** A cell ran past code_execution.timeout: the kernel was killed with it. */
+export const cellTimedOutNotice = (seconds: number): string =>
+  `Cell timed out after ${seconds}s; the session kernel was killed and its state was lost. ${FRESH_KERNEL}`;
+
+/** An interrupted cell's error: the notice, then what became of the kernel. */
+export const kernelInterruptedNotice = (reason: string | undefined): string =>
+  `${interruptedNotice(reason)} The session kernel was killed and its state was lost. ${FRESH_KERNEL}`;
+
+/** A cell called sys.exit(code); `code` is the int, null for none, or the text of anything else. */
+export const kernelExitNotice = (code: number | string | null): string =>
+  `[sys.exit(${code === null ? '' : JSON.stringify(code)}) ended the session kernel; its state was lost. ${FRESH_KERNEL}]`;
+
+/** The kernel ended while a cell ran, without the cell asking (`killed by SIGKILL`, …). */
+export const kernelDiedNotice = (detail: string): string =>
+  `The session kernel died while running the cell (${detail}); its state was lost. ${FRESH_KERNEL}`;
+
+/** A call whose enabled tools differ from the previous call's restarted the kernel. */
+export const TOOLS_CHANGED_NOTE =
+  'The enabled tools changed, so the session kernel was restarted with a new hermes_tools; its state was lost.';
+
+/** No session kernel could start, so the call ran one-shot (`kernel.note`). */
+export const kernelUnavailableNote = (why: string): string =>
+  `session kernel unavailable: ${why}; this call ran as a one-shot script and keeps no state`;
