@@ -39,6 +39,7 @@ import { ContextWindows } from './context/window.js';
 import { loadTokenizer } from './context/tokens.js';
 import { PRUNED_KERNEL_GONE, PRUNED_KERNEL_OUTPUT } from './context/notices.js';
 import { compressReply, undoLastTurn, usageReport } from './session-commands.js';
+import { reloadMcpServers, type McpServers, type McpServerStatus } from '../mcp/index.js';
 
 export interface AgentOptions {
   config: HermesConfig;
@@ -65,6 +66,8 @@ export interface AgentOptions {
   store?: SessionStore;
   /** Where API keys and skill variables are looked up (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** The MCP servers whose tools `registry` carries as a source (for /status and /reload-mcp). */
+  mcp?: McpServers;
 }
 
 /**
@@ -90,6 +93,7 @@ export class Agent implements AgentRunner {
   private readonly queue = new KeyedQueue();
   private readonly onClose?: () => Promise<void>;
   private readonly backends?: { platformBackend: string; isolationWarning?: string };
+  private readonly mcp?: McpServers;
   private closed = false;
 
   constructor(options: AgentOptions) {
@@ -103,6 +107,7 @@ export class Agent implements AgentRunner {
     this.client = visionClient(client, this.config.model.vision, this.logger);
     this.onClose = options.onClose;
     this.backends = options.backends;
+    this.mcp = options.mcp;
     this.resources = new SessionResources({
       config: this.config,
       logger: this.logger,
@@ -130,7 +135,8 @@ export class Agent implements AgentRunner {
     this.tools = new ToolSet({
       config: this.config,
       logger: this.logger,
-      given: options.registry?.list() ?? [],
+      given: options.registry?.registered() ?? [],
+      sources: options.registry?.sources,
       executeCode: options.executor ? executeCodeTool(options.executor, this.config) : undefined,
       own: [
         delegateTool({
@@ -170,6 +176,17 @@ export class Agent implements AgentRunner {
     const backend = this.config.terminal.backend;
     const platform = this.backends ?? { platformBackend: backend };
     return { model: this.config.model.name, backend, ...platform };
+  }
+
+  /** Each MCP server's state, for /status. */
+  mcpStatus(): McpServerStatus[] {
+    return this.mcp?.status() ?? [];
+  }
+
+  /** `/reload-mcp`: mcp_servers read again from config.yaml and applied. */
+  reloadMcp(): Promise<string> {
+    if (!this.mcp) return Promise.resolve('No MCP servers are wired into this agent.');
+    return reloadMcpServers(this.mcp, this.paths);
   }
 
   sessionInfo(sessionKey: string): SessionInfo | undefined {

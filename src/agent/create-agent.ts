@@ -4,6 +4,7 @@ import { createCodeExecutor } from '../execute-code/index.js';
 import { createLogger } from '../shared/logger.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { scriptTools } from '../tools/builtin/index.js';
+import { McpServers } from '../mcp/index.js';
 import { Agent, type AgentOptions } from './agent.js';
 
 /** What the caller may supply instead of the real pieces; `config` is laid over the loaded configuration. */
@@ -22,6 +23,9 @@ export async function createAgent(loaded: LoadedConfig, overrides: CreateAgentOv
   const effective: LoadedConfig = { ...loaded, config };
   const logger = overrides.logger ?? createLogger({ file: paths.logFile, level: config.logging.level });
   const registry = overrides.registry ?? new ToolRegistry(scriptTools());
+  // MCP servers join the registry as a live source (so /reload-mcp can add some later too).
+  const mcp = overrides.mcp ?? new McpServers({ logger });
+  registry.attach(mcp);
 
   let environmentFor = overrides.environmentFor;
   let releaseEnvironment = overrides.releaseEnvironment;
@@ -41,7 +45,10 @@ export async function createAgent(loaded: LoadedConfig, overrides: CreateAgentOv
   const onClose = async () => {
     await overrides.onClose?.();
     await closeEnvironments?.();
+    if (!overrides.mcp) await mcp.close();
   };
+  // Each server's first try is waited for (bounded by its connect_timeout); a broken one goes on trying in the background.
+  if (!overrides.mcp) await mcp.load(config.mcp_servers);
   return new Agent({
     ...overrides,
     config,
@@ -54,5 +61,6 @@ export async function createAgent(loaded: LoadedConfig, overrides: CreateAgentOv
     backendDescription,
     backends,
     onClose,
+    mcp,
   });
 }

@@ -1,6 +1,6 @@
 import type { HermesConfig } from '../config/schema.js';
 import type { Logger } from '../shared/logger.js';
-import { ToolRegistry } from '../tools/registry.js';
+import { ToolRegistry, type ToolSource } from '../tools/registry.js';
 import type { Tool } from '../tools/types.js';
 
 /** The order tools are offered to the model in; others follow by name. */
@@ -45,6 +45,8 @@ export interface ToolSetOptions {
   executeCode?: Tool;
   /** The agent's own tools (delegate_task, skills). */
   own: readonly Tool[];
+  /** Tools that come and go (MCP servers): looked up live, after the registered ones. */
+  sources?: readonly ToolSource[];
 }
 
 /**
@@ -53,12 +55,12 @@ export interface ToolSetOptions {
  */
 export class ToolSet {
   readonly registry: ToolRegistry;
-  readonly enabled: readonly string[];
+  private readonly settings: HermesConfig['agent']['tools'];
 
   constructor(options: ToolSetOptions) {
     const code = options.executeCode && !options.given.some((tool) => tool.name === 'execute_code') ? [options.executeCode] : [];
-    this.registry = new ToolRegistry(orderTools([...code, ...options.given, ...options.own]));
-    this.enabled = enabledToolNames(this.registry.names(), options.config.agent.tools);
+    this.registry = new ToolRegistry(orderTools([...code, ...options.given, ...options.own]), options.sources);
+    this.settings = options.config.agent.tools;
     const { enabled, disabled } = options.config.agent.tools;
     const unknown = [...enabled, ...disabled].filter((name) => !this.registry.has(name));
     if (unknown.length > 0) {
@@ -67,6 +69,11 @@ export class ToolSet {
         `agent.tools names unknown tool(s): ${unknown.join(', ')}; known: ${this.registry.names().join(', ')}`,
       );
     }
+  }
+
+  /** The names `agent.tools` enables, read at every turn: a source's tools (MCP servers) change while the gateway runs. */
+  get enabled(): readonly string[] {
+    return enabledToolNames(this.registry.names(), this.settings);
   }
 
   /** The enabled names among `names` (a subagent's request), in order. */

@@ -1,6 +1,7 @@
 import type { ApprovalRequest } from '../approvals/index.js';
 import type { Audience, Environment } from '../environments/index.js';
 import type { FileSender } from '../tools/types.js';
+import type { McpServerStatus } from '../mcp/index.js';
 
 /** What the agent reports while a turn runs; the gateway renders these through an adapter. */
 export type AgentEvent =
@@ -121,6 +122,10 @@ export interface AgentRunner {
   sessionInfo(sessionKey: string): SessionInfo | undefined;
   /** Model and backend names for /status. */
   describe(): AgentDescription;
+  /** Each MCP server's state (/status); absent where none are wired. */
+  mcpStatus?(): McpServerStatus[];
+  /** `/reload-mcp`: reads mcp_servers again and applies it; the reply. */
+  reloadMcp?(): Promise<string>;
   /** The environment the key's turns run in (the gateway moves files through it); absent where there is none. */
   environment?(sessionKey: string, audience: Audience): Promise<Environment>;
   /** `/usage`: tokens of the last turn and the session, the context's size; undefined before the first turn. */

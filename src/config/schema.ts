@@ -41,6 +41,37 @@ const ids = () => z.array(z.union([text(), z.number()]).transform(String), { err
 
 const section = <S extends z.ZodRawShape>(shape: S) => z.strictObject(shape).prefault({} as never);
 
+/** An MCP server's name: the middle of `mcp__<server>__<tool>`, so it holds no `__` and nothing a tool name cannot hold. */
+export const MCP_SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
+const mcpServerName = () =>
+  text()
+    .max(32, { error: 'an MCP server name has at most 32 characters' })
+    .regex(MCP_SERVER_NAME, { error: 'an MCP server name has letters, digits, - and single _ between them (no __)' });
+const stringMap = () => z.record(text(), text(), { error: 'expected a map of names to strings' });
+
+/** One entry of `mcp_servers`: a stdio server (`command`) or a streamable HTTP one (`url`). */
+const mcpServer = z
+  .strictObject({
+    command: text().default(''),
+    args: names().default([]),
+    env: stringMap().default({}),
+    env_passthrough: names().default([]),
+    url: text().default(''),
+    headers: stringMap().default({}),
+    tools: section({
+      include: names().default([]),
+      exclude: names().default([]),
+    }),
+    scripts: bool().default(false),
+    script_approval: oneOf(['ask', 'off'] as const).default('ask'),
+    enabled: bool().default(true),
+    connect_timeout: seconds().default(30),
+    call_timeout: seconds().default(120),
+  })
+  .refine((server) => (server.command === '') !== (server.url === ''), {
+    error: 'give either command (a stdio server) or url (a streamable HTTP server), exactly one of them',
+  });
+
 export const configSchema = z.strictObject({
   model: section({
     base_url: text().default('https://api.openai.com/v1'),
@@ -188,6 +219,7 @@ export const configSchema = z.strictObject({
       max_streams: positiveInt().default(32),
     }),
   }),
+  mcp_servers: z.record(mcpServerName(), mcpServer, { error: 'expected a map of server names to MCP server settings' }).default({}),
 });
 
 /** The configuration after defaults are applied. */

@@ -22,6 +22,7 @@ import { refusedResult, validateCode } from './result.js';
 import { cleanOutput } from '../shared/clean-output.js';
 import { resolveWorkingFolder } from '../environments/working-folder.js';
 import { renderStub } from './stub.js';
+import { MCP_SCRIPT_TOOL } from '../mcp/index.js';
 import type { CodeExecutor, ExecuteCodeRequest, ExecuteCodeResult } from './types.js';
 
 export interface CodeExecutorOptions {
@@ -182,7 +183,10 @@ export class DefaultCodeExecutor implements CodeExecutor {
   private allowedTools(request: ExecuteCodeRequest, context: ToolContext): ReadonlySet<string> {
     const enabled = request.enabledTools ?? context.enabledTools;
     const enabledSet = enabled ? new Set(enabled) : undefined;
-    return new Set(SEVEN.filter((name) => this.registry.has(name) && (!enabledSet || enabledSet.has(name))));
+    const tools = SEVEN.filter((name) => this.registry.has(name) && (!enabledSet || enabledSet.has(name)));
+    // `hermes_tools.mcp` while MCP servers are configured; each server decides with its own `scripts`.
+    if (this.registry.has(MCP_SCRIPT_TOOL)) tools.push(MCP_SCRIPT_TOOL);
+    return new Set(tools);
   }
 
   private passthrough(request: ExecuteCodeRequest, context: ToolContext): Set<string> {
@@ -200,7 +204,11 @@ export class DefaultCodeExecutor implements CodeExecutor {
     const key = [...allowed].join(',');
     let stub = this.stubs.get(key);
     if (!stub) {
-      stub = renderStub([...allowed].map((name) => ({ name, ...SCRIPT_TOOL_SIGNATURES[name] })));
+      const functions = [...allowed].filter((name) => Object.hasOwn(SCRIPT_TOOL_SIGNATURES, name));
+      stub = renderStub(
+        functions.map((name) => ({ name, ...SCRIPT_TOOL_SIGNATURES[name] })),
+        { mcp: allowed.has(MCP_SCRIPT_TOOL) },
+      );
       this.stubs.set(key, stub);
     }
     return stub;

@@ -25,10 +25,18 @@ export function parameterNames(params: string): string[] {
     .filter((name) => name !== '' && !name.startsWith('*'));
 }
 
-/** The text of `hermes_tools.py` offering exactly `functions`. */
-export function renderStub(functions: readonly StubFunction[]): string {
-  const names = functions.map((fn) => fn.name);
+let mcpPart: string | undefined;
+
+/** `hermes_tools.mcp` (python/hermes_tools_mcp.py): call and list the tools of MCP servers enabled for scripts. */
+function stubMcp(): string {
+  return (mcpPart ??= readFileSync(join(packageRoot(), 'src/execute-code/python/hermes_tools_mcp.py'), 'utf8'));
+}
+
+/** The text of `hermes_tools.py` offering exactly `functions`, and `mcp` when `options.mcp`. */
+export function renderStub(functions: readonly StubFunction[], options: { mcp?: boolean } = {}): string {
+  const names = [...functions.map((fn) => fn.name), ...(options.mcp ? ['mcp'] : [])];
   const lines = [stubBase(), `_AVAILABLE = ${JSON.stringify(names)}`, `__all__ += _AVAILABLE`, ''];
+  if (options.mcp) lines.push(stubMcp(), '');
   for (const fn of functions) {
     const args = parameterNames(fn.params).map((name) => `${JSON.stringify(name)}: ${name}`);
     lines.push(
