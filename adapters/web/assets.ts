@@ -17,7 +17,7 @@ const TYPES: Record<string, string> = {
 };
 
 /** The page's own files, kept as source (no front-end build): adapters/web/static/. */
-const PAGE_FILES = ['index.html', 'app.js', 'api.js', 'render.js', 'setup.js', 'style.css', 'icon.svg'] as const;
+const PAGE_FILES = ['index.html', 'app.js', 'api.js', 'render.js', 'setup.js', 'threads.js', 'icons.js', 'style.css', 'icon.svg'] as const;
 
 /**
  * The client libraries, served from node_modules at fixed addresses (the machine may have no
@@ -25,10 +25,15 @@ const PAGE_FILES = ['index.html', 'app.js', 'api.js', 'render.js', 'setup.js', '
  */
 function vendorFiles(): Record<string, string> {
   const require = createRequire(import.meta.url);
+  const highlightRoot = dirname(require.resolve('@highlightjs/cdn-assets/package.json'));
   return {
     '/vendor/marked.js': require.resolve('marked'),
     // dompurify's `require` entry is CommonJS; its ES module sits beside it.
     '/vendor/purify.js': join(dirname(require.resolve('dompurify')), 'purify.es.mjs'),
+    // highlight.js with its common languages, as an ES module, and its GitHub themes.
+    '/vendor/highlight.js': join(highlightRoot, 'es', 'highlight.min.js'),
+    '/vendor/hljs-light.css': join(highlightRoot, 'styles', 'github.min.css'),
+    '/vendor/hljs-dark.css': join(highlightRoot, 'styles', 'github-dark.min.css'),
   };
 }
 

@@ -1,9 +1,11 @@
-/* global document, window, history, EventSource, requestAnimationFrame, URLSearchParams */
+/* global document, window, history, EventSource, requestAnimationFrame, URLSearchParams, setInterval, clearInterval, setTimeout, clearTimeout */
 // The web chat page: a thread list, the open thread's entries (kept live over server-sent
 // events) and a message box. No build step: plain ES modules, served as they are.
-import { createThread, eventsUrl, getStatus, listThreads, sendMessage, uploadFile } from './api.js';
+import { createThread, eventsUrl, getStatus, onReachable, sendMessage, uploadFile } from './api.js';
+import { icon } from './icons.js';
 import { formatSize, h, renderEntry } from './render.js';
 import { renderSetup } from './setup.js';
+import { threadList } from './threads.js';
 
 const $ = (id) => document.getElementById(id);
 const els = {
@@ -24,10 +26,28 @@ const els = {
   attach: $('attach'),
   fileInput: $('file-input'),
   pending: $('pending'),
+  elapsed: $('elapsed'),
+  stop: $('stop'),
+  connection: $('connection'),
+  settings: $('open-settings'),
+  rename: $('rename-thread'),
+  remove: $('delete-thread'),
+  search: $('search-threads'),
 };
 
 // `pending`: files uploaded (or uploading) for the next message, as { upload?, node }.
-const state = { threadId: undefined, threads: [], events: undefined, nodes: new Map(), pending: [] };
+// Icons are SVG (no emoji font needed); the buttons' names are their aria-labels.
+els.rename.append(icon('pencil'));
+els.remove.append(icon('trash'));
+els.settings.append(icon('gear'));
+els.attach.append(icon('paperclip'));
+els.stop.prepend(icon('stop'));
+els.toggle.prepend(icon('menu'));
+els.newThread.prepend(icon('plus'));
+
+// `busySince`: when the running turn started (its message's time), for the elapsed time.
+const state = { threadId: undefined, threads: [], events: undefined, nodes: new Map(), pending: [], entries: new Map(), busySince: undefined, status: undefined };
+const threads = threadList({ list: els.list, empty: els.noThreads, state, onChange: () => renderTitle() });
 
 function showError(message) {
   els.error.textContent = message || '';
@@ -45,9 +65,48 @@ function scrollToEnd() {
   });
 }
 
+let ticker;
+function showElapsed() {
+  const seconds = Math.max(0, Math.floor((Date.now() - (state.busySince ?? Date.now())) / 1000));
+  els.elapsed.textContent = seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
+/** While the agent works: "Working…", the time since the message, and the Stop button. */
 function setBusy(busy) {
   els.busy.textContent = busy ? 'Working…' : '';
   els.busy.classList.toggle('on', busy);
+  els.stop.hidden = !busy;
+  els.elapsed.hidden = !busy;
+  clearInterval(ticker);
+  if (!busy) return;
+  const users = [...state.entries.values()].filter((entry) => entry.kind === 'user');
+  state.busySince = users.length > 0 ? users[users.length - 1].at : Date.now();
+  showElapsed();
+  ticker = setInterval(showElapsed, 1000);
+}
+
+/** The connection indicator: "Connected", or "Reconnecting…" while the gateway cannot be reached. */
+function setConnection(online) {
+  els.connection.dataset.state = online ? 'online' : 'offline';
+  els.connection.textContent = online ? 'Connected' : 'Reconnecting…';
+  if (online && els.error.dataset.offline === 'true') showError('');
+  if (!online) waitForGateway();
+}
+
+// With no thread open nothing else notices the gateway coming back: ask now and then.
+let probe;
+function waitForGateway() {
+  if (probe || (state.events && state.events.readyState !== EventSource.CLOSED)) return;
+  probe = setTimeout(() => {
+    probe = undefined;
+    getStatus().catch(() => undefined);
+  }, 2000);
+}
+onReachable(setConnection);
+
+function showFailure(error) {
+  showError(error.message);
+  els.error.dataset.offline = String(error.name === 'OfflineError');
 }
 
 /** Adds an entry, or replaces the element of the entry with the same id. */
@@ -55,6 +114,7 @@ function upsert(entry) {
   const follow = nearBottom();
   const previous = state.nodes.get(entry.id);
   const node = renderEntry(entry, previous);
+  state.entries.set(entry.id, entry);
   if (previous) previous.replaceWith(node);
   else els.messages.append(node);
   state.nodes.set(entry.id, node);
@@ -62,34 +122,18 @@ function upsert(entry) {
   if (follow || !previous) scrollToEnd();
 }
 
-function renderThreads() {
-  els.list.replaceChildren(
-    ...state.threads.map((thread) =>
-      h(
-        'li',
-        {},
-        h(
-          'a',
-          {
-            href: `?thread=${encodeURIComponent(thread.id)}`,
-            className: 'thread-link',
-            'data-thread': thread.id,
-            'aria-current': thread.id === state.threadId ? 'page' : undefined,
-          },
-          thread.title,
-        ),
-      ),
-    ),
-  );
-  els.noThreads.hidden = state.threads.length > 0;
+function renderTitle() {
   const current = state.threads.find((thread) => thread.id === state.threadId);
-  els.title.textContent = current ? current.title : 'Web chat';
+  els.title.textContent = current ? current.title : state.threadId ? 'Web chat' : 'New thread';
+  els.rename.hidden = !current;
+  els.remove.hidden = !current;
+  for (const link of els.list.querySelectorAll('a[data-thread]')) {
+    if (link.dataset.thread === state.threadId) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
 }
 
-async function refreshThreads() {
-  state.threads = await listThreads();
-  renderThreads();
-}
+const refreshThreads = () => threads.refresh();
 
 function setSidebar(open) {
   els.sidebar.classList.toggle('open', open);
@@ -101,19 +145,44 @@ function openThread(id, { push = true } = {}) {
   if (state.events) state.events.close();
   state.threadId = id;
   state.nodes.clear();
+  state.entries.clear();
   els.messages.replaceChildren(els.empty);
   els.empty.hidden = false;
   setBusy(false);
   showError('');
   if (push) history.replaceState(null, '', id ? `?thread=${encodeURIComponent(id)}` : window.location.pathname);
-  renderThreads();
+  state.events = undefined;
+  threads.render();
   setSidebar(false);
   if (!id) return;
+  follow(id);
+}
+
+/**
+ * Follows the thread's event stream. The browser reconnects a dropped stream by itself (and
+ * the snapshot it gets then brings the page up to date); a stream the server refused is
+ * opened again after a pause, while the indicator says the page is reconnecting.
+ */
+function follow(id, delay = 1000) {
   const events = new EventSource(eventsUrl(id));
   state.events = events;
+  events.addEventListener('open', () => setConnection(true));
+  events.addEventListener('error', () => {
+    if (state.events !== events) return;
+    setConnection(false);
+    if (events.readyState !== EventSource.CLOSED) return;
+    setTimeout(() => {
+      if (state.events === events) follow(id, Math.min(delay * 2, 10_000));
+    }, delay);
+  });
+  events.addEventListener('deleted', () => {
+    if (state.threadId === id) openThread(undefined);
+    void refreshThreads();
+  });
   events.addEventListener('snapshot', (message) => {
     const data = JSON.parse(message.data);
     state.nodes.clear();
+    state.entries.clear();
     els.messages.replaceChildren(els.empty);
     els.empty.hidden = data.entries.length > 0;
     for (const entry of data.entries) upsert(entry);
@@ -128,11 +197,17 @@ function openThread(id, { push = true } = {}) {
   events.addEventListener('busy', (message) => setBusy(JSON.parse(message.data).busy));
 }
 
-async function newThread() {
-  const id = await createThread();
-  await refreshThreads();
-  openThread(id);
+/** Opens an empty draft: the thread is made when its first message (or file) is sent, so none is left empty. */
+function newThread() {
+  openThread(undefined);
   els.input.focus();
+}
+
+/** The open thread's id, making the thread on the server first when this is a draft. */
+async function ensureThread() {
+  if (state.threadId) return state.threadId;
+  const id = await createThread();
+  openThread(id);
   return id;
 }
 
@@ -144,7 +219,7 @@ function renderPending() {
 async function attachFiles(files) {
   if (files.length === 0) return;
   showError('');
-  const id = state.threadId ?? (await newThread());
+  const id = await ensureThread();
   await Promise.all(
     [...files].map(async (file) => {
       const item = { upload: undefined, node: h('li', { className: 'chip uploading' }, `Uploading ${file.name || 'pasted file'}…`) };
@@ -153,7 +228,7 @@ async function attachFiles(files) {
       renderPending();
       try {
         item.upload = await uploadFile(id, file);
-        const remove = h('button', { type: 'button', className: 'ghost chip-remove', 'aria-label': `Remove ${item.upload.name}` }, '✕');
+        const remove = h('button', { type: 'button', className: 'ghost chip-remove', 'aria-label': `Remove ${item.upload.name}` }, icon('close'));
         remove.addEventListener('click', () => {
           state.pending = state.pending.filter((other) => other !== item);
           item.node.remove();
@@ -165,7 +240,7 @@ async function attachFiles(files) {
         state.pending = state.pending.filter((other) => other !== item);
         item.node.remove();
         renderPending();
-        showError(error.message);
+        showFailure(error);
       }
     }),
   );
@@ -178,8 +253,9 @@ async function submit() {
   if (!text.trim() && files.length === 0) return;
   showError('');
   els.send.disabled = true;
+  if (state.status?.model.configured) els.setup.hidden = true;
   try {
-    const id = state.threadId ?? (await newThread());
+    const id = await ensureThread();
     await sendMessage(id, text, files);
     els.input.value = '';
     state.pending = [];
@@ -187,7 +263,7 @@ async function submit() {
     renderPending();
     await refreshThreads();
   } catch (error) {
-    showError(error.message);
+    showFailure(error);
   } finally {
     els.send.disabled = false;
     els.input.focus();
@@ -248,8 +324,53 @@ els.input.addEventListener('paste', (event) => {
   attachFiles(files).catch((error) => showError(error.message));
 });
 
-els.newThread.addEventListener('click', () => {
-  newThread().catch((error) => showError(error.message));
+els.newThread.addEventListener('click', () => newThread());
+
+// Stop sends /stop, as on every platform: the gateway ends the turn (and a running script).
+els.stop.addEventListener('click', () => {
+  if (!state.threadId) return;
+  els.stop.disabled = true;
+  sendMessage(state.threadId, '/stop')
+    .catch(showFailure)
+    .finally(() => (els.stop.disabled = false));
+});
+
+els.rename.addEventListener('click', () => {
+  if (state.threadId) threads.rename(state.threadId).catch(showFailure);
+});
+els.remove.addEventListener('click', () => {
+  const id = state.threadId;
+  if (!id) return;
+  threads
+    .remove(id)
+    .then((deleted) => deleted && state.threadId === id && openThread(undefined))
+    .catch(showFailure);
+});
+
+let searching;
+els.search.addEventListener('input', () => {
+  clearTimeout(searching);
+  searching = setTimeout(() => threads.search(els.search.value).catch(showFailure), 150);
+});
+
+/** The form says it was saved and stays until the next message is sent (or Settings closes it). */
+function onSaved(settings) {
+  if (state.status) state.status.model = { ...state.status.model, configured: true, name: settings.model, baseUrl: settings.baseUrl };
+  els.settings.setAttribute('aria-expanded', 'false');
+}
+
+async function showSettings(open) {
+  const status = await getStatus();
+  state.status = status;
+  els.settings.setAttribute('aria-expanded', String(open));
+  await renderSetup(els.setup, status, {
+    open,
+    onSaved,
+  });
+}
+els.settings.addEventListener('click', () => {
+  const open = els.setup.hidden;
+  showSettings(open || !state.status?.model.configured).catch(showFailure);
 });
 
 els.toggle.addEventListener('click', () => setSidebar(!els.sidebar.classList.contains('open')));
@@ -272,12 +393,15 @@ els.list.addEventListener('click', (event) => {
 async function main() {
   try {
     const [status] = await Promise.all([getStatus(), refreshThreads()]);
-    renderSetup(els.setup, status);
+    state.status = status;
+    await renderSetup(els.setup, status, { onSaved });
+    setConnection(true);
     const wanted = new URLSearchParams(window.location.search).get('thread');
     const known = state.threads.find((thread) => thread.id === wanted);
     openThread(known ? known.id : state.threads[0]?.id, { push: Boolean(known) || state.threads.length > 0 });
   } catch (error) {
     showError(`The web chat could not load: ${error.message}`);
+    if (error.name === 'OfflineError') setTimeout(() => window.location.reload(), 3000);
   }
   document.body.setAttribute('data-ready', 'true');
 }

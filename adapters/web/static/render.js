@@ -1,9 +1,11 @@
-/* global document */
+/* global document, navigator */
 // Turns transcript entries into DOM. Text from the user, the model or a script is set as
 // text (textContent); only the model's markdown becomes HTML, and only after DOMPurify.
 // The page runs under Trusted Types, so an unsanitized innerHTML would throw, not run.
 import { Marked } from '/vendor/marked.js';
 import DOMPurify from '/vendor/purify.js';
+import hljs from '/vendor/highlight.js';
+import { icon } from './icons.js';
 
 const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
@@ -25,9 +27,51 @@ const PURIFY = {
   FORBID_ATTR: ['style'],
 };
 
-/** Renders markdown into `target`, sanitized. */
-export function renderMarkdown(target, text) {
+/** Longest code block that gets colours: past it, highlighting would hold the page up. */
+const HIGHLIGHT_MAX_CHARS = 20_000;
+
+/**
+ * Colours a code element's text with highlight.js (its `language-x` class, else a guess).
+ * highlight.js returns HTML, so it goes through DOMPurify like everything else.
+ */
+export function highlight(code, language) {
+  const text = code.textContent;
+  if (!text || text.length > HIGHLIGHT_MAX_CHARS) return;
+  const named = language ?? /(?:^|\s)language-([\w+-]+)/.exec(code.className)?.[1];
+  const result = named && hljs.getLanguage(named) ? hljs.highlight(text, { language: named, ignoreIllegals: true }) : hljs.highlightAuto(text);
+  code.innerHTML = DOMPurify.sanitize(result.value, PURIFY);
+  code.classList.add('hljs');
+}
+
+/** A Copy button for a code block: copies its text as it is. */
+function copyButton(code) {
+  const label = h('span', {}, 'Copy');
+  const button = h('button', { type: 'button', className: 'ghost copy', 'aria-label': 'Copy code' }, icon('copy'), label);
+  button.addEventListener('click', () => {
+    navigator.clipboard.writeText(code.textContent).then(
+      () => {
+        label.textContent = 'Copied';
+        button.replaceChild(icon('check'), button.firstChild);
+      },
+      () => (label.textContent = 'Copy failed'),
+    );
+  });
+  return button;
+}
+
+/** Puts a Copy button on a `pre`, and colours its code unless the text is still streaming in. */
+export function decorateCode(pre, { colour = true, language } = {}) {
+  const code = pre.querySelector('code') ?? pre;
+  if (colour) highlight(code, language);
+  const wrap = h('div', { className: 'code-block' });
+  pre.replaceWith(wrap);
+  wrap.append(copyButton(code), pre);
+}
+
+/** Renders markdown into `target`, sanitized; code blocks get colours (once complete) and a Copy button. */
+export function renderMarkdown(target, text, { streaming = false } = {}) {
   target.innerHTML = DOMPurify.sanitize(markdown.parse(text, { async: false }), PURIFY);
+  for (const pre of target.querySelectorAll('pre')) decorateCode(pre, { colour: !streaming });
 }
 
 /** A small element builder: h('p', { className: 'x' }, 'text', child). Strings become text nodes. */
@@ -77,12 +121,12 @@ function renderTool(entry, previous) {
     h(
       'div',
       { className: 'tool-head' },
-      h('span', { className: 'tool-icon', 'aria-hidden': 'true' }, entry.status === 'running' ? '⏳' : '⚙'),
+      h('span', { className: 'tool-icon', 'aria-hidden': 'true' }, icon(entry.status === 'running' ? 'hourglass' : 'tool')),
       h('span', { className: 'tool-name' }, entry.name),
       h('span', { className: 'badge' }, STATUS_LABEL[entry.status] ?? entry.status),
       entry.durationMs !== undefined && h('span', { className: 'muted' }, seconds(entry.durationMs)),
     ),
-    input && h('details', { className: 'tool-input', open: wasOpen('tool-input', false) }, h('summary', {}, label), h('pre', {}, h('code', {}, input))),
+    input && h('details', { className: 'tool-input', open: wasOpen('tool-input', false) }, h('summary', {}, label), codeBlock(input, entry.code !== undefined ? 'python' : 'json')),
     (output || entry.status !== 'running') &&
       h(
         'details',
@@ -93,6 +137,14 @@ function renderTool(entry, previous) {
     // The executor often repeats its error at the end of the output; show it once.
     entry.error && !output.includes(entry.error) && h('p', { className: 'tool-error' }, entry.error),
   );
+}
+
+/** A script or arguments, coloured, with a Copy button. */
+function codeBlock(text, language) {
+  const pre = h('pre', {}, h('code', {}, text));
+  const holder = h('div', {}, pre);
+  decorateCode(pre, { language });
+  return holder.firstChild;
 }
 
 /** The answers an approval request offers: the label and the command a press sends. */
@@ -169,10 +221,10 @@ export function renderEntry(entry, previous) {
       return renderFile(entry);
     case 'assistant': {
       const body = h('div', { className: 'body markdown' });
-      renderMarkdown(body, entry.text);
+      renderMarkdown(body, entry.text, { streaming: Boolean(entry.streaming) });
       return h(
         'article',
-        { className: `entry msg assistant${entry.interim ? ' interim' : ''}`, 'data-id': entry.id },
+        { className: `entry msg assistant${entry.interim ? ' interim' : ''}${entry.streaming ? ' streaming' : ''}`, 'data-id': entry.id },
         h('div', { className: 'who' }, h('span', {}, 'Hermes'), timeOf(entry)),
         body,
       );

@@ -1,68 +1,149 @@
-// What the page shows when no model is configured (model.name is empty): the exact
-// settings for the three usual choices, instead of a chat that silently never answers.
+// The model settings form: shown by itself when no model is configured (model.name is
+// empty), and behind the Settings button otherwise. The gateway looks up the endpoint's
+// models, makes a test call and saves (the key to .env, the rest to config.yaml); the new
+// model answers the next message, with no restart. The key is sent, never shown back.
+import { getSettings, listModels, saveSettings, testSettings } from './api.js';
 import { h } from './render.js';
 
-const CHOICES = [
-  {
-    title: 'OpenAI',
-    yaml: ['model:', '  base_url: https://api.openai.com/v1', '  name: gpt-4o-mini', '  api_key_env: OPENAI_API_KEY'],
-    env: 'OPENAI_API_KEY=sk-…your key…',
-  },
-  {
-    title: 'OpenRouter',
-    yaml: ['model:', '  base_url: https://openrouter.ai/api/v1', '  name: openai/gpt-4o-mini', '  api_key_env: OPENROUTER_API_KEY'],
-    env: 'OPENROUTER_API_KEY=sk-or-…your key…',
-  },
-  {
-    title: 'Ollama (local, no account)',
-    note: ['Run ', 'ollama pull llama3.1', ' first; any model with tool calling works.'],
-    yaml: ['model:', '  base_url: http://127.0.0.1:11434/v1', '  name: llama3.1', '  api_key_env: OLLAMA_API_KEY'],
-    env: 'OLLAMA_API_KEY=ollama   # Ollama ignores the key, but one must be set',
-  },
+const PROVIDERS = [
+  { id: 'openai', label: 'OpenAI', baseUrl: 'https://api.openai.com/v1', keyHint: 'sk-…', env: 'OPENAI_API_KEY' },
+  { id: 'openrouter', label: 'OpenRouter', baseUrl: 'https://openrouter.ai/api/v1', keyHint: 'sk-or-…', env: 'OPENROUTER_API_KEY' },
+  { id: 'ollama', label: 'Ollama (local, no account)', baseUrl: 'http://127.0.0.1:11434/v1', keyHint: 'not needed', env: 'OLLAMA_API_KEY' },
+  { id: 'custom', label: 'Any OpenAI-compatible URL', baseUrl: 'http://127.0.0.1:8000/v1', keyHint: 'if the server wants one', env: 'MODEL_API_KEY' },
 ];
 
-/** Fills `section` with the set-up help and shows it; hides it when a model is configured. */
-export function renderSetup(section, status) {
+/** The same settings as files, for those who keep them there (README: "The web chat"). */
+function fileSnippet(provider, model) {
+  const yaml = ['model:', `  base_url: ${provider.baseUrl}`, `  name: ${model || (provider.id === 'ollama' ? 'llama3.1' : 'gpt-4o-mini')}`, `  api_key_env: ${provider.env}`];
+  return h(
+    'details',
+    { className: 'setup-files' },
+    h('summary', {}, 'Or write it in the files yourself'),
+    h('p', { className: 'setup-file' }, 'config.yaml'),
+    h('pre', {}, h('code', {}, yaml.join('\n'))),
+    provider.id === 'ollama'
+      ? h('p', { className: 'muted' }, 'Ollama needs no key. Run ', h('code', {}, 'ollama pull llama3.1'), ' first; any model with tool calling works.')
+      : [h('p', { className: 'setup-file' }, '.env'), h('pre', {}, h('code', {}, `${provider.env}=${provider.keyHint}`))],
+    h('p', { className: 'muted' }, 'A running gateway picks up changes to both files by itself.'),
+  );
+}
+
+function field(label, control, hint) {
+  return h('div', { className: 'field' }, h('label', { for: control.id }, label), control, hint && h('p', { className: 'hint', id: `${control.id}-hint` }, hint));
+}
+
+/**
+ * Fills `section` with the settings form. `status` is `/api/status`; `onSaved(status)` is
+ * told the new model once it is saved. Resolves when the form is shown.
+ */
+export async function renderSetup(section, status, { onSaved, open = !status.model.configured } = {}) {
   section.replaceChildren();
-  section.hidden = status.model.configured;
-  if (status.model.configured) return;
+  section.hidden = !open;
+  if (!open) return;
+  const settings = await getSettings();
+  const configured = status.model.configured;
+  let provider = PROVIDERS.find((p) => p.id === settings.provider) ?? PROVIDERS[3];
+
+  const providerSelect = h('select', { id: 'setup-provider', name: 'provider' }, PROVIDERS.map((p) => h('option', { value: p.id }, p.label)));
+  providerSelect.value = provider.id;
+  const baseUrl = h('input', { id: 'setup-base-url', name: 'baseUrl', type: 'url', required: 'true', autocomplete: 'off', spellcheck: 'false', value: settings.baseUrl || provider.baseUrl });
+  const apiKey = h('input', { id: 'setup-api-key', name: 'apiKey', type: 'password', autocomplete: 'off', spellcheck: 'false' });
+  const modelSelect = h('select', { id: 'setup-model', name: 'model', required: 'true' });
+  const loadButton = h('button', { type: 'button', className: 'ghost' }, 'Load models');
+  const testButton = h('button', { type: 'button' }, 'Test');
+  const saveButton = h('button', { type: 'submit', className: 'primary' }, 'Save');
+  const result = h('p', { className: 'setup-result', role: 'status', 'aria-live': 'polite' });
+  const files = h('div', {});
+
+  const keyPlaceholder = () => {
+    const saved = settings.keySet && provider.env === settings.apiKeyEnv;
+    apiKey.placeholder = saved ? `saved in ${status.envFile} — leave empty to keep it` : provider.keyHint;
+  };
+  const say = (text, tone = 'info') => {
+    result.textContent = text;
+    result.dataset.tone = tone;
+  };
+  const values = () => ({ provider: provider.id, baseUrl: baseUrl.value.trim(), apiKey: apiKey.value.trim(), model: modelSelect.value });
+  const setModels = (ids, wanted) => {
+    modelSelect.replaceChildren(...ids.map((id) => h('option', { value: id }, id)));
+    if (wanted && ids.includes(wanted)) modelSelect.value = wanted;
+  };
+  const busy = async (work) => {
+    for (const button of [loadButton, testButton, saveButton]) button.disabled = true;
+    try {
+      await work();
+    } catch (error) {
+      say(error.message, 'error');
+    } finally {
+      for (const button of [loadButton, testButton, saveButton]) button.disabled = false;
+    }
+  };
+  const loadModels = () =>
+    busy(async () => {
+      say(`Asking ${baseUrl.value.trim()}/models…`);
+      const ids = await listModels(values());
+      setModels(ids, modelSelect.value || settings.model);
+      say(ids.length > 0 ? `${ids.length} models listed: pick one, then Save.` : 'The endpoint lists no models.', ids.length > 0 ? 'info' : 'error');
+    });
+
+  providerSelect.addEventListener('change', () => {
+    provider = PROVIDERS.find((p) => p.id === providerSelect.value);
+    baseUrl.value = provider.baseUrl;
+    setModels([]);
+    keyPlaceholder();
+    files.replaceChildren(fileSnippet(provider, ''));
+    say('');
+  });
+  // The list depends on the address and the key: ask again once both are filled in.
+  baseUrl.addEventListener('change', () => void loadModels());
+  apiKey.addEventListener('change', () => void loadModels());
+  loadButton.addEventListener('click', () => void loadModels());
+  testButton.addEventListener('click', () =>
+    busy(async () => {
+      say(`Calling ${modelSelect.value || 'the model'}…`);
+      say(`The model answered: ${await testSettings(values())}`, 'ok');
+    }),
+  );
+  const form = h(
+    'form',
+    { className: 'setup-form', 'aria-label': 'Model settings', novalidate: 'true' },
+    field('Provider', providerSelect),
+    field('Base URL', baseUrl),
+    field('API key', apiKey, 'Kept in HERMES_HOME/.env (mode 0600); never shown again.'),
+    h('div', { className: 'field' }, h('label', { for: modelSelect.id }, 'Model'), h('div', { className: 'field-row' }, modelSelect, loadButton)),
+    h('div', { className: 'setup-actions' }, testButton, saveButton),
+    result,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void busy(async () => {
+      if (!modelSelect.value) throw new Error('Pick a Model first (Load models asks the endpoint for its list).');
+      say(`Testing ${modelSelect.value}, then saving…`);
+      const saved = await saveSettings(values());
+      apiKey.value = '';
+      const restart = saved.needsRestart.length > 0 ? ` Restart the gateway for: ${saved.needsRestart.join(', ')}.` : '';
+      say(`Saved: ${saved.settings.model} answers the next message.${restart}`, 'ok');
+      onSaved?.(saved.settings);
+    });
+  });
+  keyPlaceholder();
+  files.replaceChildren(fileSnippet(provider, settings.model));
+  if (settings.model) setModels([settings.model], settings.model);
+
   section.append(
-    h('h3', { id: 'setup-title' }, 'No model is configured'),
+    h('h3', { id: 'setup-title' }, configured ? 'Model settings' : 'No model is configured'),
     h(
       'p',
       {},
-      'The agent needs a model before it can answer: ',
-      h('code', {}, 'model.name'),
-      ' is empty. Pick one of these, put the settings in ',
-      h('code', {}, status.configFile),
-      ' and the key in ',
+      configured ? `The agent uses ${status.model.name} at ${status.model.baseUrl}. ` : 'The agent needs a model before it can answer. ',
+      'Pick a provider, give its key, pick a model and press Save: the gateway makes a test call, keeps the key in ',
       h('code', {}, status.envFile),
-      ', then restart ',
-      h('code', {}, 'npm start'),
-      '.',
+      ' and the rest in ',
+      h('code', {}, status.configFile),
+      ', and the next message uses it — no restart.',
     ),
-    h(
-      'div',
-      { className: 'setup-choices' },
-      CHOICES.map((choice) =>
-        h(
-          'section',
-          { className: 'setup-choice', 'aria-label': choice.title },
-          h('h4', {}, choice.title),
-          choice.note && h('p', { className: 'muted' }, choice.note[0], h('code', {}, choice.note[1]), choice.note[2]),
-          h('p', { className: 'setup-file' }, 'config.yaml'),
-          h('pre', {}, h('code', {}, choice.yaml.join('\n'))),
-          h('p', { className: 'setup-file' }, '.env'),
-          h('pre', {}, h('code', {}, choice.env)),
-        ),
-      ),
-    ),
-    h(
-      'p',
-      { className: 'muted' },
-      'Or set keys one by one: ',
-      h('code', {}, 'npx hermes config set model.name gpt-4o-mini'),
-      '.',
-    ),
+    settings.canSave ? form : h('p', { className: 'muted' }, 'This web chat has no login (platforms.web.auth: none), so it cannot change settings: write them in the files.'),
+    files,
   );
+  if (settings.canSave && (settings.keySet || provider.id === 'ollama' || provider.id === 'custom') && !configured) void loadModels();
 }

@@ -71,13 +71,14 @@ describe.skipIf(Boolean(skip))('web chat approvals (browser, real gateway)', { t
     const bubble = page.locator('.approval');
     expect((await bubble.locator('pre code').textContent())?.trim()).toBe('rm -rf build');
     expect(await bubble.textContent()).toContain('Approval needed (recursive delete):');
-    expect(await bubble.getByRole('button').allTextContents()).toEqual(['Approve once', 'This session', 'Always', 'Deny']);
+    const answersGroup = bubble.getByRole('group', { name: 'Answer the approval request' });
+    expect(await answersGroup.getByRole('button').allTextContents()).toEqual(['Approve once', 'This session', 'Always', 'Deny']);
     await screenshot(page, 'web-approval-waiting');
 
     await bubble.getByRole('button', { name: 'This session' }).click();
     await page.locator('.approval[data-state="settled"]').waitFor();
     expect(await bubble.textContent()).toContain('✅ Approved by You for this session.');
-    expect(await bubble.getByRole('button').count()).toBe(0);
+    expect(await answersGroup.count()).toBe(0);
     await page.locator('.msg.assistant strong', { hasText: 'rm -rf build' }).waitFor();
     expect(answers).toEqual([true]);
     // The press went as the page's own message; the gateway's reply follows it.

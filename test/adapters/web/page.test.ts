@@ -41,7 +41,11 @@ describe.skipIf(Boolean(skip))('web chat page (browser, stand-in dispatch)', { t
     home = mkdtempSync(join(tmpdir(), 'hermes-web-page-'));
     browser = await openBrowser();
   });
-  afterEach(async () => {
+  afterEach(async (context) => {
+    if (tab && context.task.result?.state === 'fail') {
+      await screenshot(tab.page, `web-page-FAILED-${context.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
+      console.warn(await tab.page.locator('.messages').innerText().catch(() => ''), tab.errors);
+    }
     await tab?.page.close();
     tab = undefined;
     await adapter?.stop();
@@ -146,16 +150,29 @@ describe.skipIf(Boolean(skip))('web chat page (browser, stand-in dispatch)', { t
     expect(errors).toEqual([]);
   });
 
-  it('says when no model is configured and shows the settings for OpenAI, OpenRouter and Ollama', async () => {
+  it('says when no model is configured and offers the settings form, with the same settings as files for each provider', async () => {
     await startAdapter('');
     const { page, errors } = await open();
     const setup = page.getByRole('region', { name: 'No model is configured' });
     await setup.waitFor();
     const text = await setup.textContent();
     expect(text).toContain(join(home, 'config.yaml'));
-    expect(text).toContain('base_url: https://api.openai.com/v1');
-    expect(text).toContain('base_url: https://openrouter.ai/api/v1');
-    expect(text).toContain('base_url: http://127.0.0.1:11434/v1');
+    expect(text).toContain(join(home, '.env'));
+    for (const name of ['Provider', 'Base URL', 'API key', 'Model']) await page.getByLabel(name, { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Save' }).waitFor();
+    const provider = page.getByLabel('Provider', { exact: true });
+    const snippets: Record<string, string> = {
+      openai: 'base_url: https://api.openai.com/v1',
+      openrouter: 'base_url: https://openrouter.ai/api/v1',
+      ollama: 'base_url: http://127.0.0.1:11434/v1',
+    };
+    for (const [id, snippet] of Object.entries(snippets)) {
+      await provider.selectOption(id);
+      expect(await setup.locator('.setup-files pre').first().textContent()).toContain(snippet);
+      expect(await page.getByLabel('Base URL', { exact: true }).inputValue()).toBe(snippet.slice('base_url: '.length));
+    }
+    // Ollama needs no key, as the README says.
+    expect(await setup.locator('.setup-files').textContent()).toContain('Ollama needs no key');
     await screenshot(page, 'web-page-no-model');
     expect(errors).toEqual([]);
   });
@@ -202,8 +219,7 @@ describe.skipIf(Boolean(skip))('web chat page (browser, stand-in dispatch)', { t
     const newThread = page.getByRole('button', { name: 'New thread' });
     await newThread.focus();
     await page.keyboard.press('Enter');
-    await page.locator('.thread-link[aria-current="page"]').waitFor({ state: 'attached' });
-    // The list closes once the new thread has opened; the page may mark the link first.
+    // The list closes once the new (draft) thread has opened, and the message box has the focus.
     await expect.poll(() => toggle.getAttribute('aria-expanded'), { timeout: 10_000 }).toBe('false');
     await page.keyboard.type('from the keyboard');
     await page.keyboard.press('Enter');
