@@ -16,6 +16,8 @@ interface TurnState {
   shown: string[];
   /** The entry the model's text is streaming into, until its `text` event ends it. */
   streaming?: string;
+  /** The first message the user sent while this turn ran: the turn's closing notice goes above it. */
+  laterMessage?: string;
 }
 
 const FINISH_NOTICES: Record<'interrupted' | 'error' | 'max_iterations', Omit<NoticeEntry, 'id' | 'at' | 'kind'>> = {
@@ -48,6 +50,8 @@ export class ThreadActivity {
 
   /** Records a message the user sent from the page (with the files it brought). */
   userMessage(threadId: string, text: string, id = entryId('u'), files: FileRef[] = []): WebEntry {
+    const turn = this.turns.get(threadId);
+    if (turn?.busy) turn.laterMessage ??= id;
     return this.put(threadId, { kind: 'user', id, at: Date.now(), text, ...(files.length > 0 ? { files } : {}) });
   }
 
@@ -120,7 +124,8 @@ export class ThreadActivity {
         return;
       case 'turn_finished':
         this.finishRunningTools(threadId, turn, event.status);
-        if (event.status !== 'completed') this.put(threadId, { kind: 'notice', id: entryId('n'), at: Date.now(), ...FINISH_NOTICES[event.status] });
+        if (event.status !== 'completed') this.closingNotice(threadId, turn, { kind: 'notice', id: entryId('n'), at: Date.now(), ...FINISH_NOTICES[event.status] });
+        turn.laterMessage = undefined;
         turn.busy = false;
         this.hub.publish(threadId, { type: 'busy', busy: false });
         return;
@@ -153,6 +158,21 @@ export class ThreadActivity {
     const turn = this.turn(threadId);
     turn.streaming ??= entryId('a');
     return this.put(threadId, { kind: 'assistant', id: turn.streaming, at: Date.now(), text, interim: false, streaming: true }).id;
+  }
+
+  /**
+   * How the turn ended, under the turn: when a message came in while it ran (the one that
+   * interrupted it), the notice goes above that message, and the pages get the thread again
+   * in its order (a snapshot: an entry event only ever appends).
+   */
+  private closingNotice(threadId: string, turn: TurnState, notice: NoticeEntry): void {
+    const later = turn.laterMessage;
+    if (!later || !this.store.entry(threadId, later)) {
+      this.put(threadId, notice);
+      return;
+    }
+    this.store.putBefore(threadId, notice, later);
+    this.hub.publish(threadId, { type: 'snapshot', entries: this.store.entries(threadId), busy: turn.busy });
   }
 
   private finishRunningTools(threadId: string, turn: TurnState, status: FinishStatus): void {

@@ -33,10 +33,11 @@ export function toolOutcome(result: unknown): ToolOutcome {
   if (isRecord(value)) {
     const status = value.status;
     if (typeof status === 'string' && (OUTCOMES as readonly string[]).includes(status) && typeof value.output === 'string') {
+      const error = typeof value.error === 'string' ? value.error : undefined;
       return {
         status: status as ToolOutcome['status'],
-        output: clip(value.output),
-        ...(typeof value.error === 'string' ? { error: value.error } : {}),
+        output: clip(error === undefined ? value.output : withoutRepeat(value.output, error)),
+        ...(error !== undefined ? { error } : {}),
       };
     }
     if (typeof value.error === 'string') return { status: 'error', error: value.error };
@@ -44,6 +45,20 @@ export function toolOutcome(result: unknown): ToolOutcome {
   if (typeof value === 'string' && /^\[execution interrupted\b/.test(value)) return { status: 'interrupted', error: value };
   if (value === undefined) return { status: 'success' };
   return { status: 'success', output: clip(typeof value === 'string' ? value : JSON.stringify(value, null, 2)) };
+}
+
+/**
+ * The output without its closing notice when the error says it too: the executor ends the
+ * output with the notice it also gives as the error (`[execution interrupted — …]`, a timeout),
+ * and the card shows the error under the output, so it would read twice.
+ */
+function withoutRepeat(output: string, error: string): string {
+  const trimmed = output.trimEnd();
+  const cut = trimmed.lastIndexOf('\n') + 1;
+  const lastLine = trimmed.slice(cut).trim();
+  // Only the executor's bracketed notices: a traceback's last line stays in the output.
+  if (!/^\[.+\]$/.test(lastLine) || !error.includes(lastLine)) return output;
+  return trimmed.slice(0, cut);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

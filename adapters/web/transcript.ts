@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { WebEntry, WebThreadSummary } from './types.js';
@@ -109,6 +109,23 @@ export class TranscriptStore {
     apply(state, entry);
     state.updatedAt = Math.max(state.updatedAt, Date.now());
     appendFileSync(this.file(threadId), JSON.stringify(entry) + '\n');
+  }
+
+  /**
+   * Puts a new entry just before the entry `beforeId` (a notice that belongs to a turn under
+   * which a later message already sits); at the end when there is no such entry. The thread's
+   * file is rewritten in the new order (beside it, then renamed), so a reload shows the same.
+   */
+  putBefore(threadId: string, entry: WebEntry, beforeId: string): void {
+    const state = this.load(threadId);
+    const at = state?.index.get(beforeId);
+    if (!state || at === undefined || state.index.has(entry.id)) return this.put(threadId, entry);
+    state.entries.splice(at, 0, entry);
+    state.index = new Map(state.entries.map((e, i) => [e.id, i]));
+    state.updatedAt = Math.max(state.updatedAt, Date.now());
+    const file = this.file(threadId);
+    writeFileSync(`${file}.tmp`, state.entries.map((e) => JSON.stringify(e) + '\n').join(''));
+    renameSync(`${file}.tmp`, file);
   }
 
   private file(id: string): string {

@@ -15,7 +15,9 @@ const DEFAULT_EDIT_INTERVAL_MS = 1000;
  * per call. Adapters without `edit` get no progress message.
  */
 export class ToolProgress {
-  private lines: string[] = [];
+  private lines: ProgressLine[] = [];
+  /** Tool call id → its line (in `new` mode a call of the same tool shares the line before). */
+  private readonly lineOf = new Map<string, ProgressLine>();
   private hidden = 0;
   private lastTool: string | undefined;
   private messageId: string | undefined;
@@ -37,17 +39,38 @@ export class ToolProgress {
     return this.mode !== 'off' && typeof this.adapter.edit === 'function';
   }
 
-  /** Takes an agent event; only `tool_started` changes the message. */
+  /**
+   * Takes an agent event: `tool_started` adds a line, and a `tool_finished` whose call was
+   * interrupted marks its line, once. The message was sent when the turn's first tool started,
+   * so the mark sits under the interrupted turn, above the message that interrupted it.
+   */
   onEvent(event: AgentEvent): void {
-    if (!this.enabled || this.finished || event.type !== 'tool_started') return;
-    if (this.mode === 'new' && event.name === this.lastTool) return;
+    if (!this.enabled || this.finished) return;
+    if (event.type === 'tool_finished') return this.onFinished(event.callId, event.result);
+    if (event.type !== 'tool_started') return;
+    const previous = this.lines.at(-1);
+    if (this.mode === 'new' && event.name === this.lastTool && previous) {
+      this.lineOf.set(event.callId, previous);
+      return;
+    }
     this.lastTool = event.name;
-    this.lines.push(progressLine(event.name, event.args));
+    const line: ProgressLine = { text: progressLine(event.name, event.args) };
+    this.lineOf.set(event.callId, line);
+    this.lines.push(line);
     if (this.lines.length > MAX_LINES) {
       this.hidden += this.lines.length - MAX_LINES;
       this.lines = this.lines.slice(-MAX_LINES);
     }
     this.schedule();
+  }
+
+  private onFinished(callId: string, result: unknown): void {
+    const line = this.lineOf.get(callId);
+    this.lineOf.delete(callId);
+    const reason = interruptReason(result);
+    if (!line || reason === undefined || line.interrupted !== undefined) return;
+    line.interrupted = reason;
+    if (this.lines.includes(line)) this.schedule();
   }
 
   /** Stops editing after one last update; resolves when the message is up to date. */
@@ -64,7 +87,7 @@ export class ToolProgress {
 
   private text(): string {
     const head = this.hidden > 0 ? [`… ${this.hidden} earlier`] : [];
-    const text = [...head, ...this.lines].join('\n');
+    const text = [...head, ...this.lines.map(shownLine)].join('\n');
     return text.length > this.adapter.maxMessageLength ? text.slice(-this.adapter.maxMessageLength) : text;
   }
 
@@ -105,6 +128,39 @@ export class ToolProgress {
       this.lastEdit = Date.now();
     }
   }
+}
+
+interface ProgressLine {
+  text: string;
+  /** Set once the call was interrupted: why (`user sent a new message`). */
+  interrupted?: string;
+}
+
+/** `⚙️ execute_code: …` becomes `⏹ execute_code: … — interrupted (user sent a new message)`. */
+function shownLine(line: ProgressLine): string {
+  if (line.interrupted === undefined) return line.text;
+  const why = line.interrupted ? ` (${line.interrupted})` : '';
+  return `${line.text.replace(/^⚙️/, '⏹')} — interrupted${why}`;
+}
+
+/**
+ * The reason when a tool's result says it was interrupted, else undefined: execute_code's
+ * `status: 'interrupted'` or a tool's `[execution interrupted — <reason>]` notice.
+ */
+export function interruptReason(result: unknown): string | undefined {
+  let value = result;
+  if (typeof value === 'string' && value.trim().startsWith('{')) {
+    try {
+      value = JSON.parse(value) as unknown;
+    } catch {
+      // Not JSON: read it as text.
+    }
+  }
+  const record = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  const text = typeof value === 'string' ? value : [record?.error, record?.output].filter((v) => typeof v === 'string').join('\n');
+  const notice = /\[execution interrupted(?: — ([^\]]*))?\]/.exec(text);
+  if (notice) return notice[1] ?? '';
+  return record?.status === 'interrupted' || record?.interrupted === true ? '' : undefined;
 }
 
 /** `⚙️ terminal: ls -la` — the tool and a short look at its main argument. */

@@ -1,4 +1,9 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { e2eModel, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
 import { removeHome, startStreamGateway, words, type StreamGateway } from '../fakes/stream-harness.js';
 
@@ -6,6 +11,7 @@ import { removeHome, startStreamGateway, words, type StreamGateway } from '../fa
  * Streamed replies on Telegram through the real gateway, agent and grammY against the fake
  * Bot API: drafts in private chats, one message edited in place in groups, and flood control.
  */
+const hasPython = spawnSync('python3', ['--version']).status === 0;
 const ADA = 1001;
 const GROUP = -100777;
 
@@ -106,4 +112,29 @@ describe('Telegram: streamed replies', () => {
     expect(sent).toEqual(lines);
     expect(api.floods).toBeGreaterThanOrEqual(4);
   }, 120_000);
+
+  it.runIf(hasPython || process.env.CI === 'true')('an interrupted script is marked once in the tool progress message, which sits under the interrupted turn; nothing after the new message repeats it', async () => {
+    api = await new FakeTelegramApi().start();
+    const home = mkdtempSync(join(tmpdir(), 'hermes-stream-'));
+    gw = await startStreamGateway('telegram', { api_root: api.apiRoot }, env(api), {
+      home,
+      fallback: e2eModel(home),
+      overrides: { model: { stream: false }, display: { tool_progress: 'all' } },
+    });
+    api.injectMessage({ chatId: GROUP, userId: ADA, chatType: 'supergroup', text: `@${api.botUsername} run the slow job [SLOW:T]` });
+    const pgid = await waitForPgid(home, 'T');
+    await api.waitFor(() => api!.sentTo(GROUP).some((message) => message.text.startsWith('⚙️ execute_code')), 'the progress message');
+    const interruptedAt = Date.now();
+    api.injectMessage({ chatId: GROUP, userId: ADA, chatType: 'supergroup', text: `@${api.botUsername} never mind` });
+    await waitForGroupGone(pgid);
+    await api.waitFor(() => api!.sentTo(GROUP).some((message) => message.text.includes('echo:')), 'the new answer');
+    await gw.running.gateway.idle();
+    const progress = api.sentTo(GROUP).find((message) => message.text.includes('execute_code'));
+    expect(progress?.at).toBeLessThan(interruptedAt);
+    expect(progress?.text).toMatch(/^⏹ execute_code: .* — interrupted \(user sent a new message\)$/);
+    expect(progress!.text.split('interrupted').length - 1).toBe(1);
+    const later = api.sentTo(GROUP).filter((message) => message.at >= interruptedAt);
+    expect(later.length).toBeGreaterThan(0);
+    for (const message of later) expect(message.text).not.toContain('⏹');
+  }, 90_000);
 });

@@ -6,6 +6,8 @@ import { createWebAdapter, type WebAdapter } from '../../adapters/web/index.js';
 import { defaultConfig } from '../../src/config/index.js';
 import { Gateway } from '../../src/gateway/index.js';
 import type { WebEntry } from '../../adapters/web/types.js';
+import { TranscriptStore } from '../../adapters/web/transcript.js';
+import { interruptedNotice } from '../../src/shared/index.js';
 import { FakeAgent, testConfig, until } from '../gateway/helpers.js';
 
 /*
@@ -64,5 +66,74 @@ describe('web chat: streamed replies', () => {
     expect(answers[0].kind === 'assistant' && answers[0].text).toBe('The answer is 42.');
     const tool = now.find((entry) => entry.kind === 'tool');
     expect(tool?.kind === 'tool' && tool.output).toBe('line one\nline two\n');
+  }, 30_000);
+
+  it('an interrupted turn’s notice sits under that turn, above the message that interrupted it (live, and after a reload), and its tool card says so once', async () => {
+    home = mkdtempSync(join(tmpdir(), 'hermes-web-stream-'));
+    const config = defaultConfig();
+    config.platforms.web.port = 0;
+    config.platforms.web.auth = 'none';
+    adapter = createWebAdapter({ config, paths: { home, config: join(home, 'config.yaml'), env: join(home, '.env') } });
+    const agent = new FakeAgent(async (options) => {
+      if (options.text !== 'slow job') {
+        options.onEvent?.({ type: 'text', text: `echo: ${options.text}`, final: true });
+        return { text: `echo: ${options.text}`, status: 'completed' };
+      }
+      options.onEvent?.({ type: 'tool_started', callId: 'c1', name: 'execute_code', args: { code: 'import time; time.sleep(60)' } });
+      options.onEvent?.({ type: 'tool_output', callId: 'c1', name: 'execute_code', text: 'napping\n' });
+      const reason = await new Promise<string>((resolve) => options.signal?.addEventListener('abort', () => resolve(String(options.signal?.reason)), { once: true }));
+      // What a session kernel's cell returns when it is interrupted: the notice ends the output and opens the error.
+      const notice = interruptedNotice(reason);
+      const result = { status: 'interrupted', output: `napping\n${notice}`, error: `${notice} The session kernel was killed and its state was lost.` };
+      options.onEvent?.({ type: 'tool_finished', callId: 'c1', name: 'execute_code', result, durationMs: 5 });
+      return { text: '', status: 'interrupted' };
+    });
+    gateway = new Gateway({ agent, config: testConfig({ platforms: { web: { port: 0, auth: 'none' } } }) });
+    gateway.register(adapter);
+    await gateway.start();
+    const base = adapter.url!;
+    const thread = ((await (await fetch(`${base}api/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { id: string }).id;
+    // The page's event stream, read as it arrives: the last snapshot and the entries after it are what the page shows.
+    const events = await fetch(`${base}api/threads/${thread}/events`);
+    const shown: WebEntry[] = [];
+    const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    void (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value;
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const data = buffer.slice(0, end).split('\n').find((line) => line.startsWith('data: '));
+          buffer = buffer.slice(end + 2);
+          if (!data) continue;
+          const event = JSON.parse(data.slice(6)) as { type: string; entries?: WebEntry[]; entry?: WebEntry };
+          if (event.type === 'snapshot') shown.splice(0, shown.length, ...event.entries!);
+          if (event.type === 'entry') {
+            const at = shown.findIndex((entry) => entry.id === event.entry!.id);
+            if (at >= 0) shown[at] = event.entry!;
+            else shown.push(event.entry!);
+          }
+        }
+      }
+    })();
+    const post = (text: string) => fetch(`${base}api/threads/${thread}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+    await post('slow job');
+    await until(() => shown.some((entry) => entry.kind === 'tool' && entry.status === 'running'), 'the running script');
+    await post('never mind');
+    await until(() => shown.some((entry) => entry.kind === 'assistant' && entry.text === 'echo: never mind'), 'the new answer');
+    await gateway.idle();
+    const order = (entries: WebEntry[]) => entries.map((entry) => (entry.kind === 'user' ? `user:${entry.text}` : entry.kind));
+    const expected = ['user:slow job', 'tool', 'notice', 'user:never mind', 'assistant'];
+    expect(order(shown)).toEqual(expected);
+    await reader.cancel();
+    const tool = shown.find((entry) => entry.kind === 'tool');
+    expect(tool?.kind === 'tool' && tool.status).toBe('interrupted');
+    // The card shows its output and, under it, the error: the notice once between them.
+    const card = tool?.kind === 'tool' ? `${tool.output ?? ''}\n${tool.error ?? ''}` : '';
+    expect(card.split('[execution interrupted').length - 1).toBe(1);
+    expect(tool?.kind === 'tool' && tool.output).toBe('napping\n');
+    // The thread as a reload (or a restart) reads it from disk.
+    expect(order(new TranscriptStore(join(home, 'web', 'threads')).entries(thread))).toEqual(expected);
   }, 30_000);
 });

@@ -122,7 +122,8 @@ describe.skipIf(Boolean(skip))('web chat end to end: hermes gateway, the agent, 
     // The interrupted turn has no answer of its own: the only answer is to the second message.
     expect(await page.locator('.msg.assistant').count()).toBe(1);
     const kinds = await page.locator('.entry').evaluateAll((nodes) => nodes.map((node) => node.className.split(' ').slice(1, 3).join(' ')));
-    expect(kinds).toEqual(['msg user', 'tool status-interrupted', 'msg user', 'notice tone-warning', 'msg assistant']);
+    // The notice belongs to the interrupted turn: above the message that interrupted it.
+    expect(kinds).toEqual(['msg user', 'tool status-interrupted', 'notice tone-warning', 'msg user', 'msg assistant']);
     await screenshot(page, 'web-e2e-interrupted');
     expect(errors).toEqual([]);
   });
