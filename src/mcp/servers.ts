@@ -11,6 +11,8 @@ export interface McpServersOptions {
   logger: Logger;
   /** Where `${NAME}` in headers and env values is looked up (HERMES_HOME/.env is loaded into it); default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Told every change of a server's state (starting, ready, failed, stopped) as it happens. */
+  onChange?: (status: McpServerStatus) => void;
 }
 
 /** What /reload-mcp changed. */
@@ -33,10 +35,12 @@ export class McpServers implements ToolSource {
   private readonly env: NodeJS.ProcessEnv;
   private cached?: Tool[];
   private readonly hidden: Tool[];
+  private readonly onChange?: (status: McpServerStatus) => void;
 
   constructor(options: McpServersOptions) {
     this.logger = options.logger.child({ component: 'mcp' });
     this.env = options.env ?? process.env;
+    this.onChange = options.onChange;
     this.hidden = [mcpScriptTool(() => this.connections)];
   }
 
@@ -61,7 +65,10 @@ export class McpServers implements ToolSource {
         continue;
       }
       (before.has(name) ? summary.restarted : summary.started).push(name);
-      const connection = new McpConnection(name, settings, this.env, this.logger, () => (this.cached = undefined));
+      const connection: McpConnection = new McpConnection(name, settings, this.env, this.logger, () => {
+        this.cached = undefined;
+        this.onChange?.(connection.status());
+      });
       this.connections.set(name, connection);
       starts.push(connection.start());
     }
