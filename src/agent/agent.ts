@@ -10,6 +10,7 @@ import { SessionStore, type ChatMessage, type SessionRecord } from '../sessions/
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ToolContext } from '../tools/types.js';
 import type {
+  ScriptResult,
   AgentDescription,
   AgentRunner,
   CompressResult,
@@ -238,6 +239,37 @@ export class Agent implements AgentRunner {
     });
   }
 
+  /**
+   * Runs `code` through execute_code in the key's session, on its backend, with no model call (a
+   * scheduled job's script). A fresh kernel each time; nobody is there to approve, so what needs
+   * approval is refused. Runs after the key's running turn.
+   */
+  runScript(sessionKey: string, code: string, options: { signal?: AbortSignal; audience?: Audience } = {}): Promise<ScriptResult> {
+    return this.queue.run(sessionKey, async () => {
+      const signal = options.signal ?? new AbortController().signal;
+      const session = this.store.currentOrCreate(sessionKey);
+      const log = this.logger.child({ session: session.id, job: sessionKey });
+      let environment: Environment;
+      try {
+        environment = await this.resources.environment(session.id, options.audience ?? 'owner');
+      } catch (error) {
+        return { status: 'error', output: '', error: `the terminal backend "${this.config.terminal.backend}" could not start: ${errorMessage(error)}` };
+      }
+      const context: ToolContext = {
+        sessionId: session.id,
+        signal,
+        environment,
+        logger: log,
+        config: this.config,
+        paths: this.paths,
+        passthrough: this.resources.passthroughFor(session.id, session.passthrough),
+        enabledTools: this.tools.enabled,
+      };
+      const result = await this.tools.registry.dispatch('execute_code', { code, reset: true }, context);
+      return scriptResult(result);
+    });
+  }
+
   threadSettings(sessionKey: string): ThreadSettings {
     return this.store.threadSettings.get(sessionKey);
   }
@@ -400,4 +432,14 @@ export class Agent implements AgentRunner {
     this.store.setInterrupted(session.id, null);
     return { role: 'user', content: `${interruptedNote(session.interruptedReason)}\n\n${text}` };
   }
+}
+
+/** execute_code's answer as a job sees it: a status, the output, and the error when there was one. */
+function scriptResult(result: unknown): ScriptResult {
+  if (typeof result !== 'object' || result === null) return { status: 'error', output: '', error: 'execute_code gave no result' };
+  const fields = result as Record<string, unknown>;
+  const status = fields.status === 'success' || fields.status === 'timeout' || fields.status === 'interrupted' ? fields.status : 'error';
+  const output = typeof fields.output === 'string' ? fields.output : '';
+  const error = typeof fields.error === 'string' ? fields.error : undefined;
+  return { status, output, ...(error ? { error } : {}) };
 }

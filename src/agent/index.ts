@@ -1,4 +1,4 @@
-export type { AgentEvent, AgentRunner, ApprovalRequest, RunTurnOptions, SessionInfo, TurnResult, UsageReport, TokenCount, ThreadSettings, UndoResult, CompressResult } from './types.js';
+export type { AgentEvent, AgentRunner, ApprovalRequest, RunTurnOptions, ScriptResult, SessionInfo, TurnResult, UsageReport, TokenCount, ThreadSettings, UndoResult, CompressResult } from './types.js';
 export { Agent, type AgentOptions } from './agent.js';
 export { createAgent, type CreateAgentOverrides } from './create-agent.js';
 export { createModelClient, type ModelClient, type ModelClientOptions, type ModelReply, type ModelRequest, type ToolCallRequest } from './model-client.js';

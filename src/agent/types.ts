@@ -114,6 +114,13 @@ export interface CompressResult {
   text: string;
 }
 
+/** What a script run without the model (`runScript`) ended as. */
+export interface ScriptResult {
+  status: 'success' | 'error' | 'timeout' | 'interrupted';
+  output: string;
+  error?: string;
+}
+
 /** The agent as the gateway and `hermes chat` see it. */
 export interface AgentRunner {
   runTurn(options: RunTurnOptions): Promise<TurnResult>;
@@ -138,6 +145,8 @@ export interface AgentRunner {
   models?(): Promise<string[] | undefined>;
   /** `/undo`: drops the last turn from what the model sees; undefined when there is none. Runs after the key's running turn. */
   undo?(sessionKey: string): Promise<UndoResult | undefined>;
+  /** Runs a script through execute_code in the key's session with no model call (scheduled jobs). */
+  runScript?(sessionKey: string, code: string, options?: { signal?: AbortSignal; audience?: Audience }): Promise<ScriptResult>;
   /** `/compress`: compacts the session now. Runs after the key's running turn. */
   compress?(sessionKey: string, signal?: AbortSignal): Promise<CompressResult>;
   close(): Promise<void>;

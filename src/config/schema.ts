@@ -188,6 +188,14 @@ export const configSchema = z.strictObject({
       discord: ids().default([]),
     }),
   }),
+  cron: section({
+    enabled: bool().default(true),
+    missed_runs: oneOf(['skip', 'run_once'] as const).default('skip'),
+    min_interval: seconds().default(1),
+    max_jobs_per_thread: positiveInt().default(10),
+    max_concurrent_runs: positiveInt().default(2),
+    max_output_chars: positiveInt().default(4000),
+  }),
   plugins: section({
     enabled: names().default([]),
     disabled: names().default([]),

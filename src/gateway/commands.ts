@@ -12,6 +12,8 @@ export const COMMANDS = [
   { name: 'model', description: 'the model of this thread; /model <name> picks another, /model default goes back' },
   { name: 'compress', description: 'compact this session now (old outputs pruned, older turns summarised)' },
   { name: 'verbose', description: 'tool progress in this thread: off, new or all (no argument: the next one)' },
+  { name: 'cron', description: 'scheduled jobs of this thread: list, pause <id>, resume <id>, remove <id>, run <id>, stop <id>' },
+  { name: 'sethome', description: "make this chat the platform's home channel, where scheduled jobs can deliver" },
 ] as const;
 
 export type CommandName = (typeof COMMANDS)[number]['name'];

@@ -45,6 +45,16 @@ export interface GatewayOptions {
   onFirstVisible?: (threadKey: string) => void;
 }
 
+/** Chat commands another module answers (/cron, /sethome), and what /stop also stops there. */
+export interface CommandExtension {
+  answer(name: 'cron' | 'sethome', args: string, message: InboundMessage): Promise<string>;
+  /** Stops what runs for `threadKey` (its scheduled jobs); returns how many it stopped. */
+  stop(threadKey: string): number;
+}
+
+/** How a posted text ended: delivered, given up, or left for after a restart (`pending`). */
+export type PostOutcome = { outboxId: string; state: 'delivered' | 'failed' | 'pending' } | { error: string };
+
 export interface StartReport {
   started: string[];
   failed: Array<{ name: string; error: string }>;
@@ -69,6 +79,7 @@ export class Gateway {
   /** One delivery queue per thread with replies on their way. */
   private readonly deliveries = new Map<string, ThreadDelivery>();
   private closing = false;
+  private extension: CommandExtension | undefined;
 
   constructor(private readonly options: GatewayOptions) {
     const { config } = options;
@@ -86,6 +97,38 @@ export class Gateway {
       throw new GatewayError('GATEWAY_DUPLICATE_ADAPTER', `gateway: an adapter named "${adapter.name}" is already registered; give each platform one adapter`);
     }
     this.adapters.set(adapter.name, adapter);
+  }
+
+  /** Hands /cron and /sethome to `extension`, and lets /stop stop what it runs. */
+  extend(extension: CommandExtension): void {
+    this.extension = extension;
+  }
+
+  /**
+   * Sends `text` to the thread of `target` (a reply target as JSON, as the outbox keeps it) through
+   * `platform`'s adapter, as its own outbox entry: retried like any reply, finished after a restart.
+   * Resolves once it is delivered, given up, or left for after a restart.
+   */
+  async post(platform: string, target: string, text: string): Promise<PostOutcome> {
+    const adapter = this.adapters.get(platform);
+    if (!adapter) return { error: `the ${platform} platform is not running in this gateway` };
+    let data: unknown;
+    try {
+      data = JSON.parse(target);
+    } catch {
+      return { error: `the reply target is not JSON` };
+    }
+    const plain = typeof data === 'object' && data !== null && 'threadKey' in data && typeof data.threadKey === 'string' ? { ...data, threadKey: data.threadKey } : undefined;
+    const decoded = adapter.decodeTarget ? adapter.decodeTarget(data) : plain;
+    if (!decoded) return { error: `the ${platform} adapter cannot read the reply target` };
+    const replies = this.replies(adapter, decoded);
+    const outboxId = replies.beginTurn('', 'reply');
+    const done = replies.stream(outboxId).finish(text);
+    replies.finishTurn(outboxId, 'completed');
+    await done;
+    const parts = this.outbox.parts(outboxId);
+    const state = parts.some((part) => part.state === 'failed') ? 'failed' : parts.every((part) => part.state === 'delivered') ? 'delivered' : 'pending';
+    return { outboxId, state };
   }
 
   /** The registered adapters, by name. */
@@ -313,8 +356,16 @@ export class Gateway {
         return say(this.statusText(key));
       case 'stop': {
         const { stoppedTurn, dropped } = this.lanes.get(key)?.stop(STOP_REASON) ?? { stoppedTurn: false, dropped: 0 };
+        const jobs = this.extension?.stop(key) ?? 0;
         const extra = dropped > 0 ? ` (and dropped ${dropped} waiting message${dropped === 1 ? '' : 's'})` : '';
-        return say(stoppedTurn || dropped > 0 ? `Stopped${extra}.` : 'Nothing is running.');
+        const jobText = jobs > 0 ? ` Stopped ${jobs} running scheduled job${jobs === 1 ? '' : 's'}.` : '';
+        if (!stoppedTurn && dropped === 0) return say(jobText.trim() || 'Nothing is running.');
+        return say(`Stopped${extra}.${jobText}`);
+      }
+      case 'cron':
+      case 'sethome': {
+        if (!this.extension) return say('Scheduled jobs are not running in this gateway (cron.enabled is false).');
+        return say(await this.extension.answer(name, args, message));
       }
       case 'new':
         try {

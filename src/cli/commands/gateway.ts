@@ -34,10 +34,19 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
     import('../../../adapters/index.js'),
     import('../../config/watch.js'),
   ]);
+  const [{ CronService }, { ToolRegistry, scriptTools }] = await Promise.all([import('../../cron/index.js'), import('../../tools/index.js')]);
   const { config, paths } = loaded;
   const logger = createLogger({ file: paths.logFile, level: config.logging.level, env });
   // The model follows config changes (the web chat's settings, an edited config.yaml) without a restart.
-  const agent = await createAgent(loaded, { logger, modelClient: liveModelClient({ model: config.model, logger, env }) });
+  // Scheduled jobs: the model gets the cronjob tool; the scheduler starts once the platforms run.
+  // (It reads the outbox made below only once a turn calls the tool.)
+  const cronOutbox = { latestTarget: (threadKey: string) => outbox.latestTarget(threadKey), parts: (id: string) => outbox.parts(id) };
+  const cron = config.cron.enabled ? new CronService({ config, logger, stateDb: paths.stateDb, outbox: cronOutbox }) : undefined;
+  const agent = await createAgent(loaded, {
+    logger,
+    modelClient: liveModelClient({ model: config.model, logger, env }),
+    ...(cron ? { registry: new ToolRegistry([...scriptTools(), cron.tool]) } : {}),
+  });
   // "/approve always" rules survive restarts here.
   const approvals = approvalQueueFor(config, { rulesFile: join(paths.home, 'approvals.yaml'), logger });
   // Replies wait in state.db until the platform confirmed them: a restart delivers what is left.
@@ -47,11 +56,13 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   try {
     adapters = buildAdapters({ config, paths, env, logger, announce: print });
   } catch (error) {
+    await cron?.stop();
     await agent.close();
     throw error;
   }
   for (const adapter of adapters) gateway.register(adapter);
   const report = await gateway.start();
+  cron?.start({ agent, gateway, audienceOf: (platform) => adapters.find((adapter) => adapter.name === platform)?.audience ?? 'others' });
   const { model, backend, platformBackend, isolationWarning } = agent.describe();
   const platformPart = platformBackend && platformBackend !== backend ? ` (sessions from Slack, Discord and Telegram: ${platformBackend})` : '';
   print(`hermes gateway: model ${model || '(none configured: set model.name)'}, backend ${backend}${platformPart}, log ${paths.logFile}`);
@@ -82,6 +93,8 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
     report,
     stop: async () => {
       watcher.close();
+      // Jobs first: their runs end (scripts killed) while the agent is still there to settle them.
+      await cron?.stop();
       await gateway.stop(EXIT_DEADLINE_MS - 1000);
       outbox.close();
     },

@@ -192,6 +192,13 @@ export class OutboxStore {
     return row.state === 'cut_off' || (row.state === 'finished' && row.status === 'error') ? turnOf(row) : undefined;
   }
 
+  /** The platform and reply target (JSON) of the thread's latest entry: where a job made during its turn delivers. */
+  latestTarget(threadKey: string): { platform: string; target: string } | undefined {
+    return this.sql('SELECT platform, target FROM outbox_turns WHERE thread_key = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(threadKey) as
+      | { platform: string; target: string }
+      | undefined;
+  }
+
   /** Forgets delivered turns older than a week. */
   prune(now = Date.now()): number {
     const cutoff = now - KEEP_MS;

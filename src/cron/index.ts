@@ -1,0 +1,10 @@
+export { CronService, type CronServiceOptions, type CronGateway } from './service.js';
+export { CronStore } from './store.js';
+export { CronScheduler, JOB_STOP_REASON, JOB_SHUTDOWN_REASON, type JobPoster } from './scheduler.js';
+export { ThreadJobs, type OutboxView, type JobRequest } from './jobs.js';
+export { parseSchedule, nextRunAfter, type Schedule } from './schedule.js';
+export { cronjobTool, type CronToolDeps } from './tool.js';
+export { cronCommand, setHomeCommand, CRON_USAGE } from './commands.js';
+export { jobSessionKey, isJobSession } from './run-job.js';
+export { CronError } from './errors.js';
+export type { CronJob, CronRun, JobKind, JobDelivery, JobState, RunStatus, DeliveryState, HomeChannel } from './types.js';

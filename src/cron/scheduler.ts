@@ -1,0 +1,184 @@
+import type { AgentRunner } from '../agent/index.js';
+import type { HermesConfig } from '../config/index.js';
+import { errorMessage } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import { Semaphore } from '../shared/semaphore.js';
+import { nextRunAfter, parseSchedule } from './schedule.js';
+import { runJob } from './run-job.js';
+import type { CronStore } from './store.js';
+import type { CronJob, DeliveryState } from './types.js';
+
+/** How a job's output reaches its chat: the gateway's `post` (the outbox). */
+export interface JobPoster {
+  post(platform: string, target: string, text: string): Promise<{ outboxId: string; state: 'delivered' | 'failed' | 'pending' } | { error: string }>;
+}
+
+export interface SchedulerDeps {
+  config: HermesConfig['cron'];
+  store: CronStore;
+  agent: AgentRunner;
+  poster: JobPoster;
+  logger: Logger;
+}
+
+/** The longest a timer is set for; it is set again from there (Node timers cap at about 24 days). */
+const MAX_TIMER_MS = 3_600_000;
+export const JOB_STOP_REASON = 'stopped by the user';
+export const JOB_SHUTDOWN_REASON = 'gateway shutting down';
+
+/**
+ * Runs due jobs: one timer for the nearest run, at most `max_concurrent_runs` at once, never two
+ * runs of one job (a run still going when the next is due skips that one). Each run's outcome
+ * and its delivery are recorded apart.
+ */
+export class CronScheduler {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly running = new Map<string, { controller: AbortController; threadKey: string; done: Promise<void> }>();
+  private readonly slots: Semaphore;
+  private stopped = false;
+
+  constructor(private readonly deps: SchedulerDeps) {
+    this.slots = new Semaphore(deps.config.max_concurrent_runs);
+  }
+
+  /** Takes up the jobs state.db holds: runs a crash left open are marked, missed runs skipped or run once (`cron.missed_runs`). */
+  start(now = Date.now()): void {
+    const { store, config, logger } = this.deps;
+    const leftovers = store.interruptLeftovers(now);
+    if (leftovers > 0) logger.info({ runs: leftovers }, 'cron: runs the last gateway process left open marked interrupted');
+    for (const job of store.jobs()) {
+      if (job.state !== 'active') continue;
+      if (job.nextRunAt !== null && job.nextRunAt >= now) continue;
+      const missed = job.nextRunAt !== null;
+      const next = missed && config.missed_runs === 'run_once' ? now : this.nextFor(job, now);
+      store.setNextRun(job.id, next ?? null);
+      if (missed) logger.info({ job: job.id, policy: config.missed_runs }, 'cron: a run was missed while the gateway was down');
+    }
+    this.arm();
+  }
+
+  /** The next run of `job` after `after`, or undefined when its schedule is unreadable or ends. */
+  nextFor(job: CronJob, after: number): number | undefined {
+    try {
+      return nextRunAfter(parseSchedule(job.schedule, this.deps.config.min_interval), after);
+    } catch (error) {
+      this.deps.logger.warn({ job: job.id, err: error }, `cron: job ${job.id} has a schedule that cannot be read any more; it will not run`);
+      return undefined;
+    }
+  }
+
+  /** Sets the timer for the nearest due job (call after any change to the jobs). */
+  arm(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    const times = this.deps.store
+      .jobs()
+      .filter((job) => job.state === 'active' && job.nextRunAt !== null)
+      .map((job) => job.nextRunAt!);
+    if (times.length === 0) return;
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, Math.min(...times) - Date.now()));
+    this.timer = setTimeout(() => this.tick(), delay);
+  }
+
+  private tick(): void {
+    const now = Date.now();
+    for (const job of this.deps.store.jobs()) {
+      if (job.state !== 'active' || job.nextRunAt === null || job.nextRunAt > now) continue;
+      this.deps.store.setNextRun(job.id, this.nextFor(job, now) ?? null);
+      if (this.running.has(job.id)) {
+        this.deps.logger.warn({ job: job.id }, 'cron: a run is due while the last one still runs; this one is skipped');
+        continue;
+      }
+      this.launch(job);
+    }
+    this.arm();
+  }
+
+  /** Runs `job` now (its schedule goes on as it was); false when it is already running. */
+  runNow(job: CronJob): boolean {
+    if (this.stopped || this.running.has(job.id)) return false;
+    this.launch(job);
+    return true;
+  }
+
+  isRunning(jobId: string): boolean {
+    return this.running.has(jobId);
+  }
+
+  /** Stops the running job `jobId`: its script's process group is killed. */
+  stopJob(jobId: string, reason = JOB_STOP_REASON): boolean {
+    const run = this.running.get(jobId);
+    if (!run) return false;
+    run.controller.abort(reason);
+    return true;
+  }
+
+  /** Stops every running job of `threadKey`; returns how many. */
+  stopThread(threadKey: string): number {
+    let stopped = 0;
+    for (const [id, run] of this.running) if (run.threadKey === threadKey && this.stopJob(id)) stopped++;
+    return stopped;
+  }
+
+  /** Stops the timer and every running job, and waits for them to settle. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    const runs = [...this.running.values()];
+    for (const run of runs) run.controller.abort(JOB_SHUTDOWN_REASON);
+    await Promise.allSettled(runs.map((run) => run.done));
+  }
+
+  private launch(job: CronJob): void {
+    const controller = new AbortController();
+    const done = this.run(job, controller.signal)
+      .catch((error: unknown) => this.deps.logger.error({ err: error, job: job.id }, 'cron: a job run failed inside the scheduler'))
+      .finally(() => this.running.delete(job.id));
+    this.running.set(job.id, { controller, threadKey: job.threadKey, done });
+  }
+
+  private async run(job: CronJob, signal: AbortSignal): Promise<void> {
+    const { store, config, logger } = this.deps;
+    const log = logger.child({ job: job.id, thread: job.threadKey });
+    let release: () => void;
+    try {
+      release = await this.slots.acquire(signal);
+    } catch {
+      return;
+    }
+    const seq = store.startRun(job.id);
+    let outcome;
+    try {
+      outcome = await runJob(this.deps.agent, job, signal);
+    } catch (error) {
+      outcome = { status: 'error' as const, text: `the run failed: ${errorMessage(error)}` };
+    } finally {
+      release();
+    }
+    const text = outcome.text.length > config.max_output_chars ? `${outcome.text.slice(0, config.max_output_chars)}\n… (cut at cron.max_output_chars)` : outcome.text;
+    store.finishRun(seq, outcome.status, text);
+    log.info({ status: outcome.status }, 'cron: job ran');
+    // A stopped or shut-down run says nothing more: /stop answered, and a restart must not post it late.
+    if (outcome.status === 'interrupted') return;
+    await this.deliver(job, seq, outcome.status === 'success' ? text || '(no output)' : `failed (${outcome.status}): ${text || 'no output'}`);
+  }
+
+  private async deliver(job: CronJob, seq: number, body: string): Promise<void> {
+    const { store } = this.deps;
+    // The job as it is now: /sethome or a change since the run began counts.
+    const current = store.job(job.id) ?? job;
+    const where = current.deliver === 'home' ? store.home(current.platform) : { platform: current.platform, target: current.target };
+    if (!where) {
+      store.setDelivery(seq, 'failed', `no home channel on ${current.platform}: send /sethome in the chat that should get it`);
+      return;
+    }
+    store.setDelivery(seq, 'pending', null);
+    const outcome = await this.deps.poster.post(where.platform, where.target, `⏰ ${current.id} (${current.schedule}): ${body}`);
+    if ('error' in outcome) {
+      store.setDelivery(seq, 'failed', outcome.error);
+      return;
+    }
+    const state: DeliveryState = outcome.state;
+    store.setDelivery(seq, state, state === 'failed' ? 'the platform refused it (see the gateway log)' : null, outcome.outboxId);
+  }
+}

@@ -1,0 +1,76 @@
+import type { AgentRunner } from '../agent/index.js';
+import type { HermesConfig } from '../config/index.js';
+import type { Audience } from '../environments/index.js';
+import type { InboundMessage } from '../gateway/index.js';
+import { SessionStore } from '../sessions/index.js';
+import type { Logger } from '../shared/logger.js';
+import type { Tool } from '../tools/types.js';
+import { cronCommand, setHomeCommand, type CommandThread } from './commands.js';
+import { ThreadJobs, type OutboxView } from './jobs.js';
+import { CronScheduler, type JobPoster } from './scheduler.js';
+import { CronStore } from './store.js';
+import { cronjobTool } from './tool.js';
+
+/** What the scheduler needs of the gateway: /cron and /sethome handed over, /stop passed on, and posting through the outbox. */
+export interface CronGateway extends JobPoster {
+  extend(extension: { answer(name: 'cron' | 'sethome', args: string, message: InboundMessage): Promise<string>; stop(threadKey: string): number }): void;
+}
+
+export interface CronServiceOptions {
+  config: HermesConfig;
+  logger: Logger;
+  /** state.db: the jobs live there. */
+  stateDb: string;
+  /** The gateway's outbox (the same state.db): where a thread's replies go, and whether a posted text arrived. */
+  outbox: OutboxView;
+}
+
+/**
+ * Scheduled jobs for one gateway: the cronjob tool (give it to the agent before it is made),
+ * then `start` with the agent and the gateway, `stop` before the gateway stops.
+ */
+export class CronService {
+  readonly tool: Tool;
+  private readonly store: CronStore;
+  private readonly sessions: SessionStore;
+  private scheduler: CronScheduler | undefined;
+  private jobs: ThreadJobs | undefined;
+  private audienceOf: (platform: string) => Audience = () => 'others';
+
+  constructor(private readonly options: CronServiceOptions) {
+    this.store = CronStore.open(options.stateDb);
+    this.sessions = SessionStore.open(options.stateDb, { logger: options.logger });
+    this.tool = cronjobTool({
+      jobs: () => this.jobs,
+      outbox: options.outbox,
+      threadOf: (sessionId) => this.sessions.get(sessionId)?.key,
+      audienceOf: (platform) => this.audienceOf(platform),
+    });
+  }
+
+  /** Starts the scheduler: jobs in state.db run from now on, missed runs as `cron.missed_runs` says. */
+  start(host: { agent: AgentRunner; gateway: CronGateway; audienceOf: (platform: string) => Audience }): void {
+    const { config, logger } = this.options;
+    this.audienceOf = host.audienceOf;
+    const scheduler = new CronScheduler({ config: config.cron, store: this.store, agent: host.agent, poster: host.gateway, logger: logger.child({ component: 'cron' }) });
+    const jobs = new ThreadJobs(config.cron, this.store, scheduler, this.options.outbox);
+    host.gateway.extend({
+      answer: async (name, args, message) => {
+        const thread: CommandThread = { platform: message.platform, threadKey: message.threadKey, target: JSON.stringify(message.replyTo) };
+        return name === 'sethome' ? setHomeCommand(this.store, thread) : cronCommand(jobs, thread, args);
+      },
+      stop: (threadKey) => scheduler.stopThread(threadKey),
+    });
+    this.scheduler = scheduler;
+    this.jobs = jobs;
+    scheduler.start();
+  }
+
+  /** Stops the timer and the running jobs (their scripts' process groups die), then closes state.db. */
+  async stop(): Promise<void> {
+    this.jobs = undefined;
+    await this.scheduler?.stop();
+    this.store.close();
+    this.sessions.close();
+  }
+}

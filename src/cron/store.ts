@@ -1,0 +1,169 @@
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { openStateDb, type StateDb } from '../sessions/index.js';
+import type { CronJob, CronRun, DeliveryState, HomeChannel, JobState, RunStatus } from './types.js';
+
+interface JobRow {
+  id: string;
+  thread_key: string;
+  platform: string;
+  target: string;
+  audience: string;
+  schedule: string;
+  kind: string;
+  payload: string;
+  deliver: string;
+  state: string;
+  created_at: number;
+  next_run_at: number | null;
+}
+
+interface RunRow {
+  seq: number;
+  job_id: string;
+  started_at: number;
+  finished_at: number | null;
+  status: RunStatus;
+  output: string;
+  delivery: DeliveryState;
+  delivery_error: string | null;
+  outbox_id: string | null;
+}
+
+const jobOf = (row: JobRow): CronJob => ({
+  id: row.id,
+  threadKey: row.thread_key,
+  platform: row.platform,
+  target: row.target,
+  audience: row.audience === 'owner' ? 'owner' : 'others',
+  schedule: row.schedule,
+  kind: row.kind === 'script' ? 'script' : 'prompt',
+  payload: row.payload,
+  deliver: row.deliver === 'home' ? 'home' : 'thread',
+  state: row.state === 'paused' ? 'paused' : 'active',
+  createdAt: row.created_at,
+  nextRunAt: row.next_run_at,
+});
+
+const runOf = (row: RunRow): CronRun => ({
+  seq: row.seq,
+  jobId: row.job_id,
+  startedAt: row.started_at,
+  finishedAt: row.finished_at,
+  status: row.status,
+  output: row.output,
+  delivery: row.delivery,
+  deliveryError: row.delivery_error,
+  outboxId: row.outbox_id,
+});
+
+/** Runs kept per job (for /cron list and the log); older ones are dropped as new ones start. */
+const KEEP_RUNS = 20;
+
+export type NewJob = Omit<CronJob, 'id' | 'createdAt' | 'state'>;
+
+/** The cron tables of state.db (schema 4), through a connection of their own. */
+export class CronStore {
+  private readonly statements = new Map<string, Database.Statement<unknown[], unknown>>();
+
+  private constructor(private readonly db: StateDb) {}
+
+  static open(file: string): CronStore {
+    return new CronStore(openStateDb(file));
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private sql(text: string): Database.Statement<unknown[], unknown> {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare<unknown[], unknown>(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
+
+  /** Adds a job unless its thread already has `maxPerThread`; returns it, or undefined when the thread is full. */
+  add(job: NewJob, maxPerThread: number, now = Date.now()): CronJob | undefined {
+    return this.db
+      .transaction(() => {
+        if (this.countFor(job.threadKey) >= maxPerThread) return undefined;
+        const id = `j${randomBytes(3).toString('hex')}`;
+        this.sql(
+          `INSERT INTO cron_jobs (id, thread_key, platform, target, audience, schedule, kind, payload, deliver, state, created_at, next_run_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`,
+        ).run(id, job.threadKey, job.platform, job.target, job.audience, job.schedule, job.kind, job.payload, job.deliver, now, job.nextRunAt);
+        return this.job(id);
+      })
+      .immediate();
+  }
+
+  countFor(threadKey: string): number {
+    return (this.sql('SELECT COUNT(*) AS n FROM cron_jobs WHERE thread_key = ?').get(threadKey) as { n: number }).n;
+  }
+
+  job(id: string): CronJob | undefined {
+    const row = this.sql('SELECT * FROM cron_jobs WHERE id = ?').get(id) as JobRow | undefined;
+    return row ? jobOf(row) : undefined;
+  }
+
+  /** Every job, or a thread's, oldest first. */
+  jobs(threadKey?: string): CronJob[] {
+    const rows = (threadKey === undefined
+      ? this.sql('SELECT * FROM cron_jobs ORDER BY created_at, id').all()
+      : this.sql('SELECT * FROM cron_jobs WHERE thread_key = ? ORDER BY created_at, id').all(threadKey)) as JobRow[];
+    return rows.map(jobOf);
+  }
+
+  setState(id: string, state: JobState, nextRunAt: number | null): boolean {
+    return this.sql('UPDATE cron_jobs SET state = ?, next_run_at = ? WHERE id = ?').run(state, nextRunAt, id).changes > 0;
+  }
+
+  setNextRun(id: string, nextRunAt: number | null): void {
+    this.sql('UPDATE cron_jobs SET next_run_at = ? WHERE id = ?').run(nextRunAt, id);
+  }
+
+  remove(id: string): boolean {
+    return this.sql('DELETE FROM cron_jobs WHERE id = ?').run(id).changes > 0;
+  }
+
+  /** Records that a run started (and forgets the job's oldest runs past the ones kept); returns its seq. */
+  startRun(jobId: string, now = Date.now(), status: RunStatus = 'running'): number {
+    return this.db.transaction(() => {
+      const seq = Number(this.sql('INSERT INTO cron_runs (job_id, started_at, status) VALUES (?, ?, ?)').run(jobId, now, status).lastInsertRowid);
+      this.sql('DELETE FROM cron_runs WHERE job_id = ? AND seq <= ?').run(jobId, seq - KEEP_RUNS);
+      return seq;
+    })();
+  }
+
+  finishRun(seq: number, status: RunStatus, output: string, now = Date.now()): void {
+    this.sql('UPDATE cron_runs SET status = ?, output = ?, finished_at = ? WHERE seq = ?').run(status, output, now, seq);
+  }
+
+  setDelivery(seq: number, delivery: DeliveryState, error: string | null, outboxId: string | null = null): void {
+    this.sql('UPDATE cron_runs SET delivery = ?, delivery_error = ?, outbox_id = COALESCE(?, outbox_id) WHERE seq = ?').run(delivery, error, outboxId, seq);
+  }
+
+  /** The job's latest runs, newest first. */
+  runs(jobId: string, limit = 1): CronRun[] {
+    return (this.sql('SELECT * FROM cron_runs WHERE job_id = ? ORDER BY seq DESC LIMIT ?').all(jobId, limit) as RunRow[]).map(runOf);
+  }
+
+  /** Runs an earlier process left `running` (it stopped or crashed under them) become `interrupted`. */
+  interruptLeftovers(now = Date.now()): number {
+    return this.sql("UPDATE cron_runs SET status = 'interrupted', finished_at = ?, output = 'the gateway stopped during this run' WHERE status = 'running'").run(now).changes;
+  }
+
+  setHome(home: HomeChannel, now = Date.now()): void {
+    this.sql(
+      'INSERT INTO cron_homes (platform, thread_key, target, set_at) VALUES (?, ?, ?, ?) ON CONFLICT (platform) DO UPDATE SET thread_key = excluded.thread_key, target = excluded.target, set_at = excluded.set_at',
+    ).run(home.platform, home.threadKey, home.target, now);
+  }
+
+  home(platform: string): HomeChannel | undefined {
+    const row = this.sql('SELECT platform, thread_key, target FROM cron_homes WHERE platform = ?').get(platform) as { platform: string; thread_key: string; target: string } | undefined;
+    return row ? { platform: row.platform, threadKey: row.thread_key, target: row.target } : undefined;
+  }
+}
