@@ -1,0 +1,106 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { hermesPaths, validateConfig } from '../../src/config/index.js';
+import { silentLogger } from '../../src/shared/index.js';
+import { McpServers, mcpStatusLines, reloadMcpServers, type McpServerStatus } from '../../src/mcp/index.js';
+import { everythingStdio } from './servers.js';
+
+/*
+ * A server's life: started, killed, reported, started again; one that cannot start is
+ * reported and takes nothing else down; /reload-mcp applies a changed config.yaml.
+ */
+const folders: string[] = [];
+let servers: McpServers | undefined;
+afterEach(async () => {
+  await servers?.close();
+  servers = undefined;
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+const settings = (mcp: Record<string, unknown>) => validateConfig({ mcp_servers: mcp }, 'test').config.mcp_servers;
+const signal = () => new AbortController().signal;
+
+/** Resolves when `check` holds for a change `servers` reports (or already holds for the last one). */
+function waitFor(changes: McpServerStatus[], check: (status: McpServerStatus) => boolean): Promise<McpServerStatus> {
+  return new Promise((resolve) => {
+    const poll = () => {
+      const found = changes.find(check);
+      if (found) resolve(found);
+      else setTimeout(poll, 20);
+    };
+    poll();
+  });
+}
+
+describe('MCP server lifecycle', () => {
+  it('a killed stdio server is reported as failed (it exited) and started again with backoff; its tools work again', async () => {
+    const changes: McpServerStatus[] = [];
+    servers = new McpServers({ logger: silentLogger(), onChange: (status) => changes.push(status) });
+    await servers.load(settings({ everything: everythingStdio() }));
+    const [up] = servers.status();
+    expect(up).toMatchObject({ name: 'everything', state: 'ready', restarts: 0 });
+    expect(up!.pid).toBeGreaterThan(0);
+
+    changes.length = 0;
+    process.kill(up!.pid!, 'SIGKILL');
+    const down = await waitFor(changes, (status) => status.state === 'failed');
+    expect(down.error).toMatch(/exited/);
+    expect(down.restarts).toBe(1);
+    expect(down.retryAt).toBeGreaterThan(0);
+    expect(mcpStatusLines([down])[0]).toMatch(/^MCP everything: failed \(stdio, restarted 1×\): the server exited.*; next try in \d+ s$/);
+
+    const again = await waitFor(changes, (status) => status.state === 'ready');
+    expect(again.restarts).toBe(1);
+    expect(again.pid).not.toBe(up!.pid);
+    const echo = await servers.get('everything')!.call('echo', { message: 'back' }, signal());
+    expect(echo).toEqual({ result: { content: [{ type: 'text', text: 'Echo: back' }] } });
+  });
+
+  it('a server that cannot start is reported with the reason and retried, and the other servers\' tools are offered as usual', async () => {
+    servers = new McpServers({ logger: silentLogger() });
+    await servers.load(settings({ broken: { command: '/nonexistent/mcp-server-binary' }, everything: everythingStdio() }));
+    const byName = Object.fromEntries(servers.status().map((status) => [status.name, status]));
+    expect(byName.broken).toMatchObject({ state: 'failed', tools: 0 });
+    expect(byName.broken!.error).toMatch(/ENOENT/);
+    expect(byName.broken!.retryAt).toBeGreaterThan(0);
+    expect(byName.everything).toMatchObject({ state: 'ready' });
+    const names = servers.tools().map((tool) => tool.name);
+    expect(names).toContain('mcp__everything__echo');
+    expect(names.some((name) => name.startsWith('mcp__broken__'))).toBe(false);
+    const refused = await servers.get('broken')!.call('anything', {}, signal());
+    expect(refused).toMatchObject({ error: expect.stringMatching(/^MCP server broken is down: .*ENOENT.*; the next try is in \d+ s$/) });
+  });
+
+  it('a header or env value naming a variable that is not set fails that server with the key named', async () => {
+    servers = new McpServers({ logger: silentLogger(), env: { PATH: process.env.PATH } });
+    await servers.load(settings({ everything: everythingStdio({ env: { TOKEN: '${MCP_TEST_UNSET_TOKEN}' } }) }));
+    expect(servers.status()[0]!.error).toContain('mcp_servers.everything.env.TOKEN names ${MCP_TEST_UNSET_TOKEN}, which is set neither in HERMES_HOME/.env nor in the environment');
+  });
+
+  it('/reload-mcp reads config.yaml again: a new server starts, a changed one restarts, a removed one stops; an invalid file changes nothing', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'hermes-mcp-reload-'));
+    folders.push(home);
+    const paths = hermesPaths(home);
+    servers = new McpServers({ logger: silentLogger() });
+    await servers.load(settings({ one: everythingStdio(), two: everythingStdio() }));
+
+    writeFileSync(paths.config, stringify({ mcp_servers: { one: everythingStdio({ tools: { exclude: ['echo'] } }), three: everythingStdio() } }));
+    const reply = await reloadMcpServers(servers, paths);
+    expect(reply.split('\n')[0]).toBe('MCP servers reloaded: started three; restarted one; stopped two.');
+    expect(servers.status().map((status) => [status.name, status.state])).toEqual([
+      ['one', 'ready'],
+      ['three', 'ready'],
+    ]);
+    const names = servers.tools().map((tool) => tool.name);
+    expect(names).not.toContain('mcp__one__echo');
+    expect(names).toContain('mcp__three__echo');
+
+    writeFileSync(paths.config, stringify({ mcp_servers: { 'bad__name': everythingStdio() } }));
+    const refused = await reloadMcpServers(servers, paths);
+    expect(refused).toMatch(/^MCP servers not reloaded: .*bad__name.*Nothing was changed\.$/s);
+    expect(servers.status().map((status) => status.name)).toEqual(['one', 'three']);
+  });
+});
