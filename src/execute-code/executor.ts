@@ -95,45 +95,45 @@ export class DefaultCodeExecutor implements CodeExecutor {
     const allowed = this.allowedTools(request, context);
     const invalid = validateCode(request.code, allowed);
     if (invalid) return refusedResult(invalid, startedMs);
-    // run() joins the kernel queue before its first await: cells still run in the order issued.
-    return this.forModel(await this.run(request, context, allowed, startedMs), context);
+    const call = this.callFor(request, context, allowed, startedMs);
+    const environment = context.environment;
+    // The one place that decides the path: processes start on this host (local, sandbox) or
+    // on a backend elsewhere. Nothing is awaited before the call joins its owner's kernel
+    // queue: cells run in the order issued.
+    const onHost = runsOnThisHost(environment);
+    const result = onHost ? await runCall(this.local, call, environment, this.logger) : await runCall(this.remote, call, environment, this.logger);
+    return this.forModel(result, context, onHost);
   }
 
   /**
    * What the model sees of a result: output and error without ANSI escape sequences and with
    * credential-shaped strings masked (`code_execution.redact_secrets`), plus the note when
-   * terminal.cwd fell back to the gateway's folder.
+   * terminal.cwd fell back to the gateway's folder (only on this host: a backend has its own folders).
    */
-  private forModel(result: ExecuteCodeResult, context: ToolContext): ExecuteCodeResult {
+  private forModel(result: ExecuteCodeResult, context: ToolContext, onHost: boolean): ExecuteCodeResult {
     const masked: string[] = [];
     const options = { redact: this.config.code_execution.redact_secrets, onMask: (name: string) => masked.push(name) };
     const finished: ExecuteCodeResult = { ...result, output: cleanOutput(result.output, options) };
     if (result.error !== undefined) finished.error = cleanOutput(result.error, options);
     if (masked.length > 0) context.logger.info({ masked }, `execute_code: masked ${masked.length} credential-shaped string(s) in the output`);
-    const folder = runsOnThisHost(context.environment) ? resolveWorkingFolder(this.config.terminal.cwd) : undefined;
+    const folder = onHost ? resolveWorkingFolder(this.config.terminal.cwd) : undefined;
     if (folder?.note && context.environment.cwd === folder.cwd) {
       finished.warning = finished.warning ? `${finished.warning} ${folder.note}` : folder.note;
     }
     return finished;
   }
 
-  private async run(request: ExecuteCodeRequest, context: ToolContext, allowed: ReadonlySet<string>, startedMs: number): Promise<ExecuteCodeResult> {
-    const stub = this.stubFor(allowed);
-    const passthrough = this.passthrough(request, context);
-    // Nothing is awaited before the call joins its owner's kernel queue: cells run in the order issued.
-    const call: CellRequest = {
+  private callFor(request: ExecuteCodeRequest, context: ToolContext, allowed: ReadonlySet<string>, startedMs: number): CellRequest {
+    return {
       owner: request.sessionId,
       code: request.code as string,
       reset: request.reset === true,
-      stub,
+      stub: this.stubFor(allowed),
       allowed,
       context,
-      passthrough,
+      passthrough: this.passthrough(request, context),
       startedMs,
     };
-    const environment = context.environment;
-    if (runsOnThisHost(environment)) return runCall(this.local, call, environment, this.logger);
-    return runCall(this.remote, call, environment, this.logger);
   }
 
   /** Disposes the session's kernel (`/new`, session close); its next call starts fresh. */

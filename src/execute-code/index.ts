@@ -1,3 +1,32 @@
+/**
+ * execute_code: the model writes a Python script that does `from hermes_tools import …`; it
+ * runs where the session's terminal backend runs, and its tool calls come back over an RPC.
+ *
+ * One path, two choices, each made in one place:
+ *
+ *   executor.ts  validate, pick the allowed tools, render the stub (stub.ts), then
+ *     where?   runsOnThisHost(environment)       — decided once, in DefaultCodeExecutor.execute
+ *       this host (local, sandbox) → local-runner.ts     (spawns through `hostCommand`, local socket)
+ *       elsewhere (SSH, Docker, plugins) → remote/remote-runner.ts (over the stream, else files)
+ *     how?     call-path.ts runCall               — the one fallback, for both sides
+ *       session kernel when code_execution.session_kernels, else (or when none starts) one-shot
+ *   then the result is cleaned for the model (ANSI stripped, secrets masked) in executor.ts.
+ *
+ *              one-shot script                     session kernel
+ *   this host  per-call-execution.ts, per-call.ts  session-kernels.ts + kernel/ (KernelProcess, KernelPool)
+ *   elsewhere  remote/stream-script.ts (stream)    remote/remote-kernels.ts: remote/stream-kernel.ts (stream)
+ *              remote/remote-per-call.ts (files)     or remote/remote-kernel.ts (files)
+ *
+ * Shared by all four: call-gate.ts (what a call may do, its budget), rpc/ (the socket server),
+ * kernel-cells.ts (the pool, the tool-set check, a gated cell and its result, local or
+ * remote), result.ts (result fields), stdout-sink.ts (capped stdout, spilled to a file),
+ * launch.ts + interpreter.ts + script-env.ts + staging.ts (how a process starts on this host),
+ * tool.ts (the tool and its description), and the texts in src/shared/notices.ts.
+ * python/ holds what runs on the far side: the stub's base and transports, kernel_runner.py
+ * (every kernel, local or over a stream), remote_stream_runner.py (the stream's far end),
+ * remote_kernel_runner.py (a kernel over files), remote_sweep.py. remote/index.ts says how
+ * the stream and the file transport work.
+ */
 export type { CodeExecutor, ExecuteCodeRequest, ExecuteCodeResult, KernelInfo } from './types.js';
 export { createCodeExecutor, DefaultCodeExecutor, type CodeExecutorOptions } from './executor.js';
 export { executeCodeTool, executeCodeDescription } from './tool.js';

@@ -4,7 +4,7 @@ import type { Logger } from '../shared/logger.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { CallGate } from './call-gate.js';
 import type { CallPath, CellRequest } from './call-path.js';
-import { SessionKernels } from './kernel-execution.js';
+import { SessionKernels } from './session-kernels.js';
 import { executePerCall } from './per-call-execution.js';
 import type { ExecuteCodeResult } from './types.js';
 
@@ -18,7 +18,7 @@ export interface LocalRunnerDeps {
 
 /**
  * execute_code on environments whose processes start on this host (local, sandbox): session
- * kernels (kernel-execution.ts) when enabled, and one-shot scripts (per-call-execution.ts),
+ * kernels (session-kernels.ts) when enabled, and one-shot scripts (per-call-execution.ts),
  * both through `hostCommand` with a local RPC socket.
  */
 export class LocalCodeRunner implements CallPath<HostProcessEnvironment> {

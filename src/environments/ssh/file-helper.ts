@@ -4,7 +4,7 @@ import { errorMessage } from '../../shared/errors.js';
 import { fileError, type FileErrorCode } from '../file-errors.js';
 import { abortError } from '../transfer/limits.js';
 import type { EnvironmentStream, FileOptions, ReadFileOptions } from '../types.js';
-import { shellQuote } from './remote-command.js';
+import { shellQuote } from '../../shared/shell-quote.js';
 
 /*
  * The file tools' reads and writes on a remote backend over one long-lived stream: a small

@@ -5,6 +5,7 @@
  * folder, the variables) reaches the remote shell on stdin, so no value of the caller's is
  * visible in `ps` on either host.
  */
+import { shellQuote } from '../../shared/shell-quote.js';
 
 /**
  * The remote command line: reads a byte count, then that many bytes of script, and runs it.
@@ -17,24 +18,6 @@ export const pgidFile = (id: string): string => `/tmp/.hermes-pg-${id}`;
 
 /** Variables of the remote login the command keeps; everything else comes from the gateway. */
 const REMOTE_KEPT = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR'];
-
-/**
- * Names of this host that mean nothing on another one: the remote side keeps its own.
- * The rest of the scrubbed set (LANG, TZ, passthrough names) is sent.
- */
-const HOST_SPECIFIC = /^(PATH|HOME|USER|LOGNAME|SHELL|TMPDIR|TMP|TEMP|PYTHONPATH|VIRTUAL_ENV|CONDA.*|XDG_.*)$/;
-
-/** A POSIX-shell single-quoted word. */
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The scrubbed variables worth sending to another host. */
-export function remoteEnv(scrubbed: Record<string, string>, extra: Record<string, string> = {}): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(scrubbed)) if (!HOST_SPECIFIC.test(name)) out[name] = value;
-  return { ...out, ...extra };
-}
 
 export interface RemoteScriptOptions {
   /** Random id naming the pgid file, so the gateway can kill this command's group later. */

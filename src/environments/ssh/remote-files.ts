@@ -5,7 +5,7 @@ import type { Logger } from '../../shared/logger.js';
 import { fileError, type FileErrorCode } from '../file-errors.js';
 import type { EnvironmentStream, ExecuteOptions, ExecuteResult, FileOptions, ReadFileOptions, TransferOptions } from '../types.js';
 import { FileHelper, FileHelperUnavailable } from './file-helper.js';
-import { shellQuote } from './remote-command.js';
+import { shellQuote } from '../../shared/shell-quote.js';
 
 /** What a remote shell environment lends its file operations. */
 export interface RemoteFilesDeps {

@@ -9,7 +9,8 @@ import { abortReason } from '../../shared/notices.js';
 import { withoutStripped } from '../local.js';
 import { OutputCapture } from '../../shared/output-capture.js';
 import type { Logger } from '../../shared/logger.js';
-import { BOOTSTRAP, bootstrapInput, killScript, remoteEnv, remoteScript, shellQuote } from './remote-command.js';
+import { BOOTSTRAP, bootstrapInput, killScript, remoteScript } from './remote-command.js';
+import { remoteEnv } from '../remote-env.js';
 import { openClientStream } from './remote-stream.js';
 import { RemoteFiles } from './remote-files.js';
 
@@ -217,4 +218,3 @@ export abstract class RemoteShellEnvironment implements Environment {
   }
 }
 
-export { shellQuote };

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { execa } from 'execa';
 import type { Logger } from '../../shared/logger.js';
 import type { EnvironmentStream, StreamExit } from '../types.js';
-import { bootstrapInput, pgidFile, shellQuote } from './remote-command.js';
+import { shellQuote } from '../../shared/shell-quote.js';
+import { bootstrapInput, pgidFile } from './remote-command.js';
 import type { ClientCommand, ClientRun } from './remote-shell.js';
 
 /** What a client-program backend (ssh, docker exec) gives a stream. */

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { codeFromMessage, fileError, type FileErrorCode } from '../file-errors.js';
-import { shellQuote } from '../ssh/remote-command.js';
+import { shellQuote } from '../../shared/shell-quote.js';
 import type { Environment, ExecuteResult, TransferOptions } from '../types.js';
 import { partialName } from './host-transfer.js';
 import { abortError, checkSize } from './limits.js';

@@ -1,7 +1,7 @@
 import { CallGate } from '../call-gate.js';
 import type { Environment } from '../../environments/types.js';
 import type { CellRequest, KernelAnswer } from '../call-path.js';
-import { runGatedCell, runInKernel, sessionKernelPool } from '../kernel-execution.js';
+import { runGatedCell, runInKernel, sessionKernelPool } from '../kernel-cells.js';
 import { KernelStartError, type KernelPool } from '../kernel/index.js';
 import type { ExecuteCodeResult } from '../types.js';
 import { RemoteKernel } from './remote-kernel.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Environment } from '../../environments/types.js';
 import { buildChildEnv } from '../../environments/child-env.js';
-import { remoteEnv } from '../../environments/ssh/remote-command.js';
+import { remoteEnv } from '../../environments/remote-env.js';
 import { abortReason, interruptedNotice, scriptTimedOutNotice } from '../../shared/notices.js';
 import { OutputCapture } from '../../shared/output-capture.js';
 import { errorMessage } from '../../shared/errors.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { shellQuote } from '../../environments/ssh/remote-command.js';
+import { shellQuote } from '../../shared/shell-quote.js';
 import { packageRoot } from '../../shared/package-root.js';
 
 /*

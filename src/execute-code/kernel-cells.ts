@@ -1,110 +1,20 @@
-import { dirname } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
-import type { HostProcessEnvironment, SpillFolder } from '../environments/types.js';
+import type { SpillFolder } from '../environments/types.js';
 import { TOOLS_CHANGED_NOTE, cellTimedOutNotice, interruptedNotice, kernelDiedNotice, kernelExitNotice, kernelInterruptedNotice } from '../shared/notices.js';
 import { OutputCapture } from '../shared/output-capture.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { CallGate } from './call-gate.js';
 import type { CellRequest, KernelAnswer } from './call-path.js';
-import { CallGate } from './call-gate.js';
-import { KernelPool, KernelProcess, KernelStartError, kernelArgv, kernelRunnerPath, type CellOutcome, type PooledKernel } from './kernel/index.js';
-import { RpcServer } from './rpc/server.js';
-import { StagingDir } from './staging.js';
-import { launchCommand } from './launch.js';
+import { KernelPool, KernelStartError, type CellOutcome, type PooledKernel } from './kernel/index.js';
 import { StdoutSink } from './stdout-sink.js';
 import { joinOutput, lastErrorLine, secondsSince, stdoutFields } from './result.js';
 import type { ExecuteCodeResult } from './types.js';
 
-
-/** A kernel's private staging folder and RPC server; they live and die with it. */
-interface KernelResources {
-  staging: StagingDir;
-  rpc: RpcServer;
-  gate: CallGate;
-}
-
-/**
- * execute_code on session kernels: one resident Python process per owner (session or
- * subagent), reached through the same stub, RPC server and call gate as one-shot scripts.
- * The gate is opened per cell, so the budget resets every cell and a call arriving between
- * cells is refused with `No active execute_code cell`.
+/*
+ * What every session kernel shares, local (session-kernels.ts) or remote
+ * (remote/remote-kernels.ts): the pool, the tool-set check, one gated cell, its result.
  */
-export class SessionKernels {
-  readonly pool: KernelPool;
-  private readonly resources = new Map<KernelProcess, KernelResources>();
-
-  constructor(
-    private readonly deps: {
-      config: HermesConfig;
-      registry: ToolRegistry;
-      logger: Logger;
-      spillFor: (environment: HostProcessEnvironment) => SpillFolder;
-    },
-  ) {
-    this.pool = sessionKernelPool(deps.config, deps.logger);
-  }
-
-  /**
-   * Runs a cell in the owner's kernel. When no kernel can be started it returns
-   * `{ unavailable: why }`, so the caller can run the code one-shot instead.
-   */
-  async run(request: CellRequest, environment: HostProcessEnvironment): Promise<KernelAnswer> {
-    return runInKernel(this.pool, request, () => this.startKernel(request, environment), (kernel) => this.runCell(kernel, request, environment));
-  }
-
-  async close(): Promise<void> {
-    await this.pool.closeAll();
-    await Promise.all([...this.resources.keys()].map((kernel) => this.release(kernel)));
-  }
-
-  private async startKernel(request: CellRequest, environment: HostProcessEnvironment): Promise<KernelProcess> {
-    const settings = this.deps.config.code_execution;
-    const staging = await StagingDir.create();
-    const gate = new CallGate(this.deps.registry);
-    const rpc = new RpcServer({
-      transport: settings.rpc_transport,
-      socketPath: staging.socketPath,
-      handler: gate.handle,
-      maxConnections: settings.max_rpc_connections,
-    });
-    try {
-      await staging.write('hermes_tools.py', request.stub);
-      await rpc.listen();
-      const command = await launchCommand({
-        environment,
-        staging,
-        rpc,
-        settings,
-        argv: kernelArgv,
-        readOnly: [dirname(kernelRunnerPath())],
-        passthrough: request.passthrough,
-        logger: this.deps.logger,
-      });
-      const kernel = await KernelProcess.start(command, { graceMs: settings.kill_grace * 1000, logger: this.deps.logger });
-      this.resources.set(kernel, { staging, rpc, gate });
-      void kernel.exited.then(() => this.release(kernel));
-      return kernel;
-    } catch (error) {
-      await rpc.close();
-      await staging.remove();
-      throw error instanceof KernelStartError ? error : new KernelStartError(errorMessage(error), { cause: error });
-    }
-  }
-
-  private async release(kernel: KernelProcess): Promise<void> {
-    const resources = this.resources.get(kernel);
-    if (!resources) return;
-    this.resources.delete(kernel);
-    await resources.rpc.close();
-    await resources.staging.remove();
-  }
-
-  private runCell(kernel: KernelProcess, request: CellRequest, environment: HostProcessEnvironment): Promise<ExecuteCodeResult> {
-    const { gate } = this.resources.get(kernel)!;
-    return runGatedCell(gate, request, this.deps.config, this.deps.spillFor(environment), (io) => kernel.runCell(request.code, io));
-  }
-}
 
 /** What any kernel's `runCell` gets from the call: its timeout, its signal and the output sinks. */
 export interface CellIo {
