@@ -51,7 +51,7 @@ export async function layoutProblems(page: Page): Promise<string[]> {
     for (const selector of groups) {
       const group = document.querySelector(selector);
       if (!group || !shown(group)) continue;
-      const parts = [...group.children].filter(shown);
+      const parts = Array.from(group.children).filter(shown);
       for (const el of parts) inside(el);
       for (let i = 0; i < parts.length; i++) for (let j = i + 1; j < parts.length; j++) overlap(parts[i], parts[j]);
     }
