@@ -29,6 +29,8 @@ export type FakeReply =
       paceMs?: number;
       /** Streamed: called as each chunk is written (the bench times the first token). */
       onChunk?: (index: number) => void;
+      /** Streamed: waits for `until` before writing chunk `at` (a test sees the text so far while the rest is held). */
+      hold?: { at: number; until: Promise<unknown> };
     }
   /** An HTTP error with the OpenAI error body. */
   | { status: number; message?: string; type?: string; code?: string; headers?: Record<string, string> }
@@ -116,7 +118,16 @@ function toolCallsOf(reply: { toolCalls?: FakeToolCall[]; rawToolCalls?: unknown
 async function writeCompletion(
   res: ServerResponse,
   model: string,
-  reply: { text?: string | null; toolCalls?: FakeToolCall[]; rawToolCalls?: unknown[]; finishReason?: string; chunkChars?: number; paceMs?: number; onChunk?: (index: number) => void },
+  reply: {
+    text?: string | null;
+    toolCalls?: FakeToolCall[];
+    rawToolCalls?: unknown[];
+    finishReason?: string;
+    chunkChars?: number;
+    paceMs?: number;
+    onChunk?: (index: number) => void;
+    hold?: { at: number; until: Promise<unknown> };
+  },
   stream: boolean,
   /** The real sizes when the fake counts them; fixed numbers otherwise. */
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
@@ -157,6 +168,7 @@ async function writeCompletion(
   const size = reply.chunkChars ?? 7;
   for (let i = 0, n = 0; i < text.length; i += size, n++) {
     if (reply.paceMs && i > 0) await new Promise((resolve) => setTimeout(resolve, reply.paceMs));
+    if (reply.hold?.at === n) await reply.hold.until;
     if (res.destroyed) return;
     chunk({ content: text.slice(i, i + size) });
     reply.onChunk?.(n);
