@@ -14,11 +14,12 @@ export const COMMANDS = [
   { name: 'verbose', description: 'tool progress in this thread: off, new or all (no argument: the next one)' },
   { name: 'cron', description: 'scheduled jobs of this thread: list, pause <id>, resume <id>, remove <id>, run <id>, stop <id>' },
   { name: 'sethome', description: "make this chat the platform's home channel, where scheduled jobs can deliver" },
+  { name: 'reload_mcp', description: 'read mcp_servers from config.yaml again: start, restart or stop MCP servers (also /reload-mcp)' },
 ] as const;
 
 export type CommandName = (typeof COMMANDS)[number]['name'];
 
-const ALIASES: Record<string, CommandName> = { start: 'help', reset: 'new', cancel: 'stop' };
+const ALIASES: Record<string, CommandName> = { start: 'help', reset: 'new', cancel: 'stop', 'reload-mcp': 'reload_mcp' };
 
 /**
  * The chat command in `text` (`/new`, `/stop@my_bot`, `/approve`, or the same with `!`:

@@ -10,7 +10,7 @@ import { GatewayError } from './errors.js';
 import { ThreadLane } from './lane.js';
 import { Semaphore } from '../shared/semaphore.js';
 import { runRenderedTurn } from './turn.js';
-import { runSessionCommand } from './session-commands.js';
+import { mcpStatusText, runSessionCommand } from './session-commands.js';
 import { OutboxStore } from './outbox/store.js';
 import { recoverOutbox } from './outbox/recover.js';
 import { ThreadDelivery } from './stream/delivery.js';
@@ -382,6 +382,7 @@ export class Gateway {
       case 'model':
       case 'compress':
       case 'verbose':
+      case 'reload_mcp':
         return runSessionCommand(name, {
           agent: this.options.agent,
           config: this.options.config,
@@ -427,6 +428,7 @@ export class Gateway {
         : 'Session: none yet (your next message starts one)',
       `Kernel: ${info?.kernel ?? 'none'}`,
       `Turn: ${turn}${state.queued > 0 ? `, ${state.queued} waiting` : ''}`,
+      ...mcpStatusText(this.options.agent),
       ...approvalStatusLines(this.approvals.rules, this.approvals.sessionGrants(threadKey)),
     ].join('\n');
   }

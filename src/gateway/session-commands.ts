@@ -2,6 +2,7 @@ import type { AgentRunner, TokenCount, UsageReport } from '../agent/types.js';
 import type { HermesConfig } from '../config/index.js';
 import type { ThreadLane } from './lane.js';
 import type { ToolProgressMode } from './progress.js';
+import { mcpStatusLines } from '../mcp/index.js';
 
 /** The reason a running turn gets when /retry or /undo replaces it. */
 export const RETRY_REASON = 'user asked to run the last message again';
@@ -9,7 +10,7 @@ export const UNDO_REASON = 'user dropped the last turn';
 
 const PROGRESS_CYCLE: readonly ToolProgressMode[] = ['off', 'new', 'all'];
 
-export type SessionCommandName = 'usage' | 'model' | 'retry' | 'undo' | 'verbose' | 'compress';
+export type SessionCommandName = 'usage' | 'model' | 'retry' | 'undo' | 'verbose' | 'compress' | 'reload_mcp';
 
 export interface SessionCommandContext {
   agent: AgentRunner;
@@ -50,7 +51,7 @@ export function usageText(report: UsageReport | undefined, pricingSet: boolean):
   return lines.join('\n');
 }
 
-/** Answers /usage, /model, /retry, /undo, /verbose and /compress. */
+/** Answers /usage, /model, /retry, /undo, /verbose, /compress and /reload-mcp. */
 export async function runSessionCommand(name: SessionCommandName, ctx: SessionCommandContext): Promise<void> {
   const { agent, threadKey: key } = ctx;
   switch (name) {
@@ -77,6 +78,8 @@ export async function runSessionCommand(name: SessionCommandName, ctx: SessionCo
       ctx.rerun(text);
       return;
     }
+    case 'reload_mcp':
+      return ctx.say(agent.reloadMcp ? await agent.reloadMcp() : 'This agent has no MCP servers to reload.');
     case 'compress': {
       if (!agent.compress) return ctx.say('This agent cannot compress its sessions.');
       let reply = '';
@@ -120,6 +123,11 @@ function verboseReply(ctx: SessionCommandContext): string {
   agent.updateThreadSettings(key, { toolProgress: next });
   const what = { off: 'no tool activity', new: 'a line when the tool changes', all: 'a line for every tool call' }[next];
   return `Tool progress in this thread: ${next} (${what}).`;
+}
+
+/** The /status lines of the MCP servers: one a server, ready or why not. */
+export function mcpStatusText(agent: AgentRunner): string[] {
+  return mcpStatusLines(agent.mcpStatus?.() ?? []);
 }
 
 function preview(text: string): string {
