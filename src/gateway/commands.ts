@@ -27,7 +27,7 @@ const ALIASES: Record<string, CommandName> = { start: 'help', reset: 'new', canc
  * commands), or undefined for an ordinary message. Unknown words are ordinary messages.
  */
 export function parseCommand(text: string): { name: CommandName; args: string } | undefined {
-  const match = /^[/!]([A-Za-z_]+)(?:@\S+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
+  const match = /^[/!]([A-Za-z_]+(?:-[A-Za-z_]+)*)(?:@\S+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!match) return undefined;
   const word = match[1].toLowerCase();
   const name = (COMMANDS.find((command) => command.name === word)?.name ?? ALIASES[word]) as CommandName | undefined;
