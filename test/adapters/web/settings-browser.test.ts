@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../../src/cli/commands/gateway.js';
-import { loadConfig } from '../../../src/config/index.js';
+import { loadConfig, setConfigValues } from '../../../src/config/index.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { browserSkipReason, openBrowser, screenshot, type BrowserPage, type OpenBrowser } from '../../helpers/browser.js';
 import { webModel } from './web-model.js';
@@ -100,6 +100,34 @@ describe.skipIf(Boolean(skip))('web chat settings in a real browser: from a fres
     // The key is in no log line.
     const log = join(home, 'logs', 'agent.log');
     if (existsSync(log)) expect(readFileSync(log, 'utf8')).not.toContain(KEY);
+    expect(errors).toEqual([]);
+  });
+
+  it('picks up an edited config.yaml while running: a new model answers the next message; a new port is named as needing a restart', async () => {
+    home = mkdtempSync(join(tmpdir(), 'hermes-web-settings-e2e-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, MODEL_API_KEY: KEY };
+    for (const name of ['SLACK_BOT_TOKEN', 'DISCORD_BOT_TOKEN', 'TELEGRAM_BOT_TOKEN']) delete env[name];
+    setConfigValues(join(home, 'config.yaml'), { 'model.base_url': model.url, 'model.name': 'fake-chat', 'model.api_key_env': 'MODEL_API_KEY', 'platforms.web.port': 0 });
+    printed.length = 0;
+    running = await startGateway(loadConfig({ home, env }), { env, print: (line) => printed.push(line) });
+    const url = /web chat: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+) /.exec(printed.join('\n'))?.[1];
+    tab = await browser.newPage();
+    const { page, errors } = tab;
+    await page.goto(url!);
+    const input = page.getByRole('textbox', { name: 'Message' });
+    await input.fill('before the edit');
+    await input.press('Enter');
+    await page.locator('.msg.assistant', { hasText: 'echo: before the edit' }).waitFor();
+
+    // As `hermes config set` does it: the file is replaced.
+    setConfigValues(join(home, 'config.yaml'), { 'model.name': 'fake-other', 'platforms.web.port': 8799 });
+    await expect.poll(() => printed.join('\n'), { timeout: 20_000 }).toContain('hermes gateway: applied model.name');
+    expect(printed.join('\n')).toContain('hermes gateway: changed platforms.web.port: restart the gateway for these');
+    await input.fill('after the edit');
+    await input.press('Enter');
+    await page.locator('.msg.assistant', { hasText: 'echo: after the edit' }).waitFor();
+    const chat = model.requests.findLast((request) => JSON.stringify(request.body.messages).includes('after the edit'));
+    expect(chat?.body.model).toBe('fake-other');
     expect(errors).toEqual([]);
   });
 });
