@@ -38,7 +38,7 @@ import { recordSummaryUsage, turnCompaction } from './turn-compaction.js';
 import { Compactor } from './context/compactor.js';
 import { ContextWindows } from './context/window.js';
 import { loadTokenizer } from './context/tokens.js';
-import { PRUNED_KERNEL_GONE, PRUNED_KERNEL_OUTPUT } from './context/notices.js';
+import { PRUNED_KERNEL_GONE, PRUNED_KERNEL_OUTPUT } from '../shared/notices.js';
 import { compressReply, undoLastTurn, usageReport } from './session-commands.js';
 import { reloadMcpServers, type McpServers, type McpServerStatus } from '../mcp/index.js';
 

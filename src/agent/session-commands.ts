@@ -2,7 +2,7 @@ import type { HermesConfig } from '../config/schema.js';
 import type { UsageSummary } from '../sessions/index.js';
 import type { CompactOutcome } from './context/compactor.js';
 import type { Conversation } from './context/conversation.js';
-import { formatTokens } from './context/notices.js';
+import { formatTokens } from '../shared/notices.js';
 import { contentText, turnStarts } from './context/turns.js';
 import type { CompressResult, TokenCount, UndoResult, UsageReport } from './types.js';
 

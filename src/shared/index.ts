@@ -16,3 +16,4 @@ export {
   kernelUnavailableNote,
   TOOLS_CHANGED_NOTE,
 } from './notices.js';
+export { PRUNED_KERNEL_OUTPUT, PRUNED_KERNEL_GONE, PRUNED_OUTPUT, SUMMARY_MARKER, formatTokens, compactionNotice, noRoomMessage } from './notices.js';

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { silentLogger } from '../../src/shared/index.js';
 import { SessionStore } from '../../src/sessions/index.js';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/agent/context/summary.js';
-import { PRUNED_KERNEL_GONE, PRUNED_KERNEL_OUTPUT } from '../../src/agent/context/notices.js';
+import { PRUNED_KERNEL_GONE, PRUNED_KERNEL_OUTPUT } from '../../src/shared/notices.js';
 import type { CodeExecutor } from '../../src/execute-code/index.js';
 import { ContextWindows, DEFAULT_CONTEXT_WINDOW } from '../../src/agent/context/window.js';
 import type { AgentEvent } from '../../src/agent/types.js';

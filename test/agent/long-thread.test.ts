@@ -3,7 +3,7 @@ import { findExecutable } from '../../src/environments/index.js';
 import { silentLogger } from '../../src/shared/index.js';
 import { SessionStore } from '../../src/sessions/index.js';
 import { createAgent, type Agent } from '../../src/agent/index.js';
-import { PRUNED_KERNEL_OUTPUT } from '../../src/agent/context/notices.js';
+import { PRUNED_KERNEL_OUTPUT } from '../../src/shared/notices.js';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/agent/context/summary.js';
 import type { AgentEvent } from '../../src/agent/types.js';
 import { harness, type Harness } from './harness.js';

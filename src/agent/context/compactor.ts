@@ -5,7 +5,7 @@ import { ModelAbortedError, ModelError } from '../model-errors.js';
 import type { ModelClient, ModelUsage } from '../model-client.js';
 import type { Conversation } from './conversation.js';
 import type { ContextWindows } from './window.js';
-import { PRUNED_KERNEL_OUTPUT, PRUNED_OUTPUT, compactionNotice, noRoomMessage } from './notices.js';
+import { PRUNED_KERNEL_OUTPUT, PRUNED_OUTPUT, compactionNotice, noRoomMessage } from '../../shared/notices.js';
 import { summarise, summaryMessages } from './summary.js';
 import { isSummary, toolNamesById, turnStarts } from './turns.js';
 import { messageTokens } from './tokens.js';

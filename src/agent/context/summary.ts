@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../../sessions/index.js';
 import type { ModelClient, ModelUsage } from '../model-client.js';
-import { SUMMARY_MARKER } from './notices.js';
+import { SUMMARY_MARKER } from '../../shared/notices.js';
 import { contentText, isSummary, toolNamesById } from './turns.js';
 import { textTokens } from './tokens.js';
 

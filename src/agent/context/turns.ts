@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../sessions/index.js';
-import { SUMMARY_MARKER } from './notices.js';
+import { SUMMARY_MARKER } from '../../shared/notices.js';
 
 /** Whether a message is the stand-in for summarised turns. */
 export function isSummary(message: ChatMessage): boolean {
