@@ -1,3 +1,4 @@
+import { KeyedQueue } from '../../shared/keyed-queue.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { KernelPoolClosedError, KernelStartError } from './errors.js';
 import type { KernelProcess } from './kernel-process.js';
@@ -43,8 +44,6 @@ interface Entry<K> {
   starting: boolean;
   /** withKernel calls running or waiting for their turn. */
   users: number;
-  /** The owner's turn: each call chains on the previous one. */
-  tail: Promise<void>;
   pins: number;
   /** Pool tick of the last acquire or release, for least-recently-used eviction. */
   lastUsed: number;
@@ -62,6 +61,8 @@ export class KernelPool<K extends PooledKernel = KernelProcess> {
   readonly #options: KernelPoolOptions<K>;
   readonly #logger: Logger;
   readonly #entries = new Map<string, Entry<K>>();
+  /** One withKernel call at a time per owner, in the order they were made. */
+  readonly #turns = new KeyedQueue();
   /** Owners whose kernel was lost since their last call (Map for insertion order). */
   readonly #lost = new Map<string, true>();
   readonly #kills = new Set<Promise<void>>();
@@ -88,31 +89,31 @@ export class KernelPool<K extends PooledKernel = KernelProcess> {
     const entry = this.#entry(owner);
     entry.users++;
     clearTimeout(entry.idleTimer);
-    const release = await this.#turn(entry);
-    try {
-      if (this.#closed) throw new KernelPoolClosedError(owner);
-      entry.lastUsed = ++this.#tick;
-      let stateReset = this.#lost.delete(owner);
-      if (entry.kernel && (!entry.kernel.alive || options.reset)) {
-        stateReset = true;
-        await this.#dropKernel(entry, 'the session kernel was reset');
+    return this.#turns.run(owner, async () => {
+      try {
+        if (this.#closed) throw new KernelPoolClosedError(owner);
+        entry.lastUsed = ++this.#tick;
+        let stateReset = this.#lost.delete(owner);
+        if (entry.kernel && (!entry.kernel.alive || options.reset)) {
+          stateReset = true;
+          await this.#dropKernel(entry, 'the session kernel was reset');
+        }
+        const reused = entry.kernel !== undefined;
+        if (reused) await this.#makeRoom();
+        else await this.#startKernel(entry, options.start ?? this.#options.start ?? noStart);
+        if (!entry.kernel) throw new KernelPoolClosedError(owner);
+        return await fn(entry.kernel, { reused, stateReset });
+      } finally {
+        if (entry.kernel && !entry.kernel.alive) {
+          this.#remember(owner);
+          void this.#dropKernel(entry, 'the session kernel ended');
+        }
+        entry.lastUsed = ++this.#tick;
+        entry.users--;
+        this.#scheduleReap(entry);
+        this.#forgetIfEmpty(entry);
       }
-      const reused = entry.kernel !== undefined;
-      if (reused) await this.#makeRoom();
-      else await this.#startKernel(entry, options.start ?? this.#options.start ?? noStart);
-      if (!entry.kernel) throw new KernelPoolClosedError(owner);
-      return await fn(entry.kernel, { reused, stateReset });
-    } finally {
-      if (entry.kernel && !entry.kernel.alive) {
-        this.#remember(owner);
-        void this.#dropKernel(entry, 'the session kernel ended');
-      }
-      entry.lastUsed = ++this.#tick;
-      entry.users--;
-      this.#scheduleReap(entry);
-      release();
-      this.#forgetIfEmpty(entry);
-    }
+    });
   }
 
   /** Starts the entry's kernel after making room; closeAll waits for starts in flight. */
@@ -185,18 +186,10 @@ export class KernelPool<K extends PooledKernel = KernelProcess> {
   #entry(owner: string): Entry<K> {
     let entry = this.#entries.get(owner);
     if (!entry) {
-      entry = { owner, kernel: undefined, starting: false, users: 0, tail: Promise.resolve(), pins: 0, lastUsed: 0, idleTimer: undefined };
+      entry = { owner, kernel: undefined, starting: false, users: 0, pins: 0, lastUsed: 0, idleTimer: undefined };
       this.#entries.set(owner, entry);
     }
     return entry;
-  }
-
-  /** Waits for the owner's earlier calls; resolves with the release of this call's turn. */
-  #turn(entry: Entry<K>): Promise<() => void> {
-    const previous = entry.tail;
-    let release!: () => void;
-    entry.tail = new Promise<void>((resolve) => (release = resolve));
-    return previous.then(() => release);
   }
 
   /** Evicts idle unpinned kernels, least recently used first, while more than the cap live. */
