@@ -92,9 +92,13 @@ export const EXAMPLE_MODEL_SETTINGS = [
 export function noModelConfigured(): ModelError {
   return new ModelError(
     'MODEL_NOT_CONFIGURED',
-    'No model is configured, so I cannot answer yet. Set model.name (and model.base_url for a server other than ' +
-      'OpenAI) in HERMES_HOME/config.yaml, e.g. `hermes config set model.name gpt-4o-mini`:\n\n' +
-      EXAMPLE_MODEL_SETTINGS,
+    'No model is configured, so I cannot answer yet. The web chat\'s settings form sets one without a restart; ' +
+      'or set model.name (and model.base_url for a server other than OpenAI) in HERMES_HOME/config.yaml, e.g. ' +
+      '`hermes config set model.name gpt-4o-mini`, and the key in HERMES_HOME/.env (a running gateway picks both up):\n\n' +
+      // Fenced, so chat platforms keep its lines and indentation.
+      '```yaml\n' +
+      EXAMPLE_MODEL_SETTINGS +
+      '\n```',
   );
 }
 

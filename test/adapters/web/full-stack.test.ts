@@ -191,12 +191,14 @@ describe.skipIf(Boolean(skip))('web chat end to end: hermes gateway, the agent, 
     expect(errors).toEqual([]);
   });
 
-  it('with no model configured, the page says so and the agent answers with what to set', async () => {
+  it('with no model configured, the page says so and the agent answers with what to set, its settings fenced', async () => {
     home = mkdtempSync(join(tmpdir(), 'hermes-web-e2e-'));
     const { page, errors } = await openPage(await startHermes(''));
     await page.getByRole('region', { name: 'No model is configured' }).waitFor();
     await send(page, 'hello?');
     await page.locator('.msg.assistant', { hasText: 'model.name' }).waitFor();
+    // The settings in the reply are fenced: a code block with its lines, not a flattened paragraph.
+    expect(await page.locator('.msg.assistant pre code').textContent()).toContain('model:\n  base_url: https://api.openai.com/v1');
     await screenshot(page, 'web-e2e-no-model');
     expect(errors).toEqual([]);
   });
