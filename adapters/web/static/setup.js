@@ -14,7 +14,7 @@ const PROVIDERS = [
 
 /** The same settings as files, for those who keep them there (README: "The web chat"). */
 function fileSnippet(provider, model) {
-  const yaml = ['model:', `  base_url: ${provider.baseUrl}`, `  name: ${model || (provider.id === 'ollama' ? 'llama3.1' : 'gpt-4o-mini')}`, `  api_key_env: ${provider.env}`];
+  const yaml = ['model:', `  base_url: ${provider.baseUrl}`, `  name: ${model || (provider.id === 'ollama' ? 'qwen2.5:7b' : 'gpt-4o-mini')}`, `  api_key_env: ${provider.env}`];
   return h(
     'details',
     { className: 'setup-files' },
@@ -22,7 +22,7 @@ function fileSnippet(provider, model) {
     h('p', { className: 'setup-file' }, 'config.yaml'),
     h('pre', {}, h('code', {}, yaml.join('\n'))),
     provider.id === 'ollama'
-      ? h('p', { className: 'muted' }, 'Ollama needs no key. Run ', h('code', {}, 'ollama pull llama3.1'), ' first; any model with tool calling works.')
+      ? h('p', { className: 'muted' }, 'Ollama needs no key. Run ', h('code', {}, 'ollama pull qwen2.5:7b'), ' first (any model with tool support works).')
       : [h('p', { className: 'setup-file' }, '.env'), h('pre', {}, h('code', {}, `${provider.env}=${provider.keyHint}`))],
     h('p', { className: 'muted' }, 'A running gateway picks up changes to both files by itself.'),
   );
