@@ -241,8 +241,8 @@ export class Agent implements AgentRunner {
 
   /**
    * Runs `code` through execute_code in the key's session, on its backend, with no model call (a
-   * scheduled job's script). A fresh kernel each time; nobody is there to approve, so what needs
-   * approval is refused. Runs after the key's running turn.
+   * scheduled job's script). A fresh kernel each time, ended after the run; nobody is there to
+   * approve, so what needs approval is refused. Runs after the key's running turn.
    */
   runScript(sessionKey: string, code: string, options: { signal?: AbortSignal; audience?: Audience } = {}): Promise<ScriptResult> {
     return this.queue.run(sessionKey, async () => {
@@ -266,6 +266,8 @@ export class Agent implements AgentRunner {
         enabledTools: this.tools.enabled,
       };
       const result = await this.tools.registry.dispatch('execute_code', { code, reset: true }, context);
+      // The kernel ends with the run: an idle job kernel must not hold a slot people's sessions need.
+      await this.resources.releaseChild(session.id, log);
       return scriptResult(result);
     });
   }

@@ -193,6 +193,7 @@ export const configSchema = z.strictObject({
     missed_runs: oneOf(['skip', 'run_once'] as const).default('skip'),
     min_interval: seconds().default(1),
     max_jobs_per_thread: positiveInt().default(10),
+    max_jobs: positiveInt().default(200),
     max_concurrent_runs: positiveInt().default(2),
     max_output_chars: positiveInt().default(4000),
   }),

@@ -38,13 +38,14 @@ export class ThreadJobs {
   create(request: JobRequest): CronJob {
     const schedule = parseSchedule(request.schedule, this.config.min_interval);
     const next = nextRunAfter(schedule, Date.now());
-    const job = this.store.add({ ...request, schedule: schedule.text, nextRunAt: next ?? null }, this.config.max_jobs_per_thread);
-    if (!job) {
+    const job = this.store.add({ ...request, schedule: schedule.text, nextRunAt: next ?? null }, { perThread: this.config.max_jobs_per_thread, total: this.config.max_jobs });
+    if (job === 'thread_full') {
       throw new CronError(
         'CRON_TOO_MANY',
         `this thread already has ${this.config.max_jobs_per_thread} scheduled jobs (cron.max_jobs_per_thread): remove one first (/cron remove <id>)`,
       );
     }
+    if (job === 'full') throw new CronError('CRON_TOO_MANY', `the gateway already has ${this.config.max_jobs} scheduled jobs (cron.max_jobs): remove some first`);
     this.scheduler.arm();
     return job;
   }

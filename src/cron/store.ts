@@ -85,17 +85,18 @@ export class CronStore {
     return statement;
   }
 
-  /** Adds a job unless its thread already has `maxPerThread`; returns it, or undefined when the thread is full. */
-  add(job: NewJob, maxPerThread: number, now = Date.now()): CronJob | undefined {
+  /** Adds a job unless its thread has `limits.perThread` or all threads `limits.total`; returns it, or which limit it hit. */
+  add(job: NewJob, limits: { perThread: number; total: number }, now = Date.now()): CronJob | 'thread_full' | 'full' {
     return this.db
       .transaction(() => {
-        if (this.countFor(job.threadKey) >= maxPerThread) return undefined;
+        if (this.countFor(job.threadKey) >= limits.perThread) return 'thread_full' as const;
+        if ((this.sql('SELECT COUNT(*) AS n FROM cron_jobs').get() as { n: number }).n >= limits.total) return 'full' as const;
         const id = `j${randomBytes(3).toString('hex')}`;
         this.sql(
           `INSERT INTO cron_jobs (id, thread_key, platform, target, audience, schedule, kind, payload, deliver, state, created_at, next_run_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`,
         ).run(id, job.threadKey, job.platform, job.target, job.audience, job.schedule, job.kind, job.payload, job.deliver, now, job.nextRunAt);
-        return this.job(id);
+        return this.job(id)!;
       })
       .immediate();
   }
