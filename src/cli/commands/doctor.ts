@@ -50,6 +50,29 @@ function pythonLine(python: string): Line {
     : { status: 'fail', name: 'python for execute_code', detail: `${python} is ${version}`, fix: 'execute_code needs Python 3.8 or newer: set code_execution.python' };
 }
 
+/** Each MCP server of mcp_servers, started once as the gateway would (first try only), then stopped. */
+async function mcpLines(config: HermesConfig): Promise<Line[]> {
+  const { McpServers } = await import('../../mcp/index.js');
+  const { silentLogger } = await import('../../shared/logger.js');
+  const servers = new McpServers({ logger: silentLogger() });
+  try {
+    await servers.load(config.mcp_servers);
+    const statuses = new Map(servers.status().map((status) => [status.name, status]));
+    return Object.entries(config.mcp_servers).map(([name, settings]): Line => {
+      const status = statuses.get(name);
+      const how = settings.url !== '' ? settings.url : [settings.command, ...settings.args].join(' ');
+      if (!status) return { status: 'info', name: `MCP ${name}`, detail: 'disabled (enabled: false)' };
+      if (status.state === 'ready') return { status: 'ok', name: `MCP ${name}`, detail: `ready (${status.transport}, ${status.tools} tools${status.scripts ? ', scripts' : ''})` };
+      return {
+        status: 'fail', name: `MCP ${name}`, detail: `did not start: ${status.error ?? status.state}`,
+        fix: `check ${settings.url !== '' ? 'that the server listens at' : 'by running'} ${how}; or set mcp_servers.${name}.enabled: false`,
+      };
+    });
+  } finally {
+    await servers.close();
+  }
+}
+
 /** Everything doctor checks, in order. */
 async function diagnose(home: string | undefined): Promise<Line[]> {
   const lines: Line[] = [];
@@ -65,6 +88,7 @@ async function diagnose(home: string | undefined): Promise<Line[]> {
     lines.push({ status: 'fail', name: 'config', detail: errorMessage(error), fix: `fix ${paths.config} (hermes config set KEY VALUE validates as it writes); the checks below use the defaults` });
   }
   lines.push(pythonLine(config.code_execution.python));
+  lines.push(...(await mcpLines(config)));
 
   const { loadProviderRegistry } = await import('../../environments/index.js');
   const { registry, plugins } = await loadProviderRegistry({ config, paths });
