@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter, type WebAdapter } from '../../../adapters/web/index.js';
 import { defaultConfig } from '../../../src/config/index.js';
+import { packageRoot } from '../../../src/shared/package-root.js';
 import { browserSkipReason, openBrowser, screenshot, type BrowserPage, type OpenBrowser } from '../../helpers/browser.js';
 import { fakeDispatch } from './fake-dispatch.js';
 
@@ -98,7 +99,8 @@ describe.skipIf(Boolean(skip))('web chat page (browser, stand-in dispatch)', { t
     await page.locator('.notice', { hasText: 'interrupted' }).waitFor();
     await page.locator('.msg.assistant', { hasText: 'never mind, say hi' }).waitFor();
     const kinds = await page.locator('.entry').evaluateAll((nodes) => nodes.map((node) => node.className.split(' ').slice(1).join(' ')));
-    expect(kinds).toEqual(['msg user', 'tool status-interrupted', 'msg user', 'notice tone-warning', 'tool status-success', 'msg assistant']);
+    // The notice belongs to the interrupted turn: above the message that interrupted it.
+    expect(kinds).toEqual(['msg user', 'tool status-interrupted', 'notice tone-warning', 'msg user', 'tool status-success', 'msg assistant']);
     await page.locator('#busy:not(.on)').waitFor({ state: 'attached' });
     await screenshot(page, 'web-page-interrupted');
     expect(errors).toEqual([]);
@@ -171,8 +173,12 @@ describe.skipIf(Boolean(skip))('web chat page (browser, stand-in dispatch)', { t
       expect(await setup.locator('.setup-files pre').first().textContent()).toContain(snippet);
       expect(await page.getByLabel('Base URL', { exact: true }).inputValue()).toBe(snippet.slice('base_url: '.length));
     }
-    // Ollama needs no key, as the README says.
+    // Ollama needs no key and its example model is the README's.
     expect(await setup.locator('.setup-files').textContent()).toContain('Ollama needs no key');
+    const readme = readFileSync(join(packageRoot(), 'README.md'), 'utf8');
+    const ollamaRow = /^\| Ollama \| `([^`]+)` \| `([^`]+)`.*\| none \|$/m.exec(readme);
+    expect(ollamaRow, 'the README\'s model table has an Ollama row').not.toBeNull();
+    expect(await setup.locator('.setup-files pre').first().textContent()).toBe(`model:\n  base_url: ${ollamaRow![1]}\n  name: ${ollamaRow![2]}\n  api_key_env: OLLAMA_API_KEY`);
     await screenshot(page, 'web-page-no-model');
     expect(errors).toEqual([]);
   });
