@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findExecutable } from '../../src/environments/index.js';
 import { runCli } from '../environments/cli-harness.js';
+import { startFakeOpenAI } from '../fakes/openai-server.js';
 
 function home(): string {
   return mkdtempSync(join(tmpdir(), 'hermes-setup-cli-'));
@@ -68,11 +69,11 @@ describe('hermes setup', () => {
     expect(readFileSync(join(root, 'config.yaml'), 'utf8')).not.toContain('broken_box');
   });
 
-  it('without --backend and without a terminal, says to pass --backend', async () => {
+  it('without flags and without a terminal, says to pass --non-interactive and the flags', async () => {
     const root = home();
     const run = await runCli(root, 'setup');
     // vitest's stdin is not a TTY.
-    expect(run.error).toMatch(/pass --backend NAME \(known: local, sandbox, ssh, docker\)/);
+    expect(run.error).toMatch(/setup: no terminal to ask on; pass --non-interactive with the flags of the steps to do \(hermes setup --help\), such as --backend NAME \(known: local, sandbox, ssh, docker\)/);
   });
 });
 
@@ -98,7 +99,10 @@ describe('hermes doctor', () => {
 
   it.runIf(hasPython || process.env.CI === 'true')('passes with exit code 0 when everything required is fine', async () => {
     const root = home();
-    const run = await runCli(root, 'doctor');
+    const model = await startFakeOpenAI({ fallback: { toolCalls: [{ name: 'hermes_check', arguments: { word: 'ready' } }] } });
+    writeFileSync(join(root, 'config.yaml'), `model:\n  base_url: ${model.url}\n  name: fake-model\n  api_key_env: DOCTOR_PASS_TEST_KEY\n`);
+    const run = await runCli(root, 'doctor').finally(() => model.close());
+    expect(run.stdout).toMatch(/^\[ ok \] model: fake-model at .* answered and called a tool$/m);
     expect(run.stdout).toMatch(/^\[ ok \] config: .*config\.yaml is valid$/m);
     expect(run.stdout).toMatch(/^\[ ok \] python for execute_code: python3 3\.\d+/m);
     expect(run.stdout).toMatch(/^\[ ok \] terminal backend: Local \[local\] is available$/m);

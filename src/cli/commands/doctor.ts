@@ -125,16 +125,52 @@ async function diagnose(home: string | undefined): Promise<Line[]> {
     }
   }
 
-  lines.push(config.model.name
-    ? { status: 'ok', name: 'model', detail: `${config.model.name} at ${config.model.base_url}` }
-    : { status: 'warn', name: 'model', detail: 'model.name is empty', fix: 'hermes config set model.name <model id>' });
+  lines.push(...(await modelLines(config, paths.env)));
+  lines.push(...(await platformLines(config, paths.env)));
+  return lines;
+}
+
+/** The model: a real call with a tool (an empty name, an unreachable URL or a refused key fails). */
+async function modelLines(config: HermesConfig, envFile: string): Promise<Line[]> {
+  const { checkModel } = await import('../model-check.js');
+  const result = await checkModel(config.model);
+  const lines: Line[] = [{
+    status: !result.ok ? 'fail' : result.toolCalled ? 'ok' : 'warn',
+    name: 'model',
+    detail: result.detail,
+    fix: result.fix,
+  }];
   if (!process.env[config.model.api_key_env]) {
-    lines.push({ status: 'warn', name: 'model', detail: `${config.model.api_key_env} is not set`, fix: `put ${config.model.api_key_env}=… in ${paths.env} (not needed for servers without keys)` });
+    lines.push(result.ok
+      ? { status: 'info', name: 'model key', detail: `${config.model.api_key_env} is not set, and the server did not ask for a key` }
+      : { status: 'warn', name: 'model key', detail: `${config.model.api_key_env} is not set`, fix: `put ${config.model.api_key_env}=… in ${envFile} (not needed for servers without keys)` });
   }
+  return lines;
+}
+
+/**
+ * Each chat platform: disabled, waiting for its tokens, or ready; a ready one with an empty
+ * allow-list fails (nobody could talk to the bot there).
+ */
+async function platformLines(config: HermesConfig, envFile: string): Promise<Line[]> {
+  const { AccessPolicy, envName } = await import('../../gateway/index.js');
+  const access = new AccessPolicy(config);
+  const allowAll = /^(1|true|yes|on)$/i.test((process.env.GATEWAY_ALLOW_ALL_USERS ?? '').trim());
+  const lines: Line[] = [];
   for (const platform of platformTokens(config)) {
-    if (!platform.enabled) lines.push({ status: 'info', name: `platform ${platform.name}`, detail: 'disabled in config' });
-    else if (platform.name === 'web' && !platform.ready) lines.push({ status: 'fail', name: 'platform web', detail: platform.detail, fix: 'set platforms.web.token, or platforms.web.host: 127.0.0.1' });
-    else lines.push({ status: 'info', name: `platform ${platform.name}`, detail: platform.ready ? `ready (${platform.detail})` : `not started: ${platform.detail} in ${paths.env}` });
+    const name = `platform ${platform.name}`;
+    if (!platform.enabled) lines.push({ status: 'info', name, detail: 'disabled in config' });
+    else if (platform.name === 'web' && !platform.ready) lines.push({ status: 'fail', name, detail: platform.detail, fix: 'set platforms.web.token, or platforms.web.host: 127.0.0.1' });
+    else if (!platform.ready) lines.push({ status: 'info', name, detail: `not started: ${platform.detail} in ${envFile}` });
+    else if (platform.name !== 'web' && !allowAll && access.allowedUsers(platform.name).size === 0) {
+      lines.push({
+        status: 'fail', name, detail: `has its tokens, but its allow-list is empty: the bot refuses everyone there`,
+        fix: `hermes setup finds your own ${platform.name} id; or put ${envName(platform.name)}=<id>,<id> in ${envFile}, or list the ids in platforms.${platform.name}.allowed_users`,
+      });
+    } else {
+      const allowed = platform.name === 'web' ? '' : allowAll ? ', every user allowed (GATEWAY_ALLOW_ALL_USERS)' : `, ${access.allowedUsers(platform.name).size} user(s) allowed`;
+      lines.push({ status: 'ok', name, detail: `ready (${platform.detail})${allowed}` });
+    }
   }
   return lines;
 }
@@ -174,7 +210,7 @@ const LABEL: Record<Line['status'], string> = { ok: '[ ok ]', fail: '[FAIL]', wa
 export function registerDoctorCommand(program: Command): void {
   program
     .command('doctor')
-    .description('check the config, Python, every terminal backend and the platforms; exit code 1 when something required fails')
+    .description('check the config, the model (one real call with a tool), Python, every terminal backend and the platforms (tokens, allow-lists); exit code 1 when something required fails')
     .action(async (_options, command: Command) => {
       const lines = await diagnose(homeOption(command));
       for (const line of lines) {

@@ -1,37 +1,36 @@
 import type { Command } from 'commander';
-import { setConfigValue } from '../../config/index.js';
+import { setConfigValue, setDotEnvValue, type HermesConfig, type HermesPaths } from '../../config/index.js';
 import { errorMessage } from '../../shared/errors.js';
 import { loadForCli } from '../common.js';
 import type { ProviderRegistry, SafeProvider } from '../../environments/index.js';
+import type { Asker, SetupIo } from '../setup/ask.js';
+import type { ModelChoice } from '../setup/model-step.js';
+import type { PlatformChoice, PlatformName } from '../setup/platform-step.js';
 
 /** Asks on a terminal which backend to use; Enter keeps the current one. */
 export async function pickBackend(
   providers: SafeProvider[],
   current: string,
-  io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream } = { input: process.stdin, output: process.stdout },
+  io: SetupIo = { input: process.stdin, output: process.stdout },
 ): Promise<string> {
-  const { createInterface } = await import('node:readline/promises');
-  const say = (line: string) => io.output.write(`${line}\n`);
-  say('Terminal backends:');
+  const { Asker } = await import('../setup/ask.js');
+  const ask = await Asker.open(io);
+  try {
+    return await chooseBackend(ask, providers, current);
+  } finally {
+    ask.close();
+  }
+}
+
+async function chooseBackend(ask: Asker, providers: SafeProvider[], current: string): Promise<string> {
+  ask.say('Terminal backends:');
   for (const [index, provider] of providers.entries()) {
     const available = await provider.isAvailable();
     const mark = provider.name === current ? ' (current)' : '';
-    say(`  ${index + 1}. ${provider.displayName} [${provider.name}]${mark}${available ? '' : ' — not available here'}`);
-    if (provider.description) say(`     ${provider.description}`);
+    ask.say(`  ${index + 1}. ${provider.displayName} [${provider.name}]${mark}${available ? '' : ' — not available here'}`);
+    if (provider.description) ask.say(`     ${provider.description}`);
   }
-  const rl = createInterface({ input: io.input, output: io.output });
-  try {
-    for (;;) {
-      const answer = (await rl.question(`Backend (number or name, Enter for ${current}): `)).trim();
-      if (answer === '') return current;
-      const byNumber = /^\d+$/.test(answer) ? providers[Number(answer) - 1] : undefined;
-      const chosen = byNumber ?? providers.find((provider) => provider.name === answer.toLowerCase());
-      if (chosen) return chosen.name;
-      say(`"${answer}" is not one of them; type a number from 1 to ${providers.length} or a name.`);
-    }
-  } finally {
-    rl.close();
-  }
+  return ask.choose(`Backend (number or name, Enter for ${current})`, providers.map((provider) => provider.name), current);
 }
 
 /** The check `config set terminal.backend` and `setup` pass to setConfigValue. */
@@ -41,36 +40,210 @@ export function backendCheck(registry: ProviderRegistry): (config: { terminal: {
   };
 }
 
+interface SetupOptions {
+  nonInteractive?: boolean;
+  provider?: string;
+  baseUrl?: string;
+  model?: string;
+  apiKey?: string;
+  apiKeyEnv?: string;
+  check: boolean;
+  backend?: string;
+  telegramToken?: string;
+  telegramUser: string[];
+  slackBotToken?: string;
+  slackAppToken?: string;
+  slackSigningSecret?: string;
+  slackUser: string[];
+  discordToken?: string;
+  discordUser: string[];
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
 export function registerSetupCommand(program: Command): void {
   program
     .command('setup')
-    .description('choose the terminal backend (local, sandbox, or a plugin\'s), show its setup notes and write terminal.backend')
-    .option('--backend <name>', 'choose this backend without asking')
-    .action(async (options: { backend?: string }, command: Command) => {
+    .description('configure the model and key (tested with a call), the terminal backend and each chat platform (tokens checked with the platform, allow-list); asks on a terminal, or takes flags')
+    .option('--non-interactive', 'ask nothing: do the steps whose flags are given, fail on a failed check')
+    .option('--provider <name>', 'model provider: openai, openrouter, ollama or custom (sets the key variable and a default URL)')
+    .option('--base-url <url>', 'model.base_url, the API root (…/v1)')
+    .option('--model <id>', 'model.name')
+    .option('--api-key <key>', 'the model key, saved to HERMES_HOME/.env (or put it in the environment)')
+    .option('--api-key-env <name>', 'model.api_key_env, the variable the key is kept in')
+    .option('--no-check', 'write the model settings without the test call')
+    .option('--backend <name>', 'terminal.backend')
+    .option('--telegram-token <token>', 'TELEGRAM_BOT_TOKEN (checked with getMe)')
+    .option('--telegram-user <id>', 'allow this Telegram user id; "auto" allows whoever last wrote to the bot (repeatable)', collect, [])
+    .option('--slack-bot-token <token>', 'SLACK_BOT_TOKEN, xoxb-… (checked with auth.test)')
+    .option('--slack-app-token <token>', 'SLACK_APP_TOKEN, xapp-… (Socket Mode)')
+    .option('--slack-signing-secret <secret>', 'SLACK_SIGNING_SECRET (HTTP mode)')
+    .option('--slack-user <id>', 'allow this Slack member id (repeatable)', collect, [])
+    .option('--discord-token <token>', 'DISCORD_BOT_TOKEN (checked with Discord)')
+    .option('--discord-user <id>', 'allow this Discord user id; "auto" allows the application\'s owner (repeatable)', collect, [])
+    .action(async (options: SetupOptions, command: Command) => {
       const { config, paths } = loadForCli(command);
-      const { loadProviderRegistry } = await import('../../environments/index.js');
-      const { registry, plugins } = await loadProviderRegistry({ config, paths });
-      for (const plugin of plugins) for (const error of plugin.errors) console.error(`warning: plugin ${plugin.name}: ${error}`);
-      let name = options.backend;
-      if (name === undefined) {
-        if (!process.stdin.isTTY) {
-          throw new Error(`setup: no terminal to ask on; pass --backend NAME (known: ${registry.names().join(', ')})`);
-        }
-        name = await pickBackend(registry.list(), config.terminal.backend);
+      const flagged = Boolean(options.provider || options.baseUrl || options.model || options.apiKey || options.apiKeyEnv || options.backend
+        || options.telegramToken || options.slackBotToken || options.discordToken
+        || options.telegramUser.length || options.slackUser.length || options.discordUser.length);
+      if (options.nonInteractive || flagged) return runFromFlags(options, config, paths);
+      if (!process.stdin.isTTY) {
+        const { loadProviderRegistry } = await import('../../environments/index.js');
+        const { registry } = await loadProviderRegistry({ config, paths });
+        throw new Error(`setup: no terminal to ask on; pass --non-interactive with the flags of the steps to do (hermes setup --help), such as --backend NAME (known: ${registry.names().join(', ')})`);
       }
-      const provider = registry.require(name);
-      console.log(`\n${provider.displayName} [${provider.name}]`);
-      const instructions = await provider.setupInstructions();
-      if (instructions) console.log(instructions);
-      if (!(await provider.isAvailable())) {
-        console.log(`warning: ${provider.name} is not available on this host yet; \`hermes doctor\` shows what is missing`);
-      }
-      try {
-        await provider.postSetup();
-      } catch (error) {
-        throw new Error(`setup: ${provider.name}: post-setup step failed: ${errorMessage(error)}; terminal.backend was not changed`);
-      }
-      setConfigValue(paths.config, 'terminal.backend', provider.name, backendCheck(registry));
-      console.log(`terminal.backend = ${provider.name} (${paths.config})`);
+      await runInteractive(config, paths, { input: process.stdin, output: process.stdout });
     });
+}
+
+/** The whole walk on a terminal: model, backend, then each platform. */
+export async function runInteractive(config: HermesConfig, paths: HermesPaths, io: SetupIo, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const [{ Asker }, { askModel }, { askPlatform, PLATFORM_NAMES }] = await Promise.all([
+    import('../setup/ask.js'), import('../setup/model-step.js'), import('../setup/platform-step.js'),
+  ]);
+  const ask = await Asker.open(io);
+  const say = (line: string) => ask.say(line);
+  try {
+    ask.say(`hermes setup: writes ${paths.config} and keys to ${paths.env}`);
+    const model = await askModel(ask, config, env);
+    if (model) writeModel(paths, model, say, env);
+    ask.say('\n== Terminal backend ==');
+    const { registry } = await loadRegistry(config, paths);
+    await setBackend(registry, paths, await chooseBackend(ask, registry.list(), config.terminal.backend), say);
+    for (const platform of PLATFORM_NAMES) {
+      const choice = await askPlatform(ask, platform, config, env);
+      if (choice) writePlatform(paths, config, choice, say, env);
+    }
+    ask.say('\nDone. `hermes doctor` checks everything; `npm start` (or `hermes gateway`) runs the gateway.');
+  } finally {
+    ask.close();
+  }
+}
+
+/** `--non-interactive` and flags: each flagged step, checked; a failed check writes nothing of its step and fails. */
+async function runFromFlags(options: SetupOptions, config: HermesConfig, paths: HermesPaths): Promise<void> {
+  const say = (line: string) => console.log(line);
+  if (options.provider || options.baseUrl || options.model || options.apiKey || options.apiKeyEnv) {
+    writeModel(paths, await modelFromFlags(options, config), say);
+  }
+  if (options.backend) {
+    const { registry } = await loadRegistry(config, paths);
+    await setBackend(registry, paths, options.backend, say);
+  }
+  const { checkTokens, idsFromFlag, tokenNames } = await import('../setup/platform-step.js');
+  const given: Record<PlatformName, { tokens: Record<string, string | undefined>; users: string[] }> = {
+    telegram: { tokens: { TELEGRAM_BOT_TOKEN: options.telegramToken }, users: options.telegramUser },
+    slack: { tokens: { SLACK_BOT_TOKEN: options.slackBotToken, SLACK_APP_TOKEN: options.slackAppToken, SLACK_SIGNING_SECRET: options.slackSigningSecret }, users: options.slackUser },
+    discord: { tokens: { DISCORD_BOT_TOKEN: options.discordToken }, users: options.discordUser },
+  };
+  for (const platform of ['telegram', 'slack', 'discord'] as const) {
+    const { tokens: flags, users } = given[platform];
+    const typed = Object.entries(flags).filter((entry): entry is [string, string] => entry[1] !== undefined);
+    if (typed.length === 0 && users.length === 0) continue;
+    const tokens: Record<string, string> = {};
+    for (const name of tokenNames(platform, config)) {
+      const value = flags[name] ?? process.env[name];
+      if (!value) throw new Error(`setup: ${platform}: ${name} is not given (${TOKEN_FLAGS[name]}) and not set in ${paths.env}`);
+      tokens[name] = value;
+    }
+    const check = await checkTokens(platform, tokens, config);
+    if (!check.ok) throw new Error(`setup: ${platform}: ${check.detail}; nothing of ${platform} was written`);
+    say(`${platform}: ${check.detail}`);
+    const allow = idsFromFlag(platform, users, check);
+    writePlatform(paths, config, { platform, env: Object.fromEntries(typed), allow, check }, say);
+  }
+}
+
+/** The flag that gives each token. */
+const TOKEN_FLAGS: Record<string, string> = {
+  TELEGRAM_BOT_TOKEN: '--telegram-token',
+  SLACK_BOT_TOKEN: '--slack-bot-token',
+  SLACK_APP_TOKEN: '--slack-app-token',
+  SLACK_SIGNING_SECRET: '--slack-signing-secret',
+  DISCORD_BOT_TOKEN: '--discord-token',
+};
+
+/** The model settings from the flags, over the provider's defaults and the current config; tested unless --no-check. */
+async function modelFromFlags(options: SetupOptions, config: HermesConfig): Promise<ModelChoice> {
+  const { MODEL_PROVIDERS, baseUrlProblem, isModelProvider, testModel } = await import('../setup/model-step.js');
+  const { defaultConfig } = await import('../../config/index.js');
+  if (options.provider !== undefined && !isModelProvider(options.provider)) {
+    throw new Error(`setup: --provider: expected one of ${Object.keys(MODEL_PROVIDERS).join(', ')}, got "${options.provider}"`);
+  }
+  const provider = options.provider !== undefined && isModelProvider(options.provider) ? MODEL_PROVIDERS[options.provider] : undefined;
+  const presetUrl = provider?.baseUrl === 'default' ? defaultConfig().model.base_url : provider?.baseUrl === 'ask' ? undefined : provider?.baseUrl;
+  const baseUrl = (options.baseUrl ?? presetUrl ?? config.model.base_url).replace(/\/+$/, '');
+  const problem = baseUrlProblem(baseUrl);
+  if (problem) throw new Error(`setup: --base-url: ${problem}`);
+  const choice: ModelChoice = {
+    baseUrl,
+    name: options.model ?? config.model.name,
+    apiKeyEnv: options.apiKeyEnv ?? provider?.apiKeyEnv ?? config.model.api_key_env,
+    apiKey: options.apiKey ?? '',
+  };
+  if (!choice.name) throw new Error('setup: no model: pass --model <id> (the server\'s model list: GET <base-url>/models)');
+  if (options.check) {
+    const result = await testModel(config, choice);
+    if (!result.ok) throw new Error(`setup: the test call failed: ${result.detail}${result.fix ? ` → ${result.fix}` : ''}. The model settings were not written (--no-check writes them anyway).`);
+    console.log(`model: ${result.detail}`);
+    if (result.fix) console.log(`warning: ${result.fix}`);
+  }
+  return choice;
+}
+
+function writeModel(paths: HermesPaths, choice: ModelChoice, say: (line: string) => void, env: NodeJS.ProcessEnv = process.env): void {
+  if (choice.apiKey) {
+    setDotEnvValue(paths.env, choice.apiKeyEnv, choice.apiKey);
+    env[choice.apiKeyEnv] = choice.apiKey;
+    say(`${choice.apiKeyEnv} saved in ${paths.env} (mode 0600)`);
+  }
+  setConfigValue(paths.config, 'model.base_url', choice.baseUrl);
+  setConfigValue(paths.config, 'model.name', choice.name);
+  setConfigValue(paths.config, 'model.api_key_env', choice.apiKeyEnv);
+  say(`model.base_url = ${choice.baseUrl}, model.name = ${choice.name}, model.api_key_env = ${choice.apiKeyEnv} (${paths.config})`);
+}
+
+function writePlatform(paths: HermesPaths, config: HermesConfig, choice: PlatformChoice, say: (line: string) => void, env: NodeJS.ProcessEnv = process.env): void {
+  for (const [name, value] of Object.entries(choice.env)) {
+    setDotEnvValue(paths.env, name, value);
+    env[name] = value;
+    say(`${name} saved in ${paths.env} (mode 0600)`);
+  }
+  const key = `platforms.${choice.platform}`;
+  if (!config.platforms[choice.platform].enabled) setConfigValue(paths.config, `${key}.enabled`, true);
+  const allowed = config.platforms[choice.platform].allowed_users;
+  const added = choice.allow.filter((id) => !allowed.includes(id));
+  if (added.length > 0) {
+    const next = [...allowed, ...added];
+    setConfigValue(paths.config, `${key}.allowed_users`, next);
+    config.platforms[choice.platform].allowed_users = next;
+    say(`${key}.allowed_users = [${next.join(', ')}]`);
+  } else if (allowed.length === 0) {
+    say(`warning: ${key}.allowed_users is empty: the bot refuses everyone on ${choice.platform} (it tells each person their id; add it and the gateway picks it up)`);
+  }
+}
+
+async function loadRegistry(config: HermesConfig, paths: HermesPaths): Promise<{ registry: ProviderRegistry }> {
+  const { loadProviderRegistry } = await import('../../environments/index.js');
+  const { registry, plugins } = await loadProviderRegistry({ config, paths });
+  for (const plugin of plugins) for (const error of plugin.errors) console.error(`warning: plugin ${plugin.name}: ${error}`);
+  return { registry };
+}
+
+/** Shows the backend's notes, runs its post-setup step, then writes terminal.backend. */
+async function setBackend(registry: ProviderRegistry, paths: HermesPaths, name: string, say: (line: string) => void): Promise<void> {
+  const provider = registry.require(name);
+  say(`\n${provider.displayName} [${provider.name}]`);
+  const instructions = await provider.setupInstructions();
+  if (instructions) say(instructions);
+  if (!(await provider.isAvailable())) {
+    say(`warning: ${provider.name} is not available on this host yet; \`hermes doctor\` shows what is missing`);
+  }
+  try {
+    await provider.postSetup();
+  } catch (error) {
+    throw new Error(`setup: ${provider.name}: post-setup step failed: ${errorMessage(error)}; terminal.backend was not changed`);
+  }
+  setConfigValue(paths.config, 'terminal.backend', provider.name, backendCheck(registry));
+  say(`terminal.backend = ${provider.name} (${paths.config})`);
 }
