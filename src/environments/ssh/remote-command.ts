@@ -30,23 +30,32 @@ export interface RemoteScriptOptions {
 }
 
 /**
- * The script the bootstrap evaluates: `cd`, drop every exported variable but the remote's
- * PATH/HOME/USER/LOGNAME/SHELL/TMPDIR, export the sent ones, then `setsid` in the background so its
- * pid (which is its process group id: a background job of a non-interactive shell is not a
- * group leader, so setsid does not fork) can be recorded; then wait, kill stragglers, clean up.
+ * The lines every remote script starts with (a command's and a stream's): `cd` to the working
+ * folder (or say it is missing, exit 126), drop every exported variable but the remote's
+ * PATH/HOME/USER/LOGNAME/SHELL/TMPDIR, export the sent ones. Builtins only (no exec with the
+ * values in argv): the values never show in `ps`.
  */
-export function remoteScript(options: RemoteScriptOptions): string {
-  const file = pgidFile(options.id);
-  const kept = REMOTE_KEPT.join('|');
-  // Builtins only (no exec with the values in argv): the values never show in `ps`.
+export function preludeLines(options: { cwd: string; env: Record<string, string>; where: string }): string[] {
   const sent = Object.entries(options.env)
     .filter(([name]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
     .map(([name, value]) => `export ${name}=${shellQuote(value)}`);
   const missing = shellQuote(`hermes: the working folder ${options.cwd} does not exist on the ${options.where}`);
   return [
     `cd -- ${shellQuote(options.cwd)} 2>/dev/null || { echo ${missing} >&2; exit 126; }`,
-    `for v in $(compgen -e); do case "$v" in ${kept}) ;; *) unset "$v" 2>/dev/null ;; esac; done`,
+    `for v in $(compgen -e); do case "$v" in ${REMOTE_KEPT.join('|')}) ;; *) unset "$v" 2>/dev/null ;; esac; done`,
     ...sent,
+  ];
+}
+
+/**
+ * The script the bootstrap evaluates: the prelude, then `setsid` in the background so its
+ * pid (which is its process group id: a background job of a non-interactive shell is not a
+ * group leader, so setsid does not fork) can be recorded; then wait, kill stragglers, clean up.
+ */
+export function remoteScript(options: RemoteScriptOptions): string {
+  const file = pgidFile(options.id);
+  return [
+    ...preludeLines(options),
     `setsid bash --noprofile --norc -c ${shellQuote(options.command)} <&0 2>&1 &`,
     'p=$!',
     `echo "$p" > ${file}`,

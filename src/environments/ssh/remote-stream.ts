@@ -3,7 +3,7 @@ import { execa } from 'execa';
 import type { Logger } from '../../shared/logger.js';
 import type { EnvironmentStream, StreamExit } from '../types.js';
 import { shellQuote } from '../../shared/shell-quote.js';
-import { bootstrapInput, pgidFile } from './remote-command.js';
+import { bootstrapInput, pgidFile, preludeLines } from './remote-command.js';
 import type { ClientCommand, ClientRun } from './remote-shell.js';
 
 /** What a client-program backend (ssh, docker exec) gives a stream. */
@@ -28,25 +28,17 @@ export interface StreamTarget {
   signal?: AbortSignal;
 }
 
-/** Variables of the remote login the command keeps (as remoteScript). */
-const REMOTE_KEPT = 'PATH|HOME|USER|LOGNAME|SHELL|TMPDIR';
-
 /**
- * The script the bootstrap evaluates for a stream: `cd`, the same variable scrubbing as a
- * command, the shell's pid (its process group's id: ssh and `docker exec` start it as a session
- * leader) recorded under `id` for the last-resort kill, then `command` in the foreground with
- * the session's stdin, stdout and stderr: nothing merged, nothing added.
+ * The script the bootstrap evaluates for a stream: the same prelude as a command (`cd`, the
+ * variable scrubbing, the sent variables), the shell's pid (its process group's id: ssh and
+ * `docker exec` start it as a session leader) recorded under `id` for the last-resort kill,
+ * then `command` in the foreground with the session's stdin, stdout and stderr: nothing
+ * merged, nothing added.
  */
 export function streamScript(options: { id: string; command: string; cwd: string; env: Record<string, string>; where: string }): string {
   const file = pgidFile(options.id);
-  const sent = Object.entries(options.env)
-    .filter(([name]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-    .map(([name, value]) => `export ${name}=${shellQuote(value)}`);
-  const missing = shellQuote(`hermes: the working folder ${options.cwd} does not exist on the ${options.where}`);
   return [
-    `cd -- ${shellQuote(options.cwd)} 2>/dev/null || { echo ${missing} >&2; exit 126; }`,
-    `for v in $(compgen -e); do case "$v" in ${REMOTE_KEPT}) ;; *) unset "$v" 2>/dev/null ;; esac; done`,
-    ...sent,
+    ...preludeLines(options),
     `echo "$$" > ${file}`,
     // A trap, not an ignore: the command keeps SIGTERM's default; the file goes when the shell does.
     `trap 'rm -f ${file}' EXIT`,
