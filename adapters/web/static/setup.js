@@ -83,7 +83,7 @@ export async function renderSetup(section, status, { onSaved, open = !status.mod
       say(`Asking ${baseUrl.value.trim()}/models…`);
       const ids = await listModels(values());
       setModels(ids, modelSelect.value || settings.model);
-      say(ids.length > 0 ? `${ids.length} models listed: pick one, then Save.` : 'The endpoint lists no models.', ids.length > 0 ? 'info' : 'error');
+      say(ids.length > 0 ? `${ids.length} model${ids.length === 1 ? '' : 's'} listed: pick one, then Save.` : 'The endpoint lists no models.', ids.length > 0 ? 'info' : 'error');
     });
 
   providerSelect.addEventListener('change', () => {
