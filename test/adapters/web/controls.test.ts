@@ -160,6 +160,25 @@ describe.skipIf(Boolean(skip))('web chat controls (browser, stand-in dispatch)',
     expect(errors).toEqual([]);
   });
 
+  it('the Settings button opens the model settings when a model is configured, and closes them again', async () => {
+    await start();
+    const { page, errors } = await open();
+    const settings = page.getByRole('button', { name: 'Settings', exact: true });
+    const region = page.getByRole('region', { name: 'Model settings' });
+    expect(await region.isHidden()).toBe(true);
+    await settings.click();
+    await region.waitFor();
+    expect(await settings.getAttribute('aria-expanded')).toBe('true');
+    expect(await region.textContent()).toContain('The agent uses fake-model');
+    for (const name of ['Provider', 'Base URL', 'API key', 'Model']) await region.getByLabel(name, { exact: true }).waitFor();
+    // The key is never shown: the field starts empty.
+    expect(await region.getByLabel('API key', { exact: true }).inputValue()).toBe('');
+    await settings.click();
+    await region.waitFor({ state: 'hidden' });
+    expect(await settings.getAttribute('aria-expanded')).toBe('false');
+    expect(errors).toEqual([]);
+  });
+
   it('draws its icons as SVG: the page chrome has no emoji that need an emoji font', async () => {
     await start();
     const { page, errors } = await open();
