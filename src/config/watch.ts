@@ -10,16 +10,10 @@ import type { HermesConfig } from './schema.js';
 /**
  * Keys a running gateway reads each time it needs them, so a new value applies at once:
  * the model (the client is rebuilt when its endpoint or key changes), the allow-lists, the
- * display options, and a few per-turn settings. Every other key is read once at start.
+ * display options and the step limit of a turn. Every other key is read once at start (the
+ * approval queue keeps its timeout, a thread's lane its busy_input_mode).
  */
-const HOT_KEYS: RegExp[] = [
-  /^model\./,
-  /^display\./,
-  /^platforms\.[^.]+\.allowed_users$/,
-  /^gateway\.busy_input_mode$/,
-  /^approvals\.timeout$/,
-  /^agent\.max_iterations$/,
-];
+const HOT_KEYS: RegExp[] = [/^model\./, /^display\./, /^platforms\.[^.]+\.allowed_users$/, /^agent\.max_iterations$/];
 
 /** Variables of `.env` the gateway reads at each use: allow-lists and model keys. */
 const HOT_VARIABLES = /(_ALLOWED_USERS|^GATEWAY_ALLOW_ALL_USERS|_API_KEY)$/;
