@@ -89,7 +89,8 @@ export class McpConnection {
     if (this.state !== 'ready' || !client) return { error: this.downText() };
     try {
       const result = (await client.callTool({ name: tool, arguments: args }, undefined, {
-        signal,
+        // The SDK never removes the abort listener it adds: it gets a signal of this call's own, which goes with the call.
+        signal: AbortSignal.any([signal]),
         timeout: this.settings.call_timeout * 1000,
       })) as CallToolResult;
       return { result };
@@ -161,8 +162,10 @@ export class McpConnection {
     });
     try {
       opened = openTransport(this.name, this.settings, this.env, this.logger);
-      await client.connect(opened.transport, { signal, timeout: this.settings.connect_timeout * 1000 });
-      const tools = await this.readTools(client, signal);
+      // A signal of this try's own: the SDK leaves an abort listener on every signal it is given.
+      const attempt = AbortSignal.any([signal]);
+      await client.connect(opened.transport, { signal: attempt, timeout: this.settings.connect_timeout * 1000 });
+      const tools = await this.readTools(client, attempt);
       if (signal.aborted) throw new Error('stopped');
       this.client = client;
       this.opened = opened;
