@@ -1,36 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import type { HostCommand } from '../../environments/types.js';
 import { terminateGroup } from '../../environments/process-group.js';
-import { abortReason } from '../../shared/notices.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { errorMessage } from '../../shared/errors.js';
-import { KernelBusyError, KernelCellTooLargeError, KernelStartError } from './errors.js';
-import { FrameReader, MAX_INBOUND_FRAME, MAX_OUTBOUND_FRAME, encodeFrame, type Frame } from './frames.js';
+import { EXIT_WAIT_MS, acceptsReply, armCell, cellSource, closeCell, openCell, replyOutcome, type ActiveCell } from './active-cell.js';
+import { KernelBusyError, KernelStartError } from './errors.js';
+import { FrameReader, MAX_INBOUND_FRAME, type Frame } from './frames.js';
 import { MarkerSplitter } from './marker-splitter.js';
 import { settleWithin } from './settle-within.js';
 import type { CellOutcome, KernelExit, KernelStartOptions, RunCellOptions } from './types.js';
 
 const PROTOCOL_VERSION = '1';
-/** Marker hex (32) plus the kind byte: the frame overhead of a cell. */
-const CELL_OVERHEAD = 33;
 const STDERR_KEEP = 4096;
-const REPLY_KINDS = new Set(['O', 'E', 'X']);
-/** How long a kernel that called sys.exit() may take to end on its own before its group is killed. */
-const EXIT_WAIT_MS = 1000;
 /** After the group is killed, how long output may still drain (a process outside the group may hold the pipes). */
 const DRAIN_MS = 1000;
-
-interface ActiveCell {
-  marker: Buffer;
-  options: RunCellOptions;
-  reply?: Frame;
-  settled: boolean;
-  timer?: NodeJS.Timeout;
-  onAbort?: () => void;
-  resolve(outcome: CellOutcome): void;
-}
 
 /**
  * One resident Python kernel (kernel_runner.py): a child that leads its own process group
@@ -132,25 +116,14 @@ export class KernelProcess {
   async runCell(code: string, options: RunCellOptions): Promise<CellOutcome> {
     if (this.#cell) throw new KernelBusyError(this.pid);
     if (!this.#alive) return { kind: 'died', detail: `${this.#endDetail()} before the cell started` };
-    const source = Buffer.from(code, 'utf8');
-    if (source.length + CELL_OVERHEAD > MAX_OUTBOUND_FRAME) throw new KernelCellTooLargeError(source.length, MAX_OUTBOUND_FRAME - CELL_OVERHEAD);
+    const source = cellSource(code);
     return new Promise((resolve) => {
-      const hex = randomBytes(16).toString('hex');
-      const marker = Buffer.from(`\0hermes-cell-end:${hex}\0`, 'latin1');
-      const cell: ActiveCell = { marker, options, settled: false, resolve };
+      const { cell, frame } = openCell(source, options, resolve, { stdout: this.#stdout, stderr: this.#stderr, logger: this.#logger });
       this.#cell = cell;
       this.#executionCount++;
-      this.#stdout.start(marker, (chunk) => deliver(options.onStdout, chunk, this.#logger));
-      this.#stderr.start(marker, (chunk) => deliver(options.onStderr, chunk, this.#logger));
       this.#control.ref();
-      this.#control.write(encodeFrame('C', Buffer.from(hex, 'latin1'), source));
-      const { timeoutMs, signal } = options;
-      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) cell.timer = setTimeout(() => void this.#endAbnormally(cell, { kind: 'timeout' }), timeoutMs);
-      if (signal) {
-        cell.onAbort = () => void this.#endAbnormally(cell, { kind: 'interrupted', reason: abortReason(signal) });
-        if (signal.aborted) cell.onAbort();
-        else signal.addEventListener('abort', cell.onAbort, { once: true });
-      }
+      this.#control.write(frame);
+      armCell(cell, (outcome) => void this.#endAbnormally(cell, outcome));
     });
   }
 
@@ -206,7 +179,7 @@ export class KernelProcess {
       return;
     }
     const cell = this.#cell;
-    if (!cell || cell.reply || !REPLY_KINDS.has(frame.kind)) {
+    if (!acceptsReply(cell, frame)) {
       this.#protocolError(`unexpected ${JSON.stringify(frame.kind)} frame`);
       return;
     }
@@ -219,14 +192,13 @@ export class KernelProcess {
   #maybeFinish(): void {
     const cell = this.#cell;
     if (!cell || cell.settled || !cell.reply || !this.#stdout.done || !this.#stderr.done) return;
-    const { kind, payload } = cell.reply;
-    if (kind === 'O') return this.#complete(cell, { kind: 'ok' });
-    if (kind === 'E') return this.#complete(cell, { kind: 'exception', traceback: payload.toString('utf8') });
+    const outcome = replyOutcome(cell.reply);
+    if (outcome.kind !== 'exit') return this.#complete(cell, outcome);
     // sys.exit(): the runner is ending on its own; then nothing of its group may outlive it.
     cell.settled = true;
     void settleWithin(this.#exited, EXIT_WAIT_MS)
       .then(() => this.#stop())
-      .then(() => this.#complete(cell, { kind: 'exit', code: exitCode(payload) }));
+      .then(() => this.#complete(cell, outcome));
   }
 
   /** Timeout, interrupt, death, protocol error: kill the group, drain what was written, settle. */
@@ -243,11 +215,7 @@ export class KernelProcess {
   }
 
   #complete(cell: ActiveCell, outcome: CellOutcome): void {
-    cell.settled = true;
-    clearTimeout(cell.timer);
-    if (cell.onAbort) cell.options.signal?.removeEventListener('abort', cell.onAbort);
-    this.#stdout.stop();
-    this.#stderr.stop();
+    closeCell(cell, { stdout: this.#stdout, stderr: this.#stderr });
     if (this.#cell === cell) this.#cell = undefined;
     this.#control.unref();
     cell.resolve(outcome);
@@ -300,21 +268,6 @@ export class KernelProcess {
 
 function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
   return signal ? `killed by ${signal}` : `exited with code ${code}`;
-}
-
-function exitCode(payload: Buffer): number | string | null {
-  const text = payload.toString('utf8');
-  if (text.startsWith('i')) return Number(text.slice(1));
-  if (text.startsWith('s')) return text.slice(1);
-  return null;
-}
-
-function deliver(sink: (chunk: Buffer) => void, chunk: Buffer, logger: Logger): void {
-  try {
-    sink(chunk);
-  } catch (error) {
-    logger.error({ err: error }, 'kernel output callback threw');
-  }
 }
 
 function unref(stream: unknown): void {

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Environment } from '../../environments/types.js';
-import { abortReason } from '../../shared/notices.js';
 import { errorMessage } from '../../shared/errors.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
-import { KernelCellTooLargeError, KernelStartError, kernelRunnerPath, type CellOutcome } from '../kernel/index.js';
-import { FrameReader, MAX_INBOUND_FRAME, MAX_OUTBOUND_FRAME, encodeFrame, type Frame } from '../kernel/frames.js';
+import { KernelStartError, kernelRunnerPath, type CellOutcome } from '../kernel/index.js';
+import { EXIT_WAIT_MS, acceptsReply, armCell, cellSource, closeCell, openCell, replyOutcome, type ActiveCell } from '../kernel/active-cell.js';
+import { FrameReader, MAX_INBOUND_FRAME, type Frame } from '../kernel/frames.js';
 import { MarkerSplitter } from '../kernel/marker-splitter.js';
 import { settleWithin } from '../kernel/settle-within.js';
 import { RpcServer, type RpcHandler } from '../rpc/server.js';
@@ -17,11 +16,6 @@ import { claimSweep } from './sweep.js';
 
 /** kernel_runner.py's control protocol version. */
 const KERNEL_PROTOCOL = '1';
-/** Marker hex (32) plus the kind byte: the frame overhead of a cell. */
-const CELL_OVERHEAD = 33;
-const REPLY_KINDS = new Set(['O', 'E', 'X']);
-/** How long a kernel that called sys.exit() may take to end on its own. */
-const EXIT_WAIT_MS = 1000;
 
 let runnerText: string | undefined;
 
@@ -37,16 +31,6 @@ export interface StreamKernelStart {
   handler: RpcHandler;
   logger?: Logger;
   startTimeoutMs?: number;
-}
-
-interface ActiveCell {
-  marker: Buffer;
-  options: RemoteCellOptions;
-  reply?: Frame;
-  settled: boolean;
-  timer?: NodeJS.Timeout;
-  onAbort?: () => void;
-  resolve(outcome: CellOutcome): void;
 }
 
 /**
@@ -66,7 +50,7 @@ export class StreamKernel {
   readonly #graceMs: number;
   #alive = true;
   #count = 0;
-  #cell: ActiveCell | undefined;
+  #cell: ActiveCell<RemoteCellOptions> | undefined;
   #stopping: Promise<void> | undefined;
 
   private constructor(channel: StreamChannel, rpc: RpcServer, staging: StagingDir, wiring: KernelWiring, options: StreamKernelStart) {
@@ -153,25 +137,14 @@ export class StreamKernel {
   async runCell(code: string, options: RemoteCellOptions): Promise<CellOutcome> {
     if (!this.#alive) return { kind: 'died', detail: 'was stopped before the cell started' };
     if (this.#cell) return { kind: 'died', detail: 'was already running a cell' };
-    const source = Buffer.from(code, 'utf8');
-    if (source.length + CELL_OVERHEAD > MAX_OUTBOUND_FRAME) throw new KernelCellTooLargeError(source.length, MAX_OUTBOUND_FRAME - CELL_OVERHEAD);
+    const source = cellSource(code);
     return new Promise((resolve) => {
-      const hex = randomBytes(16).toString('hex');
-      const marker = Buffer.from(`\0hermes-cell-end:${hex}\0`, 'latin1');
-      const cell: ActiveCell = { marker, options, settled: false, resolve };
+      const { cell, frame } = openCell(source, options, resolve, { stdout: this.#stdout, stderr: this.#stderr, logger: this.#logger });
       this.#cell = cell;
       this.#count++;
-      this.#stdout.start(marker, (chunk) => deliver(options.onStdout, chunk, this.#logger));
-      this.#stderr.start(marker, (chunk) => deliver(options.onStderr, chunk, this.#logger));
       this.#channel.ref();
-      this.#channel.sendControl(encodeFrame('C', Buffer.from(hex, 'latin1'), source));
-      const { timeoutMs, signal } = options;
-      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) cell.timer = setTimeout(() => void this.#endAbnormally(cell, { kind: 'timeout' }), timeoutMs);
-      if (signal) {
-        cell.onAbort = () => void this.#endAbnormally(cell, { kind: 'interrupted', reason: abortReason(signal) });
-        if (signal.aborted) cell.onAbort();
-        else signal.addEventListener('abort', cell.onAbort, { once: true });
-      }
+      this.#channel.sendControl(frame);
+      armCell(cell, (outcome) => void this.#endAbnormally(cell, outcome));
     });
   }
 
@@ -189,7 +162,7 @@ export class StreamKernel {
 
   #onFrame(frame: Frame): void {
     const cell = this.#cell;
-    if (!cell || cell.reply || !REPLY_KINDS.has(frame.kind)) return this.#protocolError(`unexpected ${JSON.stringify(frame.kind)} frame`);
+    if (!acceptsReply(cell, frame)) return this.#protocolError(`unexpected ${JSON.stringify(frame.kind)} frame`);
     cell.reply = frame;
     if (frame.kind === 'X') this.#alive = false;
     this.#maybeFinish();
@@ -199,18 +172,17 @@ export class StreamKernel {
   #maybeFinish(): void {
     const cell = this.#cell;
     if (!cell || cell.settled || !cell.reply || !this.#stdout.done || !this.#stderr.done) return;
-    const { kind, payload } = cell.reply;
-    if (kind === 'O') return this.#complete(cell, { kind: 'ok' });
-    if (kind === 'E') return this.#complete(cell, { kind: 'exception', traceback: payload.toString('utf8') });
+    const outcome = replyOutcome(cell.reply);
+    if (outcome.kind !== 'exit') return this.#complete(cell, outcome);
     // sys.exit(): the kernel ends on its own; then the stream goes too.
     cell.settled = true;
     void settleWithin(this.#channel.ended, EXIT_WAIT_MS)
       .then(() => this.#stop())
-      .then(() => this.#complete(cell, { kind: 'exit', code: exitCode(payload) }));
+      .then(() => this.#complete(cell, outcome));
   }
 
   /** Timeout, interrupt, protocol error: the kill frame, then everything the kernel wrote, then settle. */
-  async #endAbnormally(cell: ActiveCell, outcome: CellOutcome): Promise<void> {
+  async #endAbnormally(cell: ActiveCell<RemoteCellOptions>, outcome: CellOutcome): Promise<void> {
     if (cell.settled) return;
     cell.settled = true;
     clearTimeout(cell.timer);
@@ -225,12 +197,8 @@ export class StreamKernel {
     await this.#stop();
   }
 
-  #complete(cell: ActiveCell, outcome: CellOutcome): void {
-    cell.settled = true;
-    clearTimeout(cell.timer);
-    if (cell.onAbort) cell.options.signal?.removeEventListener('abort', cell.onAbort);
-    this.#stdout.stop();
-    this.#stderr.stop();
+  #complete(cell: ActiveCell<RemoteCellOptions>, outcome: CellOutcome): void {
+    closeCell(cell, { stdout: this.#stdout, stderr: this.#stderr });
     if (this.#cell === cell) this.#cell = undefined;
     if (this.#alive) this.#channel.unref();
     cell.resolve(outcome);
@@ -342,17 +310,3 @@ function endDetail(end: ChannelEnd): string {
   return end.signal ? `killed by ${end.signal}` : `exited with code ${end.code}`;
 }
 
-function exitCode(payload: Buffer): number | string | null {
-  const text = payload.toString('utf8');
-  if (text.startsWith('i')) return Number(text.slice(1));
-  if (text.startsWith('s')) return text.slice(1);
-  return null;
-}
-
-function deliver(sink: (chunk: Buffer) => void, chunk: Buffer, logger: Logger): void {
-  try {
-    sink(chunk);
-  } catch (error) {
-    logger.error({ err: error }, 'remote kernel output callback threw');
-  }
-}
