@@ -81,17 +81,23 @@ export class CronScheduler {
   }
 
   private tick(): void {
-    const now = Date.now();
-    for (const job of this.deps.store.jobs()) {
-      if (job.state !== 'active' || job.nextRunAt === null || job.nextRunAt > now) continue;
-      this.deps.store.setNextRun(job.id, this.nextFor(job, now) ?? null);
-      if (this.running.has(job.id)) {
-        this.deps.logger.warn({ job: job.id }, 'cron: a run is due while the last one still runs; this one is skipped');
-        continue;
+    try {
+      const now = Date.now();
+      for (const job of this.deps.store.jobs()) {
+        if (job.state !== 'active' || job.nextRunAt === null || job.nextRunAt > now) continue;
+        this.deps.store.setNextRun(job.id, this.nextFor(job, now) ?? null);
+        if (this.running.has(job.id)) {
+          this.deps.logger.warn({ job: job.id }, 'cron: a run is due while the last one still runs; this one is skipped');
+          continue;
+        }
+        this.launch(job);
       }
-      this.launch(job);
+      this.arm();
+    } catch (error) {
+      // A timer callback that throws would end the process: log it and try again in a minute.
+      this.deps.logger.error({ err: error }, 'cron: checking for due jobs failed; trying again in a minute');
+      if (!this.stopped) this.timer = setTimeout(() => this.tick(), 60_000);
     }
-    this.arm();
   }
 
   /** Runs `job` now (its schedule goes on as it was); false when it is already running. */
@@ -146,12 +152,11 @@ export class CronScheduler {
     } catch {
       return;
     }
-    const seq = store.startRun(job.id);
+    let seq: number;
     let outcome;
     try {
-      outcome = await runJob(this.deps.agent, job, signal);
-    } catch (error) {
-      outcome = { status: 'error' as const, text: `the run failed: ${errorMessage(error)}` };
+      seq = store.startRun(job.id);
+      outcome = await runJob(this.deps.agent, job, signal).catch((error: unknown) => ({ status: 'error' as const, text: `the run failed: ${errorMessage(error)}` }));
     } finally {
       release();
     }
