@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { hermesPaths, validateConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/shared/index.js';
 import { McpServers, mcpStatusLines, reloadMcpServers, type McpServerStatus } from '../../src/mcp/index.js';
-import { everythingStdio } from './servers.js';
+import { everythingStdio, startHttpEverything, type HttpEverything } from './servers.js';
 
 /*
  * A server's life: started, killed, reported, started again; one that cannot start is
@@ -14,9 +14,12 @@ import { everythingStdio } from './servers.js';
  */
 const folders: string[] = [];
 let servers: McpServers | undefined;
+let http: HttpEverything | undefined;
 afterEach(async () => {
   await servers?.close();
   servers = undefined;
+  await http?.close();
+  http = undefined;
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
@@ -57,6 +60,27 @@ describe('MCP server lifecycle', () => {
     expect(again.pid).not.toBe(up!.pid);
     const echo = await servers.get('everything')!.call('echo', { message: 'back' }, signal());
     expect(echo).toEqual({ result: { content: [{ type: 'text', text: 'Echo: back' }] } });
+  });
+
+  it('a streamable HTTP server that went away: the call says it could not be reached, the server is reported failed, and it is reconnected once it is back', async () => {
+    const changes: McpServerStatus[] = [];
+    http = await startHttpEverything();
+    const port = Number(new URL(http.url).port);
+    servers = new McpServers({ logger: silentLogger(), onChange: (status) => changes.push(status) });
+    await servers.load(settings({ web: { url: http.url } }));
+    expect(servers.status()[0]).toMatchObject({ state: 'ready', transport: 'http' });
+
+    await http.close();
+    changes.length = 0;
+    const lost = await servers.get('web')!.call('echo', { message: 'gone' }, signal());
+    expect(lost).toMatchObject({ error: expect.stringMatching(/^MCP server web could not be reached for echo: .*; it is being reconnected$/) });
+    const down = await waitFor(changes, (status) => status.state === 'failed');
+    expect(down.restarts).toBe(1);
+    expect(down.error).toBeTruthy();
+
+    http = await startHttpEverything(port);
+    await waitFor(changes, (status) => status.state === 'ready');
+    expect(await servers.get('web')!.call('echo', { message: 'back' }, signal())).toEqual({ result: { content: [{ type: 'text', text: 'Echo: back' }] } });
   });
 
   it('a server that cannot start is reported with the reason and retried, and the other servers\' tools are offered as usual', async () => {

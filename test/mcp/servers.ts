@@ -34,9 +34,9 @@ export interface HttpEverything {
   close(): Promise<void>;
 }
 
-/** server-everything's streamable HTTP transport on 127.0.0.1 and a free port; resolves once it listens. */
-export async function startHttpEverything(): Promise<HttpEverything> {
-  const port = await freePort();
+/** server-everything's streamable HTTP transport on 127.0.0.1 and a free port (or `port`); resolves once it listens. */
+export async function startHttpEverything(port?: number): Promise<HttpEverything> {
+  port ??= await freePort();
   const child = spawn(process.execPath, ['--import', LOOPBACK, EVERYTHING, 'streamableHttp'], {
     env: { PATH: process.env.PATH ?? '', PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
