@@ -172,6 +172,25 @@ describe.runIf(hasPython || process.env.CI === 'true')('scheduled jobs through T
     expect(await command(api, '/cron')).toMatch(/^No scheduled jobs in this thread/);
   });
 
+  it('a job\'s output goes through the outbox: a 5xx is retried and arrives once; a refusal is listed as a failed delivery of a run that succeeded', async () => {
+    const { api, start } = await setup();
+    await start();
+    const id = createdId(await cronjob(api, { action: 'create', schedule: '0 0 1 1 *', script: "print('report')" }))!;
+    const isJob = (params: Record<string, unknown>) => String(params.text ?? '').includes(`⏰ ${id}`);
+    api.refuseNext('sendMessage', 502, 'Bad Gateway', isJob);
+    await command(api, `/cron run ${id}`);
+    await waitForList(api, (text) => text.includes('last: success, delivered'));
+    expect(texts(api).filter((t) => t === `⏰ ${id} (0 0 1 1 *): report`)).toHaveLength(1);
+    // It was sent twice: refused once, then taken.
+    expect(api.callsOf('sendMessage').filter((call) => isJob(call.params))).toHaveLength(2);
+
+    api.refuseNext('sendMessage', 403, 'Forbidden: bot was blocked by the user', isJob);
+    await command(api, `/cron run ${id}`);
+    const list = await waitForList(api, (text) => text.includes('last: success, delivery failed'));
+    expect(list).toContain('last: success, delivery failed: the platform refused it (see the gateway log)');
+    expect(texts(api).filter((t) => t === `⏰ ${id} (0 0 1 1 *): report`)).toHaveLength(1);
+  });
+
   it('a malformed cron expression, an interval of 0, a flood of jobs and bad /cron words get clear errors, and the gateway keeps answering', async () => {
     const { api, start } = await setup({ max_jobs_per_thread: 2 });
     await start();
