@@ -81,6 +81,15 @@ describe.skipIf(Boolean(skip))('web chat layout: each page state, screenshotted 
     expect(errors).toEqual([]);
   });
 
+  it('no model on a narrow screen, in dark: the form stacks its fields and stays readable', async () => {
+    await start('');
+    const { page, errors } = await open(NARROW, 'dark');
+    await page.getByRole('region', { name: 'No model is configured' }).waitFor();
+    await page.getByLabel('Model', { exact: true }).waitFor();
+    await expectSound(page, 'no-model-narrow-dark');
+    expect(errors).toEqual([]);
+  });
+
   it('working: Working…, the elapsed time and Stop in the header, a running script in the thread', async () => {
     await start();
     const { page, errors } = await open();
