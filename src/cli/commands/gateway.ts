@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { LoadedConfig } from '../../config/index.js';
 import type { Gateway, StartReport } from '../../gateway/index.js';
 import { loadForCli } from '../common.js';
+import { registerGatewayInstall } from './gateway-install.js';
 
 /** How long shutdown may take before the process exits anyway. */
 const EXIT_DEADLINE_MS = 10_000;
@@ -102,7 +103,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
 }
 
 export function registerGatewayCommand(program: Command): void {
-  program
+  const gateway = program
     .command('gateway')
     .description('run the chat gateway: every platform that has its tokens, and the local web chat')
     .action(async (_options: unknown, command: Command) => {
@@ -141,4 +142,5 @@ export function registerGatewayCommand(program: Command): void {
         throw error;
       }
     });
+  registerGatewayInstall(gateway);
 }

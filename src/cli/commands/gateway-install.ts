@@ -1,0 +1,59 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { hermesPaths } from '../../config/index.js';
+import { packageRoot } from '../../shared/package-root.js';
+import { homeOption } from '../common.js';
+import { UNIT_NAME, enableCommands, unitText, userUnitDir } from '../systemd-unit.js';
+
+interface InstallOptions {
+  enable: boolean;
+}
+
+/** `hermes gateway install`: writes the systemd user unit, prints it, and enables it with systemctl when there is one. */
+export function registerGatewayInstall(gateway: Command): void {
+  gateway
+    .command('install')
+    .description(`write the systemd user unit ${UNIT_NAME} (printed), then enable and start it with systemctl --user (printed instead where there is no systemctl)`)
+    .option('--no-enable', 'write and print the unit, and print the systemctl commands without running them')
+    .action(async (options: InstallOptions, command: Command) => {
+      const paths = hermesPaths(homeOption(command));
+      const dir = userUnitDir(process.env, homedir());
+      const file = join(dir, UNIT_NAME);
+      const text = unitText({
+        node: process.execPath,
+        cli: join(packageRoot(), 'dist', 'src', 'cli', 'main.js'),
+        hermesHome: paths.home,
+        path: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      });
+      mkdirSync(paths.home, { recursive: true });
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(file, text);
+      console.log(`wrote ${file}:\n\n${text}`);
+      const commands = enableCommands();
+      const show = (words: string[]) => words.join(' ');
+      const { findExecutable } = await import('../../environments/index.js');
+      const systemctl = options.enable ? findExecutable('systemctl') : undefined;
+      if (!systemctl) {
+        console.log(`${options.enable ? 'systemctl is not on PATH; ' : ''}to enable and start it:\n${commands.map((words) => `  ${show(words)}`).join('\n')}`);
+        console.log(lingerHint());
+        return;
+      }
+      const { execa } = await import('execa');
+      for (const [, ...args] of commands) {
+        console.log(`$ ${show(['systemctl', ...args])}`);
+        const run = await execa(systemctl, args, { reject: false, stdin: 'ignore', all: true, timeout: 60_000 });
+        if (run.all) console.log(run.all);
+        if (run.exitCode !== 0) {
+          throw new Error(`gateway install: systemctl ${args.join(' ')} failed (exit ${run.exitCode ?? 'none'}); the unit is written at ${file}: run the rest by hand once a user session bus is there (log in, or loginctl enable-linger)`);
+        }
+      }
+      console.log(`${UNIT_NAME} is enabled and running; its output: journalctl --user -u ${UNIT_NAME} -f`);
+      console.log(lingerHint());
+    });
+}
+
+function lingerHint(): string {
+  return 'To keep it running while you are logged out: loginctl enable-linger $USER';
+}
