@@ -17,15 +17,16 @@
  *   elsewhere  remote/stream-script.ts (stream)    remote/remote-kernels.ts: remote/stream-kernel.ts (stream)
  *              remote/remote-per-call.ts (files)     or remote/remote-kernel.ts (files)
  *
- * Shared by all four: call-gate.ts (what a call may do, its budget), rpc/ (the socket server),
- * kernel-cells.ts (the pool, the tool-set check, a gated cell and its result, local or
- * remote), result.ts (result fields), stdout-sink.ts (capped stdout, spilled to a file),
- * launch.ts + interpreter.ts + script-env.ts + staging.ts (how a process starts on this host),
- * tool.ts (the tool and its description), and the texts in src/shared/notices.ts.
+ * What the paths share: call-gate.ts (what a call may do, its budget), rpc/ (the RPC
+ * socket server), kernel-cells.ts (the pool, the tool-set check, a gated cell and its
+ * result, local or remote), kernel/active-cell.ts (one cell of kernel_runner.py's protocol,
+ * local or over a stream), result.ts, stdout-sink.ts (capped stdout, spilled to a file),
+ * tool.ts (the tool and its description), and the texts in src/shared/notices.ts. On this
+ * host only: launch.ts, interpreter.ts, script-env.ts, staging.ts (how a process starts).
  * python/ holds what runs on the far side: the stub's base and transports, kernel_runner.py
- * (every kernel, local or over a stream), remote_stream_runner.py (the stream's far end),
- * remote_kernel_runner.py (a kernel over files), remote_sweep.py. remote/index.ts says how
- * the stream and the file transport work.
+ * (every kernel, local or over a stream), remote_stream_runner.py with remote_stream_relay.py
+ * (the stream's far end and its RPC relay), remote_kernel_runner.py (a kernel over files),
+ * remote_sweep.py. remote/index.ts says how the stream and the file transport work.
  */
 export type { CodeExecutor, ExecuteCodeRequest, ExecuteCodeResult, KernelInfo } from './types.js';
 export { createCodeExecutor, DefaultCodeExecutor, type CodeExecutorOptions } from './executor.js';

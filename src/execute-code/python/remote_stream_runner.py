@@ -26,6 +26,9 @@ child leads its own session; when it ends, what is left of its group is killed. 
 keeps an exclusive flock on FOLDER/.lock while it lives (the sweep skips held folders) and
 removes FOLDER when it ends. End of stdin (the gateway or its connection is gone), SIGHUP or
 a failed write kill the child's group at once. Stdlib only, Python >= 3.8.
+
+The gateway sends remote_sweep.py, remote_stream_relay.py (frames out, the RPC relay) and
+this file as one text.
 """
 
 import json as _json
@@ -37,45 +40,22 @@ import struct as _struct
 import sys as _sys
 import time as _time
 
+# _write_all, _flush, _Gone, _Conn, _Relay, _CHUNK: remote_stream_relay.py, sent before this file.
+
 _VERSION = "1"
 _MAX_FRAME = 64 * 1024 * 1024
-_CHUNK = 64 * 1024
-# Answers a connection has not read; past this its requests are not read either.
-_MAX_BACKLOG = 1024 * 1024
 _DRAIN_SECONDS = 1.0
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
-def _write_all(fd, data):
-    view = memoryview(data)
-    while view:
-        view = view[_os.write(fd, view):]
-
-
-class _Gone(Exception):
-    """The gateway's end of the stream is gone."""
-
-
-class _Conn(object):
-    __slots__ = ("ident", "sock", "out", "closing", "reading")
-
-    def __init__(self, ident, sock):
-        self.ident = ident
-        self.sock = sock
-        self.out = bytearray()
-        self.closing = False
-        self.reading = True
-
-
-class _Runner(object):
+class _Runner(_Relay):  # noqa: F821 (remote_stream_relay.py is prepended)
     def __init__(self):
+        _Relay.__init__(self)  # noqa: F821
         self.sel = _selectors.DefaultSelector()
         self.inbuf = bytearray()
         self.dir = None
         self.lock = None
         self.listener = None
-        self.conns = {}
-        self.next_id = 0
         self.pid = None
         self.status = None
         self.pipes = {}
@@ -85,7 +65,6 @@ class _Runner(object):
         self.kill_at = None
         self.drain_until = None
         self.grace = 5.0
-        self.max_conns = 64
         self.wake_r, self.wake_w = _os.pipe()
         _os.set_blocking(self.wake_r, False)
         _os.set_blocking(self.wake_w, False)
@@ -104,6 +83,19 @@ class _Runner(object):
 
     # ---- frames in ----
 
+    def take_frame(self):
+        """The next whole frame's body from what was read, or None when it is not all in."""
+        if len(self.inbuf) < 4:
+            return None
+        size = _struct.unpack(">I", bytes(self.inbuf[:4]))[0]
+        if size == 0 or size > _MAX_FRAME:
+            raise _Gone()  # not our gateway speaking: nothing it says can be trusted
+        if len(self.inbuf) < 4 + size:
+            return None
+        body = bytes(self.inbuf[4:4 + size])
+        del self.inbuf[:4 + size]
+        return body
+
     def read_frames(self):
         try:
             data = _os.read(0, _CHUNK)
@@ -114,28 +106,19 @@ class _Runner(object):
         if not data:
             raise _Gone()
         self.inbuf += data
-        while len(self.inbuf) >= 4:
-            size = _struct.unpack(">I", bytes(self.inbuf[:4]))[0]
-            if size == 0 or size > _MAX_FRAME:
-                raise _Gone()  # not our gateway speaking: nothing it says can be trusted
-            if len(self.inbuf) < 4 + size:
+        while True:
+            body = self.take_frame()
+            if body is None:
                 break
-            body = bytes(self.inbuf[4:4 + size])
-            del self.inbuf[:4 + size]
             self.on_frame(body[:1], body[1:])
 
     def read_setup(self):
         while True:
-            if len(self.inbuf) >= 4:
-                size = _struct.unpack(">I", bytes(self.inbuf[:4]))[0]
-                if size == 0 or size > _MAX_FRAME:
+            body = self.take_frame()
+            if body is not None:
+                if body[:1] != b"S":
                     raise _Gone()
-                if len(self.inbuf) >= 4 + size:
-                    body = bytes(self.inbuf[4:4 + size])
-                    del self.inbuf[:4 + size]
-                    if body[:1] != b"S":
-                        raise _Gone()
-                    return _json.loads(body[1:].decode("utf-8"))
+                return _json.loads(body[1:].decode("utf-8"))
             data = _os.read(0, _CHUNK)
             if not data:
                 raise _Gone()
@@ -146,17 +129,8 @@ class _Runner(object):
             if self.ctl is not None:
                 self.ctl_out += payload
                 self.update_ctl()
-        elif kind == b"D":
-            conn = self.conns.get(_struct.unpack(">I", payload[:4])[0])
-            if conn is not None and not conn.closing:
-                conn.out += payload[4:]
-                self.update_conn(conn)
-        elif kind == b"F":
-            ident = _struct.unpack(">I", payload[:4])[0]
-            conn = self.conns.get(ident)
-            if conn is not None:
-                conn.closing = True
-                self.update_conn(conn)
+        elif kind in (b"D", b"F"):
+            self.on_conn_frame(kind, payload)
         elif kind == b"K":
             self.terminate()
         elif kind == b"Q":
@@ -357,83 +331,10 @@ class _Runner(object):
     def update_ctl(self):
         if self.ctl is None:
             return
-        if self.ctl_out:
-            try:
-                sent = self.ctl.send(self.ctl_out)
-                del self.ctl_out[:sent]
-            except BlockingIOError:
-                pass
-            except OSError:
-                self.ctl_out = bytearray()
+        if self.ctl_out and not _flush(self.ctl, self.ctl_out):
+            self.ctl_out = bytearray()
         events = _selectors.EVENT_READ | (_selectors.EVENT_WRITE if self.ctl_out else 0)
         self.sel.modify(self.ctl, events, "ctl")
-
-    def on_accept(self):
-        try:
-            sock, _ = self.listener.accept()
-        except OSError:
-            return
-        if len(self.conns) >= self.max_conns:
-            sock.close()  # the gateway would refuse it too; past its cap we do not even ask
-            return
-        sock.setblocking(False)
-        self.next_id += 1
-        ident = self.next_id
-        self.conns[ident] = _Conn(ident, sock)
-        self.sel.register(sock, _selectors.EVENT_READ, ident)
-        self.send(b"N", _struct.pack(">I", ident))
-
-    def on_conn(self, ident, mask):
-        conn = self.conns.get(ident)
-        if conn is None:
-            return
-        if mask & _selectors.EVENT_READ and conn.reading:
-            try:
-                data = conn.sock.recv(_CHUNK)
-            except BlockingIOError:
-                data = None
-            except OSError:
-                data = b""
-            if data == b"":
-                self.drop(ident, tell=True)
-                return
-            if data:
-                self.send(b"D", _struct.pack(">I", ident) + data)
-        if mask & _selectors.EVENT_WRITE:
-            self.update_conn(conn)
-
-    def update_conn(self, conn):
-        ident = conn.ident
-        if self.conns.get(ident) is not conn:
-            return
-        if conn.out:
-            try:
-                sent = conn.sock.send(conn.out)
-                del conn.out[:sent]
-            except BlockingIOError:
-                pass
-            except OSError:
-                self.drop(ident, tell=True)
-                return
-        if conn.closing and not conn.out:
-            self.drop(ident, tell=False)
-            return
-        # A script that leaves its answers unread is not read either (as the gateway's own server does).
-        conn.reading = len(conn.out) <= _MAX_BACKLOG and not conn.closing
-        events = (_selectors.EVENT_READ if conn.reading else 0) | (_selectors.EVENT_WRITE if conn.out else 0)
-        self.sel.modify(conn.sock, events or _selectors.EVENT_WRITE, ident)
-
-    def drop(self, ident, tell):
-        conn = self.conns.pop(ident, None)
-        if conn is None:
-            return
-        try:
-            self.sel.unregister(conn.sock)
-        except (KeyError, ValueError):
-            pass
-        conn.sock.close()
-        if tell:
-            self.send(b"F", _struct.pack(">I", ident))
 
     # ---- the loop ----
 

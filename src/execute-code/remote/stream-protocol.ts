@@ -40,11 +40,14 @@ export const STREAM_COMMAND = `command -v python3 >/dev/null 2>&1 || { echo '${N
 
 let payload: Buffer | undefined;
 
-/** What the loader reads first: remote_sweep.py then remote_stream_runner.py, length-prefixed. */
+/** The runner's parts, in the order they are joined: the sweep, the RPC relay, the runner itself. */
+const RUNNER_PARTS = ['remote_sweep.py', 'remote_stream_relay.py', 'remote_stream_runner.py'];
+
+/** What the loader reads first: the runner's parts as one text, length-prefixed. */
 export function runnerPayload(): Buffer {
   if (!payload) {
     const python = join(packageRoot(), 'src/execute-code/python');
-    const text = `${readFileSync(join(python, 'remote_sweep.py'), 'utf8')}\n${readFileSync(join(python, 'remote_stream_runner.py'), 'utf8')}`;
+    const text = RUNNER_PARTS.map((part) => readFileSync(join(python, part), 'utf8')).join('\n');
     const body = Buffer.from(text, 'utf8');
     payload = Buffer.concat([Buffer.from(String(body.length).padStart(10, '0'), 'latin1'), body]);
   }
