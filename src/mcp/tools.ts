@@ -54,6 +54,12 @@ export function callResult(server: string, tool: string, outcome: McpCallOutcome
   return { ...result, error: `MCP tool ${server}/${tool} failed${text ? `: ${text}` : ''}` };
 }
 
+/** The server's input schema as function parameters: an object schema, without the `$schema` some endpoints refuse. */
+function modelParameters(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema;
+  return { ...rest, type: 'object' };
+}
+
 /** The model's tool for one MCP tool: its input schema as the parameters, the call passed through. */
 export function modelTool(connection: McpConnection, tool: McpTool, modelName: string): Tool {
   const scripts = connection.settings.scripts ? ` Scripts can call it too: mcp.call(${JSON.stringify(connection.name)}, ${JSON.stringify(tool.name)}, **args).` : '';
@@ -61,7 +67,7 @@ export function modelTool(connection: McpConnection, tool: McpTool, modelName: s
   return {
     name: modelName,
     description,
-    parameters: { ...(tool.inputSchema as Record<string, unknown>), type: 'object' },
+    parameters: modelParameters(tool.inputSchema as Record<string, unknown>),
     async handler(args, ctx) {
       return callResult(connection.name, tool.name, await connection.call(tool.name, args, ctx.signal));
     },
