@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/cli/commands/gateway.js';
 import { loadConfig, type ConfigOverrides } from '../../src/config/index.js';
-import { groupAlive } from '../../src/environments/index.js';
+import { findExecutable, groupAlive } from '../../src/environments/index.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply, type RecordedRequest } from '../fakes/openai-server.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
 import { waitForPgid, waitForGroupGone } from '../fakes/slack-e2e-model.js';
@@ -54,7 +54,7 @@ beforeAll(async () => {
 }, 120_000);
 
 /** A fake Bot API and model, a temporary HERMES_HOME, and a way to start (and start again) the gateway on them. */
-async function setup(cron: ConfigOverrides['cron'] = {}): Promise<Setup> {
+async function setup(cron: ConfigOverrides['cron'] = {}, terminal?: ConfigOverrides['terminal']): Promise<Setup> {
   const api = await new FakeTelegramApi().start();
   const model = await startFakeOpenAI({ fallback: cronModel() });
   const home = mkdtempSync(join(tmpdir(), 'hermes-cron-'));
@@ -65,7 +65,7 @@ async function setup(cron: ConfigOverrides['cron'] = {}): Promise<Setup> {
     model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR },
     platforms: { telegram: { api_root: api.apiRoot }, slack: { enabled: false }, discord: { enabled: false }, web: { enabled: false } },
     // The scripts write their process group into HERMES_HOME: on the host, not in a sandbox.
-    terminal: { platform_backend: 'local', cwd: home },
+    terminal: terminal ?? { platform_backend: 'local', cwd: home },
     cron,
   };
   const start = async () => {
@@ -201,7 +201,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('scheduled jobs through T
     expect(await cronjob(api, { action: 'explode' })).toContain('Invalid arguments for cronjob');
     for (let i = 0; i < 2; i++) expect(await cronjob(api, { action: 'create', schedule: 'every 1h', script: 'print(1)' })).toContain('"created"');
     expect(await cronjob(api, { action: 'create', schedule: 'every 1h', script: 'print(1)' })).toContain('already has 2 scheduled jobs (cron.max_jobs_per_thread)');
-    expect(await command(api, '/cron explode')).toMatch(/^Unknown \/cron action "explode"\. Usage: \/cron/);
+    expect(await command(api, '!cron explode')).toMatch(/^Unknown \/cron action "explode"\. Usage: \/cron/);
     expect(await command(api, '/cron pause jnope')).toBe('Sorry: no scheduled job "jnope" in this thread: /cron list (or the cronjob tool\'s list) shows the ids.');
     // Another chat sees none of this thread's jobs and cannot touch them.
     const [job] = (await command(api, '/cron')).split('\n').slice(1);
@@ -221,3 +221,19 @@ async function waitForList(api: FakeTelegramApi, check: (text: string) => boolea
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
+
+const sandboxReady = findExecutable('bwrap') !== undefined && findExecutable('python3') !== undefined;
+
+describe.runIf(sandboxReady || process.env.CI === 'true')('scheduled jobs from other people', { timeout: 120_000 }, () => {
+  it('a Telegram job\'s script runs on terminal.platform_backend (the sandbox): HERMES_HOME and its .env are not there', async () => {
+    const { api, home, start } = await setup({}, { platform_backend: 'sandbox' });
+    writeFileSync(join(home, '.env'), 'SOME_SECRET=sk-in-the-home\n');
+    await start();
+    const probe = `import os\nprint("env-file", os.path.exists(${JSON.stringify(join(home, '.env'))}))`;
+    const id = createdId(await cronjob(api, { action: 'create', schedule: '0 0 1 1 *', script: probe }))!;
+    await command(api, `/cron run ${id}`);
+    const seen = await waitFor(api, (all) => all.some((t) => t.startsWith(`⏰ ${id}`)), 'the probe\'s output');
+    expect(seen.find((t) => t.startsWith(`⏰ ${id}`))).toBe(`⏰ ${id} (0 0 1 1 *): env-file False`);
+  });
+});
+

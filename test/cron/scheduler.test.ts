@@ -22,6 +22,8 @@ interface Harness {
   scheduler: CronScheduler;
   scripts: string[];
   posts: string[];
+  /** The session key and audience of each script run. */
+  calls: Array<{ key: string; audience: string | undefined }>;
   /** Lets the scripts run to the end from now on (they wait until then). */
   release: () => void;
 }
@@ -33,14 +35,16 @@ function harness(cron: Partial<HermesConfig['cron']>, post: JobPoster['post'] = 
   const gate = new Promise<void>((resolve) => (open = resolve));
   const scripts: string[] = [];
   const posts: string[] = [];
+  const calls: Harness['calls'] = [];
   const agent: AgentRunner = {
     runTurn: async () => ({ status: 'completed', text: 'answer' }),
     newSession: async () => {},
     sessionInfo: () => undefined,
     describe: () => ({ model: 'fake', backend: 'local' }),
     close: async () => {},
-    runScript: async (_key, code, options): Promise<ScriptResult> => {
+    runScript: async (key, code, options): Promise<ScriptResult> => {
       scripts.push(code);
+      calls.push({ key, audience: options?.audience });
       const aborted = new Promise<'aborted'>((resolve) => options?.signal?.addEventListener('abort', () => resolve('aborted'), { once: true }));
       if ((await Promise.race([gate.then(() => 'done' as const), aborted])) === 'aborted') return { status: 'interrupted', output: '' };
       return { status: 'success', output: `ran ${code}` };
@@ -59,7 +63,7 @@ function harness(cron: Partial<HermesConfig['cron']>, post: JobPoster['post'] = 
     logger: silentLogger(),
   });
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => store.close(), () => scheduler.stop());
-  return { store, scheduler, scripts, posts, release: open };
+  return { store, scheduler, scripts, posts, calls, release: open };
 }
 
 function addJob(store: CronStore, schedule: string, nextRunAt: number, payload = 'print(1)') {
@@ -87,13 +91,15 @@ describe('the job scheduler', () => {
   });
 
   it('runs a missed run once at start-up with cron.missed_runs: run_once, then keeps to the schedule', async () => {
-    const { store, scheduler, scripts, posts, release } = harness({ missed_runs: 'run_once' });
+    const { store, scheduler, scripts, posts, calls, release } = harness({ missed_runs: 'run_once' });
     release();
     const job = addJob(store, 'every 1h', Date.now() - 5 * 3_600_000, 'missed');
     const started = Date.now();
     scheduler.start();
     await until(() => posts.length === 1);
     expect(scripts).toEqual(['missed']);
+    // In the job's own session, on the backend of the people who could write in its thread.
+    expect(calls).toEqual([{ key: `cron:${job.id}`, audience: 'others' }]);
     expect(posts).toEqual([`⏰ ${job.id} (every 1h): ran missed`]);
     expect(store.runs(job.id, 5).map((run) => [run.status, run.delivery])).toEqual([['success', 'delivered']]);
     expect(store.job(job.id)!.nextRunAt).toBeGreaterThanOrEqual(started + 3_600_000);
