@@ -2,10 +2,9 @@ import type { HermesConfig } from '../config/schema.js';
 import type { HostProcessEnvironment, SpillFolder } from '../environments/types.js';
 import type { Logger } from '../shared/logger.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { CallGate } from './call-gate.js';
 import type { CallPath, CellRequest } from './call-path.js';
 import { SessionKernels } from './session-kernels.js';
-import { executePerCall } from './per-call-execution.js';
+import { executePerCall, oneShotInput } from './per-call-execution.js';
 import type { ExecuteCodeResult } from './types.js';
 
 export interface LocalRunnerDeps {
@@ -29,19 +28,7 @@ export class LocalCodeRunner implements CallPath<HostProcessEnvironment> {
   }
 
   oneShot(request: CellRequest, environment: HostProcessEnvironment): Promise<ExecuteCodeResult> {
-    return executePerCall({
-      code: request.code,
-      stub: request.stub,
-      allowed: request.allowed,
-      context: request.context,
-      environment,
-      gate: new CallGate(this.deps.registry),
-      config: this.deps.config,
-      passthrough: request.passthrough,
-      spill: this.deps.spillFor(environment),
-      logger: this.deps.logger.child({ session: request.owner }),
-      startedMs: request.startedMs,
-    });
+    return executePerCall({ ...oneShotInput(request, this.deps), environment, spill: this.deps.spillFor(environment) });
   }
 
   async close(): Promise<void> {

@@ -1,8 +1,10 @@
 import type { HostProcessEnvironment, SpillFolder } from '../environments/types.js';
 import type { HermesConfig } from '../config/schema.js';
 import type { Logger } from '../shared/logger.js';
+import type { ToolRegistry } from '../tools/registry.js';
 import type { ToolContext } from '../tools/types.js';
-import type { CallGate } from './call-gate.js';
+import { CallGate } from './call-gate.js';
+import type { CellRequest } from './call-path.js';
 import type { ExecuteCodeResult } from './types.js';
 import { RpcServer } from './rpc/server.js';
 import { StagingDir } from './staging.js';
@@ -23,6 +25,24 @@ export interface PerCallInput {
   spill: SpillFolder;
   logger: Logger;
   startedMs: number;
+}
+
+/** What every one-shot script takes from its call, on any path: all but where it runs and where a cut stdout goes. */
+export function oneShotInput(
+  request: CellRequest,
+  deps: { registry: ToolRegistry; config: HermesConfig; logger: Logger },
+): Omit<PerCallInput, 'environment' | 'spill'> {
+  return {
+    code: request.code,
+    stub: request.stub,
+    allowed: request.allowed,
+    context: request.context,
+    gate: new CallGate(deps.registry),
+    config: deps.config,
+    passthrough: request.passthrough,
+    logger: deps.logger.child({ session: request.owner }),
+    startedMs: request.startedMs,
+  };
 }
 
 /** One execute_code call as a fresh script: staging folder, RPC server, child, cleanup. */

@@ -1,9 +1,9 @@
 import type { HermesConfig } from '../../config/schema.js';
 import type { Logger } from '../../shared/logger.js';
 import type { ToolRegistry } from '../../tools/registry.js';
-import { CallGate } from '../call-gate.js';
 import type { Environment } from '../../environments/types.js';
 import { runCall, type CallPath, type CellRequest } from '../call-path.js';
+import { oneShotInput } from '../per-call-execution.js';
 import type { ExecuteCodeResult } from '../types.js';
 import { executeRemotePerCall } from './remote-per-call.js';
 import { offersStream } from './stream-channel.js';
@@ -39,19 +39,7 @@ export class RemoteCodeRunner implements CallPath<Environment> {
 
   /** A one-shot script: over the environment's stream when it has one, else (or when it fails to open) over files. */
   async oneShot(request: CellRequest, environment: Environment): Promise<ExecuteCodeResult> {
-    const input = {
-      code: request.code,
-      stub: request.stub,
-      allowed: request.allowed,
-      context: request.context,
-      environment,
-      gate: new CallGate(this.deps.registry),
-      config: this.deps.config,
-      passthrough: request.passthrough,
-      spillDir: this.deps.spillDir,
-      logger: this.deps.logger.child({ session: request.owner }),
-      startedMs: request.startedMs,
-    };
+    const input = { ...oneShotInput(request, this.deps), environment, spillDir: this.deps.spillDir };
     if (offersStream(environment)) {
       const streamed = await executeStreamPerCall({ ...input, environment, onStdout: this.deps.onStdout });
       if (!('unavailable' in streamed)) return streamed;
