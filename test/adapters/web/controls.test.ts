@@ -185,7 +185,7 @@ describe.skipIf(Boolean(skip))('web chat controls (browser, stand-in dispatch)',
     await send(page, 'count to 42');
     await page.locator('.msg.assistant').waitFor();
     const chrome = await page.evaluate(() =>
-      [...document.querySelectorAll('.sidebar, .chat-head, .composer, .tool-head')].map((el) => (el as HTMLElement).innerText).join('\n'),
+      Array.from(document.querySelectorAll('.sidebar, .chat-head, .composer, .tool-head')).map((el) => (el as HTMLElement).innerText).join('\n'),
     );
     expect(chrome).not.toMatch(/\p{Extended_Pictographic}/u);
     for (const name of ['New thread', 'Attach', 'Settings', 'Rename thread', 'Delete thread']) {
