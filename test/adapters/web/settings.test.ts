@@ -64,6 +64,12 @@ describe('web chat settings: the model and its key, from the page', () => {
     expect(listed.status).toBe(200);
     expect(((await listed.json()) as { models: string[] }).models).toEqual(['fake-large', 'fake-small']);
 
+    // The test call alone writes nothing.
+    const tested = await post('/api/settings/test', form());
+    expect(tested.status).toBe(200);
+    expect(await tested.json()).toEqual({ reply: 'OK' });
+    expect(existsSync(envFile()) || existsSync(configFile())).toBe(false);
+
     const saved = await post('/api/settings', form());
     const answer = await saved.text();
     expect(saved.status, answer).toBe(200);
