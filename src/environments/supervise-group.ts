@@ -3,7 +3,7 @@ import { Duplex } from 'node:stream';
 import { execa, type ResultPromise } from 'execa';
 import { findExecutable } from './which.js';
 import { groupAlive, killGroup, terminateGroup } from './process-group.js';
-import { abortReason } from '../shared/notices.js';
+import { watchRun } from '../shared/run-limits.js';
 
 export interface GroupSpawn {
   file: string;
@@ -86,28 +86,10 @@ export function spawnGroupLeader(spawn: GroupSpawn): GroupChild {
  */
 export async function superviseGroup(child: GroupChild, limits: GroupLimits): Promise<GroupExit> {
   const pid = child.pid;
-  let timedOut = false;
-  let interrupted = false;
-  let reason: string | undefined;
   let stopping: Promise<void> | undefined;
-  const stop = () => {
+  const watch = watchRun({ timeoutSeconds: limits.timeout, signal: limits.signal }, () => {
     if (pid !== undefined && !stopping) stopping = terminateGroup(pid, limits.graceMs);
-  };
-  const timer =
-    limits.timeout !== undefined && limits.timeout > 0
-      ? setTimeout(() => {
-          timedOut = true;
-          stop();
-        }, limits.timeout * 1000)
-      : undefined;
-  const onAbort = () => {
-    if (timedOut) return;
-    interrupted = true;
-    reason = abortReason(limits.signal);
-    stop();
-  };
-  if (limits.signal?.aborted) onAbort();
-  else limits.signal?.addEventListener('abort', onAbort, { once: true });
+  });
 
   let spawnError: string | undefined;
   const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
@@ -117,8 +99,7 @@ export async function superviseGroup(child: GroupChild, limits: GroupLimits): Pr
       resolve({ code: null, signal: null });
     });
   });
-  clearTimeout(timer);
-  limits.signal?.removeEventListener('abort', onAbort);
+  const { timedOut, interrupted, reason } = watch.done();
   if (pid !== undefined && groupAlive(pid)) killGroup(pid);
   await child;
   await stopping;

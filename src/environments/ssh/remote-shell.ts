@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import type { Environment, EnvironmentStream, ExecuteOptions, ExecuteResult, FileOptions, ReadFileOptions, StreamOptions, TransferOptions, UploadSource } from '../types.js';
 import { downloadThroughShell, uploadThroughShell } from '../transfer/index.js';
 import { commandResult } from '../run-group.js';
-import { abortReason } from '../../shared/notices.js';
+import { watchRun } from '../../shared/run-limits.js';
 import { withoutStripped } from '../local.js';
 import { OutputCapture } from '../../shared/output-capture.js';
 import type { Logger } from '../../shared/logger.js';
@@ -176,28 +176,15 @@ export abstract class RemoteShellEnvironment implements Environment {
       stripFinalNewline: false,
     });
     child.all?.on('data', (chunk: Buffer) => capture.push(chunk));
-    let timedOut = false;
-    let interrupted = false;
-    let reason: string | undefined;
     let stopping: Promise<void> | undefined;
-    const stop = () => {
+    const watch = watchRun({ timeoutSeconds: timeout, signal }, () => {
       stopping ??= this.killRemote(id).finally(() => {
         // The channel closes once the remote group is gone; a dead link would keep the client.
         setTimeout(() => child.kill('SIGKILL'), 2000).unref();
       });
-    };
-    const timer = timeout > 0 ? setTimeout(() => ((timedOut = true), stop()), timeout * 1000) : undefined;
-    const onAbort = () => {
-      if (timedOut) return;
-      interrupted = true;
-      reason = abortReason(signal);
-      stop();
-    };
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
+    });
     const result = await child;
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
+    const { timedOut, interrupted, reason } = watch.done();
     await stopping;
     return {
       output: capture.text((omitted, total) => `\n... [OUTPUT TRUNCATED - ${omitted} bytes omitted out of ${total} total] ...\n`),

@@ -2,7 +2,7 @@ import { constants } from 'node:os';
 import type { Environment } from '../../environments/types.js';
 import { buildChildEnv } from '../../environments/child-env.js';
 import { remoteEnv } from '../../environments/remote-env.js';
-import { abortReason } from '../../shared/notices.js';
+import { watchRun } from '../../shared/run-limits.js';
 import { OutputCapture } from '../../shared/output-capture.js';
 import { errorMessage } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
@@ -133,26 +133,13 @@ export async function superviseChannel(
   channel: StreamChannel,
   limits: { timeoutSeconds: number; signal?: AbortSignal; graceMs: number },
 ): Promise<{ end: ChannelEnd; timedOut: boolean; interrupted: boolean; reason?: string }> {
-  let timedOut = false;
-  let interrupted = false;
-  let reason: string | undefined;
   let backstop: Promise<void> | undefined;
-  const stop = () => {
+  const watch = watchRun(limits, () => {
     channel.terminate();
     backstop ??= settleWithin(channel.ended, limits.graceMs + 3000).then(() => (channel.end ? undefined : channel.close()));
-  };
-  const timer = limits.timeoutSeconds > 0 ? setTimeout(() => ((timedOut = true), stop()), limits.timeoutSeconds * 1000) : undefined;
-  const onAbort = () => {
-    if (timedOut) return;
-    interrupted = true;
-    reason = abortReason(limits.signal);
-    stop();
-  };
-  if (limits.signal?.aborted) onAbort();
-  else limits.signal?.addEventListener('abort', onAbort, { once: true });
+  });
   const end = await channel.ended;
-  clearTimeout(timer);
-  limits.signal?.removeEventListener('abort', onAbort);
+  const { timedOut, interrupted, reason } = watch.done();
   await backstop;
   return { end, timedOut, interrupted, reason };
 }
