@@ -131,9 +131,9 @@ describe.runIf(hasPython || process.env.CI === 'true')('scheduled jobs through T
     expect(await command(api, '/cron list')).toContain(`${id} · every 2s`);
   });
 
-  it('/stop in the job\'s thread, and /cron stop <id>, end a running job: its script\'s process group dies', async () => {
+  it('/stop in the job\'s thread, /cron stop <id> and the gateway stopping end a running job: its script\'s process group dies', async () => {
     const { api, home, start } = await setup();
-    await start();
+    const running = await start();
     const script = (name: string) =>
       `import os, time\nf = ${JSON.stringify(join(home, name))}\nopen(f + '.tmp', 'w').write(str(os.getpgrp()))\nos.replace(f + '.tmp', f)\ntime.sleep(120)\nprint('never')\n`;
     const id = createdId(await cronjob(api, { action: 'create', schedule: '0 0 1 1 *', script: script('A.pgid') }))!;
@@ -153,6 +153,14 @@ describe.runIf(hasPython || process.env.CI === 'true')('scheduled jobs through T
     expect(groupAlive(again)).toBe(false);
     // A stopped run posts nothing: /stop answered.
     expect(texts(api).filter((t) => t.startsWith(`⏰ ${id}`))).toEqual([]);
+
+    // The gateway stopping ends a running job too.
+    rmSync(join(home, 'A.pgid'));
+    await command(api, `/cron run ${id}`);
+    const third = await waitForPgid(home, 'A');
+    await running.stop();
+    await waitForGroupGone(third);
+    expect(groupAlive(third)).toBe(false);
   });
 
   it('a run that succeeded but could not be delivered is listed so; after /sethome the home channel gets the output', async () => {
