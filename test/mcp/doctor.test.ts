@@ -32,5 +32,5 @@ describe('hermes doctor: MCP servers', () => {
     expect(run.stdout).toMatch(/^\[FAIL\] MCP broken: did not start: .*ENOENT.*\n {7}→ check by running \/nonexistent\/mcp-server-binary --flag; or set mcp_servers\.broken\.enabled: false$/m);
     expect(run.stdout).toMatch(/^\[info\] MCP resting: disabled \(enabled: false\)$/m);
     expect(run.exitCode).toBe(1);
-  });
+  }, 60_000);
 });

@@ -49,7 +49,7 @@ describe('MCP in the gateway', () => {
     process.kill(agent!.mcpStatus().find((server) => server.name === 'everything')!.pid!, 'SIGKILL');
     await until(() => agent!.mcpStatus().some((server) => server.name === 'everything' && server.state === 'ready' && server.restarts === 1), 'the restart');
     expect(await ask(adapter, '/status')).toMatch(/^MCP everything: ready \(stdio, \d+ tools, scripts, restarted 1×\)$/m);
-  });
+  }, 60_000);
 
   it('/reload-mcp starts a server added to config.yaml and stops a removed one; /reload_mcp is the same command', async () => {
     const adapter = await setup({ mcp_servers: { one: everythingStdio() } } as ConfigOverrides);
@@ -59,5 +59,5 @@ describe('MCP in the gateway', () => {
     expect(agent!.toolNames()).toContain('mcp__two__echo');
     expect(agent!.toolNames()).not.toContain('mcp__one__echo');
     expect(await ask(adapter, '/reload_mcp')).toMatch(/^MCP servers reloaded: unchanged two\./);
-  });
+  }, 60_000);
 });

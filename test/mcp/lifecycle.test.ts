@@ -60,7 +60,7 @@ describe('MCP server lifecycle', () => {
     expect(again.pid).not.toBe(up!.pid);
     const echo = await servers.get('everything')!.call('echo', { message: 'back' }, signal());
     expect(echo).toEqual({ result: { content: [{ type: 'text', text: 'Echo: back' }] } });
-  });
+  }, 60_000);
 
   it('a streamable HTTP server that went away: the call says it could not be reached, the server is reported failed, and it is reconnected once it is back', async () => {
     const changes: McpServerStatus[] = [];
@@ -81,7 +81,7 @@ describe('MCP server lifecycle', () => {
     http = await startHttpEverything(port);
     await waitFor(changes, (status) => status.state === 'ready');
     expect(await servers.get('web')!.call('echo', { message: 'back' }, signal())).toEqual({ result: { content: [{ type: 'text', text: 'Echo: back' }] } });
-  });
+  }, 60_000);
 
   it('a server that cannot start is reported with the reason and retried, and the other servers\' tools are offered as usual', async () => {
     servers = new McpServers({ logger: silentLogger() });
@@ -126,5 +126,5 @@ describe('MCP server lifecycle', () => {
     const refused = await reloadMcpServers(servers, paths);
     expect(refused).toMatch(/^MCP servers not reloaded: .*bad__name.*Nothing was changed\.$/s);
     expect(servers.status().map((status) => status.name)).toEqual(['one', 'three']);
-  });
+  }, 60_000);
 });

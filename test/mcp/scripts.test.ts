@@ -72,7 +72,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('MCP from execute_code sc
     expect(result.output).toContain('total 1045');
     // The model was asked twice in all: the execute_code call, then the answer.
     expect(h.fake.requests).toHaveLength(2);
-  });
+  }, 60_000);
 
   it('mcp.tools() lists the tools of servers enabled for scripts, with their input schemas', async () => {
     h = await harness();
