@@ -98,10 +98,27 @@ describe('MCP server lifecycle', () => {
     expect(refused).toMatchObject({ error: expect.stringMatching(/^MCP server broken is down: .*ENOENT.*; the next try is in \d+ s$/) });
   });
 
-  it('a header or env value naming a variable that is not set fails that server with the key named', async () => {
+  it('an env or header value naming a variable that is not set fails that server with the key named', async () => {
     servers = new McpServers({ logger: silentLogger(), env: { PATH: process.env.PATH } });
     await servers.load(settings({ everything: everythingStdio({ env: { TOKEN: '${MCP_TEST_UNSET_TOKEN}' } }) }));
     expect(servers.status()[0]!.error).toContain('mcp_servers.everything.env.TOKEN names ${MCP_TEST_UNSET_TOKEN}, which is set neither in HERMES_HOME/.env nor in the environment');
+    await servers.load(settings({ web: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer ${MCP_TEST_UNSET_TOKEN}' } } }));
+    expect(servers.status()[0]!.error).toContain('mcp_servers.web.headers.Authorization names ${MCP_TEST_UNSET_TOKEN}');
+  });
+
+  it('a ${NAME} is read from HERMES_HOME/.env: /reload-mcp loads it, and the server gets the value', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'hermes-mcp-dotenv-'));
+    folders.push(home);
+    const paths = hermesPaths(home);
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH };
+    writeFileSync(paths.env, 'MCP_TEST_DOTENV_TOKEN=from-the-dotenv-file\n');
+    writeFileSync(paths.config, stringify({ mcp_servers: { everything: everythingStdio({ env: { SERVER_TOKEN: '${MCP_TEST_DOTENV_TOKEN}' } }) } }));
+    servers = new McpServers({ logger: silentLogger(), env });
+    expect(await reloadMcpServers(servers, paths, env)).toMatch(/^MCP servers reloaded: started everything\./);
+    const outcome = await servers.get('everything')!.call('get-env', {}, signal());
+    if (!('result' in outcome)) throw new Error(outcome.error);
+    const part = outcome.result.content[0]!;
+    expect(JSON.parse(part.type === 'text' ? part.text : '{}')).toMatchObject({ SERVER_TOKEN: 'from-the-dotenv-file' });
   });
 
   it('/reload-mcp reads config.yaml again: a new server starts, a changed one restarts, a removed one stops; an invalid file changes nothing', async () => {
