@@ -13,6 +13,8 @@ export const RETRY_MAX_MS = 60_000;
 const FACTOR = 2;
 /** A server that stayed up this long before it died is started again at once; sooner, after a growing wait. */
 const STABLE_MS = 30_000;
+/** How long a server has to answer the ping that follows a transport error. */
+const PING_TIMEOUT_MS = 5000;
 /** Pages of tools/list read at most (a server that never stops paging is cut off). */
 const MAX_PAGES = 50;
 
@@ -38,6 +40,7 @@ export class McpConnection {
   private retryAt?: number;
   private readyAt = 0;
   private lifetime?: AbortController;
+  private checking = false;
 
   constructor(
     readonly name: string,
@@ -174,6 +177,8 @@ export class McpConnection {
       this.retryAt = undefined;
       this.readyAt = Date.now();
       client.onclose = () => this.closed(client);
+      // An HTTP server that goes away shows first as an error on its event stream: ask it, and start again if it does not answer.
+      client.onerror = () => this.check(client);
       this.set('ready');
       this.logger.info({ mcp: this.name, tools: tools.length }, `MCP server ${this.name} is ready`);
     } catch (error) {
@@ -194,6 +199,21 @@ export class McpConnection {
       if (!cursor) break;
     }
     return tools;
+  }
+
+  /** After a transport error: a ping the server does not answer closes the connection (and so starts it again). */
+  private check(client: Client): void {
+    if (this.client !== client || this.checking) return;
+    this.checking = true;
+    client
+      .ping({ timeout: PING_TIMEOUT_MS })
+      .catch(() => {
+        if (this.client !== client) return;
+        this.logger.warn({ mcp: this.name }, `MCP server ${this.name} does not answer after a transport error; reconnecting`);
+        return client.close();
+      })
+      .catch(() => undefined)
+      .finally(() => (this.checking = false));
   }
 
   /** The connection ended: unless stopped, the server is started again (at once if it had been up a while). */
