@@ -114,6 +114,19 @@ describe('hermes setup --non-interactive against fake servers', () => {
     expect(readFileSync(join(root, 'config.yaml'), 'utf8')).not.toContain('allowed_users');
   });
 
+  it('refuses a Discord application whose Message Content intent is off, saying where to turn it on', async () => {
+    const root = home();
+    discord.applicationFlags = 0;
+    try {
+      const run = await runHermes(root, ['setup', '--discord-token', discord.token, '--discord-user', 'auto']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/setup: discord: the bot is hermes, but its Message Content Intent is off; turn it on in the Developer Portal under Bot → Privileged Gateway Intents/);
+      expect(() => readFileSync(join(root, '.env'), 'utf8')).toThrow(/ENOENT/);
+    } finally {
+      discord.applicationFlags = 1 << 18;
+    }
+  });
+
   it('does not write model settings whose test call fails (a refused key), and says what to do', async () => {
     const root = home();
     const run = await runHermes(root, ['setup', '--non-interactive', '--provider', 'custom', '--base-url', model.url, '--model', 'fake-tools-model', '--api-key', 'sk-wrong']);
@@ -124,7 +137,7 @@ describe('hermes setup --non-interactive against fake servers', () => {
     expect(() => readFileSync(join(root, '.env'), 'utf8')).toThrow(/ENOENT/);
   });
 
-  it('--discord-user auto allows the application\'s owner; --telegram-user auto with no message yet fails and says how to find the id', async () => {
+  it('--telegram-user auto with no message to the bot yet fails and says how to find the id', async () => {
     const root = home();
     const quiet = await new FakeTelegramApi({ token: '777:quiet' }).start();
     try {

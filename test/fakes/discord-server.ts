@@ -71,6 +71,8 @@ export class FakeDiscord extends EventEmitter {
   readonly bot: FakeDiscordUser = { id: '900000000000000002', username: 'hermes', bot: true };
   /** Who made the application (`owner` of applications/@me). */
   readonly owner: FakeDiscordUser = { id: '930000000000000001', username: 'ada' };
+  /** The application's flags: the Message Content intent (GATEWAY_MESSAGE_CONTENT, 1 << 18) is on unless a test turns it off. */
+  applicationFlags = 1 << 18;
   readonly guildId = '910000000000000001';
   readonly channelId = '920000000000000001';
   readonly calls: DiscordCall[] = [];
@@ -472,7 +474,7 @@ export class FakeDiscord extends EventEmitter {
       return [200, { url: `ws://127.0.0.1:${this.port}/gateway`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 } }];
     }
     if (method === 'GET' && path === '/users/@me') return [200, userObject(this.bot)];
-    if (method === 'GET' && path === '/applications/@me') return [200, { id: this.applicationId, name: 'hermes', flags: 0, bot_public: true, owner: userObject(this.owner), team: null }];
+    if (method === 'GET' && path === '/applications/@me') return [200, { id: this.applicationId, name: 'hermes', flags: this.applicationFlags, bot_public: true, owner: userObject(this.owner), team: null }];
     if (method === 'PUT' && (m = /^\/applications\/(\d+)\/commands$/.exec(path))) {
       if (m[1] !== this.applicationId) return [404, { message: 'Unknown Application', code: 10002 }];
       const defs = Array.isArray(call.body) ? (call.body as Record<string, unknown>[]) : [];
