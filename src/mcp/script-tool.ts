@@ -72,7 +72,8 @@ function listTools(all: ReadonlyMap<string, McpConnection>, server: string | und
 
 /** The approvals policy for one script call: the request names the server and tool, not the arguments. */
 function askFirst(server: string, tool: string, ctx: ToolContext) {
-  return guardScript(`mcp.call(${JSON.stringify(server)}, ${JSON.stringify(tool)}, …) from an execute_code script`, SCRIPT_MCP_REASON, {
+  // Shown as Python (approval prompts put a script's request in a python block).
+  return guardScript(`mcp.call(${JSON.stringify(server)}, ${JSON.stringify(tool)}, ...)  # from an execute_code script`, SCRIPT_MCP_REASON, {
     mode: ctx.config.approvals.mode,
     requestApproval: ctx.requestApproval,
     signal: ctx.signal,
