@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { packageRoot } from '../../src/shared/package-root.js';
+import { builtCli } from '../helpers/hermes-process.js';
+
+/** Runs the built CLI with a module hook that lists every module it loads (file: URLs, in order). */
+function loadsOf(args: string[]): { stdout: string; status: number | null; loaded: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'hermes-startup-'));
+  const hooks = join(dir, 'hooks.mjs');
+  const log = join(dir, 'loaded.txt');
+  writeFileSync(hooks, `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (url.startsWith('file:')) appendFileSync(${JSON.stringify(log)}, url + '\\n');\n  return next(url, context);\n}\n`);
+  const register = join(dir, 'register.mjs');
+  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  writeFileSync(log, '');
+  const run = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, builtCli, ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, HERMES_HOME: dir } });
+  const root = pathToFileURL(packageRoot()).href;
+  const loaded = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((url) => url.replace(`${root}/`, ''));
+  return { stdout: run.stdout, status: run.status, loaded };
+}
+
+describe('hermes start-up', () => {
+  it('--help loads commander and the command table, and no command module, config or dependency besides', () => {
+    const run = loadsOf(['--help']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('Commands:');
+    for (const name of ['gateway', 'chat', 'exec', 'setup', 'status', 'doctor', 'config', 'logs', 'plugins']) expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
+    const ours = run.loaded.filter((url) => url.startsWith('dist/'));
+    expect(ours.sort()).toEqual(['dist/src/cli/command-table.js', 'dist/src/cli/main.js', 'dist/src/shared/package-root.js']);
+    const packages = new Set(run.loaded.filter((url) => url.startsWith('node_modules/')).map((url) => url.split('/')[1]));
+    expect([...packages]).toEqual(['commander']);
+  });
+
+  it('--version prints package.json\'s version', () => {
+    const run = loadsOf(['--version']);
+    const { version } = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
+    expect(run.stdout).toBe(`${version}\n`);
+    expect(run.status).toBe(0);
+  });
+
+  it('a command loads its own module and no other command\'s', () => {
+    const run = loadsOf(['config', 'path']);
+    expect(run.status).toBe(0);
+    const commands = run.loaded.filter((url) => url.startsWith('dist/src/cli/commands/'));
+    expect(commands).toEqual(['dist/src/cli/commands/config.js']);
+  });
+});
