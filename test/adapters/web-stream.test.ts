@@ -9,6 +9,8 @@ import type { WebEntry } from '../../adapters/web/types.js';
 import { TranscriptStore } from '../../adapters/web/transcript.js';
 import { interruptedNotice } from '../../src/shared/index.js';
 import { FakeAgent, testConfig, until } from '../gateway/helpers.js';
+import { removeHome, startStreamGateway, words, type StreamGateway } from '../fakes/stream-harness.js';
+import { createServer } from 'node:net';
 
 /*
  * The web chat behind the real gateway: the model's words land in one assistant entry while it
@@ -18,7 +20,12 @@ let home: string | undefined;
 let adapter: WebAdapter | undefined;
 let gateway: Gateway | undefined;
 
+let gw: StreamGateway | undefined;
+
 afterEach(async () => {
+  await gw?.stop();
+  if (gw) removeHome(gw.home);
+  gw = undefined;
   await gateway?.stop();
   if (home) rmSync(home, { recursive: true, force: true });
   home = adapter = gateway = undefined;
@@ -136,4 +143,53 @@ describe('web chat: streamed replies', () => {
     // The thread as a reload (or a restart) reads it from disk.
     expect(order(new TranscriptStore(join(home, 'web', 'threads')).entries(thread))).toEqual(expected);
   }, 30_000);
+
+  it('a 400-word answer from the fake model through hermes gateway is one entry that grows with each update (no copy), ending with the model text', async () => {
+    const answer = words(400, 'web');
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    gw = await startStreamGateway('web', { port, auth: 'none' }, { ...process.env }, { replies: [{ text: answer, chunkChars: 12, paceMs: 8 }] });
+    const base = `http://127.0.0.1:${port}/`;
+    const json = { 'content-type': 'application/json' };
+    const thread = ((await (await fetch(`${base}api/threads`, { method: 'POST', headers: json, body: '{}' })).json()) as { id: string }).id;
+    const reader = (await fetch(`${base}api/threads/${thread}/events`)).body!.pipeThrough(new TextDecoderStream()).getReader();
+    const updates: Array<{ at: number; entry: WebEntry }> = [];
+    let buffer = '';
+    const read = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value;
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const data = buffer.slice(0, end).split('\n').find((line) => line.startsWith('data: '));
+          buffer = buffer.slice(end + 2);
+          const event = data ? (JSON.parse(data.slice(6)) as { type: string; entry?: WebEntry }) : undefined;
+          if (event?.type !== 'entry' || event.entry?.kind !== 'assistant') continue;
+          updates.push({ at: Date.now(), entry: event.entry });
+          if (event.entry.text === answer && !event.entry.streaming) return;
+        }
+      }
+    })();
+    await fetch(`${base}api/threads/${thread}/messages`, { method: 'POST', headers: json, body: JSON.stringify({ text: 'tell me a long story' }) });
+    await read;
+    await reader.cancel();
+    await gw.running.gateway.idle();
+    expect(new Set(updates.map((u) => u.entry.id)).size).toBe(1);
+    const streamed = updates.filter((u) => u.entry.kind === 'assistant' && u.entry.streaming);
+    expect(streamed.length).toBeGreaterThan(1);
+    // Each update shows more of the answer than the one before, and is the answer's beginning.
+    for (const [i, u] of streamed.entries()) {
+      const text = u.entry.kind === 'assistant' ? u.entry.text : '';
+      expect(answer.startsWith(text)).toBe(true);
+      if (i > 0) expect(text.length).toBeGreaterThan((streamed[i - 1].entry as { text: string }).text.length);
+    }
+    const entries = ((await (await fetch(`${base}api/threads/${thread}`)).json()) as { entries: WebEntry[] }).entries;
+    const answers = entries.filter((entry) => entry.kind === 'assistant');
+    expect(answers).toHaveLength(1);
+    expect(answers[0].kind === 'assistant' && answers[0].text).toBe(answer);
+  }, 60_000);
 });
