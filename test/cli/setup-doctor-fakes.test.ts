@@ -97,9 +97,9 @@ describe('hermes setup --non-interactive against fake servers', () => {
     const requestsBefore = model.requests.length;
     const doctor = await runHermes(root, ['doctor']);
     expect(doctor.stdout).toMatch(/^\[ ok \] model: fake-tools-model at http:\/\/127\.0\.0\.1:\d+\/v1 answered and called a tool$/m);
-    expect(doctor.stdout).toMatch(/^\[ ok \] platform telegram: ready .*, 1 user\(s\) allowed$/m);
-    expect(doctor.stdout).toMatch(/^\[ ok \] platform slack: ready .*, 1 user\(s\) allowed$/m);
-    expect(doctor.stdout).toMatch(/^\[ ok \] platform discord: ready .*, 1 user\(s\) allowed$/m);
+    expect(doctor.stdout).toMatch(/^\[ ok \] platform telegram: ready: the bot is @hermes_test_bot, 1 user\(s\) allowed$/m);
+    expect(doctor.stdout).toMatch(/^\[ ok \] platform slack: ready: the bot is hermes in Fake; the app token opens Socket Mode, 1 user\(s\) allowed$/m);
+    expect(doctor.stdout).toMatch(/^\[ ok \] platform discord: ready: the bot is hermes, 1 user\(s\) allowed$/m);
     expect(doctor.stdout).toContain('all required checks passed');
     expect(doctor.code).toBe(0);
     expect(model.requests.length).toBe(requestsBefore + 1);
@@ -182,14 +182,22 @@ describe('hermes doctor', () => {
     writeFileSync(join(root, '.env'), `DOCTOR_TEST_KEY=${KEY}\nTELEGRAM_BOT_TOKEN=${telegram.token}\n`);
     const run = await runHermes(root, ['doctor']);
     expect(run.stdout).toMatch(/^\[ ok \] model: /m);
-    expect(run.stdout).toMatch(/^\[FAIL\] platform telegram: has its tokens, but its allow-list is empty: the bot refuses everyone there\n {7}→ hermes setup finds your own telegram id; or put TELEGRAM_ALLOWED_USERS=<id>,<id> in /m);
+    expect(run.stdout).toMatch(/^\[FAIL\] platform telegram: the bot is @hermes_test_bot, but the allow-list is empty: the bot refuses everyone there\n {7}→ hermes setup finds your own telegram id; or put TELEGRAM_ALLOWED_USERS=<id>,<id> in /m);
     expect(run.code).toBe(1);
     const allowed = await runHermes(root, ['doctor'], { TELEGRAM_ALLOWED_USERS: '4242' });
-    expect(allowed.stdout).toMatch(/^\[ ok \] platform telegram: ready .*, 1 user\(s\) allowed$/m);
+    expect(allowed.stdout).toMatch(/^\[ ok \] platform telegram: ready: the bot is @hermes_test_bot, 1 user\(s\) allowed$/m);
     expect(allowed.code).toBe(0);
   });
 
   // The fix names podman where its engine answers (as in CI), else how to start an engine.
+  it('fails when the platform refuses a token it has', async () => {
+    const root = home(`model:\n  base_url: ${model.url}\n  name: fake-tools-model\n  api_key_env: DOCTOR_TEST_KEY\n`);
+    writeFileSync(join(root, '.env'), `DOCTOR_TEST_KEY=${KEY}\nDISCORD_BOT_TOKEN=revoked.token\nDISCORD_ALLOWED_USERS=1\n`);
+    const run = await runHermes(root, ['doctor']);
+    expect(run.stdout).toMatch(/^\[FAIL\] platform discord: Discord refused the token \(.*\); reset and copy it under Bot → Token in the Developer Portal\n {7}→ hermes setup/m);
+    expect(run.code).toBe(1);
+  });
+
   it('fails on a container engine that does not answer, with how to start one or switch', async () => {
     const root = home();
     const dead = join(root, 'dead-docker');

@@ -5,6 +5,7 @@ import { errorMessage } from '../../shared/errors.js';
 import { homeOption } from '../common.js';
 import { chooseBackends, type BackendChoice } from '../../environments/audience.js';
 import type { ProviderRegistry } from '../../environments/registry.js';
+import type { PlatformName } from '../setup/platform-step.js';
 
 /** One line of the report. `fail` counts against the exit code; `warn` and `info` do not. */
 interface Line {
@@ -162,17 +163,31 @@ async function platformLines(config: HermesConfig, envFile: string): Promise<Lin
     if (!platform.enabled) lines.push({ status: 'info', name, detail: 'disabled in config' });
     else if (platform.name === 'web' && !platform.ready) lines.push({ status: 'fail', name, detail: platform.detail, fix: 'set platforms.web.token, or platforms.web.host: 127.0.0.1' });
     else if (!platform.ready) lines.push({ status: 'info', name, detail: `not started: ${platform.detail} in ${envFile}` });
-    else if (platform.name !== 'web' && !allowAll && access.allowedUsers(platform.name).size === 0) {
-      lines.push({
-        status: 'fail', name, detail: `has its tokens, but its allow-list is empty: the bot refuses everyone there`,
-        fix: `hermes setup finds your own ${platform.name} id; or put ${envName(platform.name)}=<id>,<id> in ${envFile}, or list the ids in platforms.${platform.name}.allowed_users`,
-      });
-    } else {
-      const allowed = platform.name === 'web' ? '' : allowAll ? ', every user allowed (GATEWAY_ALLOW_ALL_USERS)' : `, ${access.allowedUsers(platform.name).size} user(s) allowed`;
-      lines.push({ status: 'ok', name, detail: `ready (${platform.detail})${allowed}` });
-    }
+    else if (platform.name === 'web') lines.push({ status: 'ok', name, detail: `ready (${platform.detail})` });
+    else lines.push(await chatPlatformLine(platform.name as PlatformName, config, { allowAll, allowed: access.allowedUsers(platform.name).size, envFile, envVar: envName(platform.name) }));
   }
   return lines;
+}
+
+/** A chat platform that has its tokens: the platform checks them, and someone must be allowed. */
+async function chatPlatformLine(
+  platform: PlatformName,
+  config: HermesConfig,
+  access: { allowAll: boolean; allowed: number; envFile: string; envVar: string },
+): Promise<Line> {
+  const name = `platform ${platform}`;
+  const { checkTokens, tokenNames } = await import('../setup/platform-step.js');
+  const tokens = Object.fromEntries(tokenNames(platform, config).map((variable) => [variable, process.env[variable] ?? '']));
+  const check = await checkTokens(platform, tokens, config);
+  if (!check.ok) return { status: 'fail', name, detail: check.detail, fix: `hermes setup (or fix the token in ${access.envFile})` };
+  if (!access.allowAll && access.allowed === 0) {
+    return {
+      status: 'fail', name, detail: `${check.detail}, but the allow-list is empty: the bot refuses everyone there`,
+      fix: `hermes setup finds your own ${platform} id; or put ${access.envVar}=<id>,<id> in ${access.envFile}, or list the ids in platforms.${platform}.allowed_users`,
+    };
+  }
+  const allowed = access.allowAll ? 'every user allowed (GATEWAY_ALLOW_ALL_USERS)' : `${access.allowed} user(s) allowed`;
+  return { status: 'ok', name, detail: `ready: ${check.detail}, ${allowed}` };
 }
 
 /** True when a platform other people can write on (not the web chat) is enabled and has its tokens. */
