@@ -136,11 +136,11 @@ interface ProgressLine {
   interrupted?: string;
 }
 
-/** `⚙️ execute_code: …` becomes `⏹ execute_code: … — interrupted (user sent a new message)`. */
+/** `⚙️ execute_code: …` becomes `⚙️ execute_code: … — ⏹ interrupted (user sent a new message)`. */
 function shownLine(line: ProgressLine): string {
   if (line.interrupted === undefined) return line.text;
   const why = line.interrupted ? ` (${line.interrupted})` : '';
-  return `${line.text.replace(/^⚙️/, '⏹')} — interrupted${why}`;
+  return `${line.text} — ⏹ interrupted${why}`;
 }
 
 /**

@@ -131,7 +131,7 @@ describe('Telegram: streamed replies', () => {
     await gw.running.gateway.idle();
     const progress = api.sentTo(GROUP).find((message) => message.text.includes('execute_code'));
     expect(progress?.at).toBeLessThan(interruptedAt);
-    expect(progress?.text).toMatch(/^⏹ execute_code: .* — interrupted \(user sent a new message\)$/);
+    expect(progress?.text).toMatch(/^⚙️ execute_code: .* — ⏹ interrupted \(user sent a new message\)$/);
     expect(progress!.text.split('interrupted').length - 1).toBe(1);
     const later = api.sentTo(GROUP).filter((message) => message.at >= interruptedAt);
     expect(later.length).toBeGreaterThan(0);
