@@ -81,8 +81,25 @@ export function acceptsReply(cell: ActiveCell | undefined, frame: Frame): cell i
   return cell !== undefined && !cell.reply && REPLY_KINDS.has(frame.kind);
 }
 
+/**
+ * Settles the cell once its reply and both end markers are in: ok and exception through
+ * `complete` at once; after sys.exit() (the kernel is ending on its own) once `ended` settles.
+ */
+export function finishWhenReady(
+  cell: ActiveCell,
+  splitters: { stdout: MarkerSplitter; stderr: MarkerSplitter },
+  complete: (outcome: CellOutcome) => void,
+  ended: () => Promise<void>,
+): void {
+  if (cell.settled || !cell.reply || !splitters.stdout.done || !splitters.stderr.done) return;
+  const outcome = replyOutcome(cell.reply);
+  if (outcome.kind !== 'exit') return complete(outcome);
+  cell.settled = true;
+  void ended().then(() => complete(outcome));
+}
+
 /** What the cell's reply says: ok, an exception with its traceback, or sys.exit(code) (the kernel is ending). */
-export function replyOutcome(reply: Frame): CellOutcome {
+function replyOutcome(reply: Frame): CellOutcome {
   if (reply.kind === 'O') return { kind: 'ok' };
   if (reply.kind === 'E') return { kind: 'exception', traceback: reply.payload.toString('utf8') };
   const text = reply.payload.toString('utf8');

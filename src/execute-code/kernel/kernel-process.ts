@@ -4,7 +4,7 @@ import type { HostCommand } from '../../environments/types.js';
 import { terminateGroup } from '../../environments/process-group.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { errorMessage } from '../../shared/errors.js';
-import { EXIT_WAIT_MS, acceptsReply, armCell, cellSource, closeCell, openCell, replyOutcome, type ActiveCell } from './active-cell.js';
+import { EXIT_WAIT_MS, acceptsReply, armCell, cellSource, closeCell, finishWhenReady, openCell, type ActiveCell } from './active-cell.js';
 import { KernelBusyError, KernelStartError } from './errors.js';
 import { FrameReader, MAX_INBOUND_FRAME, type Frame } from './frames.js';
 import { MarkerSplitter } from './marker-splitter.js';
@@ -191,14 +191,10 @@ export class KernelProcess {
   /** Settles the cell once its reply and both markers are in. */
   #maybeFinish(): void {
     const cell = this.#cell;
-    if (!cell || cell.settled || !cell.reply || !this.#stdout.done || !this.#stderr.done) return;
-    const outcome = replyOutcome(cell.reply);
-    if (outcome.kind !== 'exit') return this.#complete(cell, outcome);
-    // sys.exit(): the runner is ending on its own; then nothing of its group may outlive it.
-    cell.settled = true;
-    void settleWithin(this.#exited, EXIT_WAIT_MS)
-      .then(() => this.#stop())
-      .then(() => this.#complete(cell, outcome));
+    if (!cell) return;
+    // After sys.exit() the runner is ending on its own; then nothing of its group may outlive it.
+    const ended = () => settleWithin(this.#exited, EXIT_WAIT_MS).then(() => this.#stop());
+    finishWhenReady(cell, { stdout: this.#stdout, stderr: this.#stderr }, (outcome) => this.#complete(cell, outcome), ended);
   }
 
   /** Timeout, interrupt, death, protocol error: kill the group, drain what was written, settle. */

@@ -3,7 +3,7 @@ import type { Environment } from '../../environments/types.js';
 import { errorMessage } from '../../shared/errors.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { KernelStartError, kernelRunnerPath, type CellOutcome } from '../kernel/index.js';
-import { EXIT_WAIT_MS, acceptsReply, armCell, cellSource, closeCell, openCell, replyOutcome, type ActiveCell } from '../kernel/active-cell.js';
+import { EXIT_WAIT_MS, acceptsReply, armCell, cellSource, closeCell, finishWhenReady, openCell, type ActiveCell } from '../kernel/active-cell.js';
 import { FrameReader, MAX_INBOUND_FRAME, type Frame } from '../kernel/frames.js';
 import { MarkerSplitter } from '../kernel/marker-splitter.js';
 import { settleWithin } from '../kernel/settle-within.js';
@@ -171,14 +171,10 @@ export class StreamKernel {
   /** Settles the cell once its reply and both markers are in. */
   #maybeFinish(): void {
     const cell = this.#cell;
-    if (!cell || cell.settled || !cell.reply || !this.#stdout.done || !this.#stderr.done) return;
-    const outcome = replyOutcome(cell.reply);
-    if (outcome.kind !== 'exit') return this.#complete(cell, outcome);
-    // sys.exit(): the kernel ends on its own; then the stream goes too.
-    cell.settled = true;
-    void settleWithin(this.#channel.ended, EXIT_WAIT_MS)
-      .then(() => this.#stop())
-      .then(() => this.#complete(cell, outcome));
+    if (!cell) return;
+    // After sys.exit() the kernel ends on its own; then the stream goes too.
+    const ended = () => settleWithin(this.#channel.ended, EXIT_WAIT_MS).then(() => this.#stop());
+    finishWhenReady(cell, { stdout: this.#stdout, stderr: this.#stderr }, (outcome) => this.#complete(cell, outcome), ended);
   }
 
   /** Timeout, interrupt, protocol error: the kill frame, then everything the kernel wrote, then settle. */
