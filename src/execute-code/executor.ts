@@ -22,7 +22,8 @@ import { refusedResult, validateCode } from './result.js';
 import { cleanOutput } from '../shared/clean-output.js';
 import { resolveWorkingFolder } from '../environments/working-folder.js';
 import { renderStub } from './stub.js';
-import { MCP_SCRIPT_TOOL } from '../mcp/index.js';
+// The name only, from its own file: the mcp front door loads the MCP SDK, which hermes exec never needs.
+import { MCP_SCRIPT_TOOL } from '../mcp/script-tool.js';
 import type { CodeExecutor, ExecuteCodeRequest, ExecuteCodeResult } from './types.js';
 
 export interface CodeExecutorOptions {
