@@ -1,8 +1,8 @@
 import type { HermesConfig } from '../config/schema.js';
 import type { HostCommand, HostProcessEnvironment } from '../environments/types.js';
 import type { Logger } from '../shared/logger.js';
-import type { RpcServer } from './rpc/server.js';
-import type { StagingDir } from './staging.js';
+import { RpcServer, type RpcHandler } from './rpc/server.js';
+import { StagingDir } from './staging.js';
 import { resolveInterpreter } from './interpreter.js';
 import { scriptEnv } from './script-env.js';
 
@@ -11,8 +11,8 @@ export interface LaunchOptions {
   staging: StagingDir;
   rpc: RpcServer;
   settings: HermesConfig['code_execution'];
-  /** The command to run, given the interpreter: a script, or the kernel runner. */
-  argv(python: string): string[];
+  /** The command to run, given the interpreter and the staging folder: a script, or the kernel runner. */
+  argv(python: string, staging: StagingDir): string[];
   /** Host paths the process may read besides the staging folder (the kernel runner). */
   readOnly?: string[];
   passthrough: Iterable<string>;
@@ -35,5 +35,43 @@ export async function launchCommand(options: LaunchOptions): Promise<HostCommand
     logger: options.logger,
   });
   const cwd = settings.mode === 'strict' ? staging.path : options.environment.cwd;
-  return options.environment.hostCommand(options.argv(python), { cwd, env, binds: [staging.path], readOnly: options.readOnly });
+  return options.environment.hostCommand(options.argv(python, staging), { cwd, env, binds: [staging.path], readOnly: options.readOnly });
+}
+
+/** A process's staging folder and the RPC server listening in it: they live and go together. */
+export interface Staged {
+  staging: StagingDir;
+  rpc: RpcServer;
+  /** The command that starts the process inside the environment. */
+  command: HostCommand;
+  /** Closes the server and removes the folder. */
+  release(): Promise<void>;
+}
+
+/**
+ * Everything a script or kernel on this host needs before it starts: the private staging
+ * folder with `files` (the stub, the script), the RPC server of `handler` listening in it,
+ * and the launch command. On failure both are gone before it throws.
+ */
+export async function stageLaunch(options: Omit<LaunchOptions, 'staging' | 'rpc'> & { files: Record<string, string>; handler: RpcHandler }): Promise<Staged> {
+  const { settings } = options;
+  const staging = await StagingDir.create();
+  const rpc = new RpcServer({
+    transport: settings.rpc_transport,
+    socketPath: staging.socketPath,
+    handler: options.handler,
+    maxConnections: settings.max_rpc_connections,
+  });
+  const release = async () => {
+    await rpc.close();
+    await staging.remove();
+  };
+  try {
+    for (const [name, text] of Object.entries(options.files)) await staging.write(name, text);
+    await rpc.listen();
+    return { staging, rpc, command: await launchCommand({ ...options, staging, rpc }), release };
+  } catch (error) {
+    await release();
+    throw error;
+  }
 }

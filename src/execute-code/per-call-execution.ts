@@ -6,9 +6,7 @@ import type { ToolContext } from '../tools/types.js';
 import { CallGate } from './call-gate.js';
 import type { CellRequest } from './call-path.js';
 import type { ExecuteCodeResult } from './types.js';
-import { RpcServer } from './rpc/server.js';
-import { StagingDir } from './staging.js';
-import { launchCommand } from './launch.js';
+import { stageLaunch, type Staged } from './launch.js';
 import { runScriptProcess, type ScriptRun } from './per-call.js';
 import { interruptedNotice, scriptTimedOutNotice } from '../shared/notices.js';
 import { joinOutput, lastErrorLine, secondsSince, stdoutFields } from './result.js';
@@ -49,31 +47,22 @@ export function oneShotInput(
 export async function executePerCall(input: PerCallInput): Promise<ExecuteCodeResult> {
   const { config, environment, context } = input;
   const settings = config.code_execution;
-  const staging = await StagingDir.create();
-  const rpc = new RpcServer({
-    transport: settings.rpc_transport,
-    socketPath: staging.socketPath,
-    handler: input.gate.handle,
-    maxConnections: settings.max_rpc_connections,
-  });
   const closeGate = input.gate.open({ allowed: input.allowed, maxCalls: settings.max_tool_calls, context });
   let callsMade = 0;
   let run: ScriptRun;
+  let staged: Staged | undefined;
   try {
-    await staging.write('hermes_tools.py', input.stub);
-    const script = await staging.write('script.py', input.code);
-    await rpc.listen();
-    const command = await launchCommand({
+    staged = await stageLaunch({
       environment,
-      staging,
-      rpc,
       settings,
-      argv: (python) => [python, script],
+      handler: input.gate.handle,
+      files: { 'hermes_tools.py': input.stub, 'script.py': input.code },
+      argv: (python, staging) => [python, staging.file('script.py')],
       passthrough: input.passthrough,
       logger: input.logger,
     });
     run = await runScriptProcess({
-      command,
+      command: staged.command,
       timeoutSeconds: settings.timeout,
       graceMs: settings.kill_grace * 1000,
       signal: context.signal,
@@ -85,8 +74,7 @@ export async function executePerCall(input: PerCallInput): Promise<ExecuteCodeRe
     });
   } finally {
     callsMade = closeGate();
-    await rpc.close();
-    await staging.remove();
+    await staged?.release();
   }
   return scriptResult(run, { callsMade, startedMs: input.startedMs, timeout: settings.timeout });
 }

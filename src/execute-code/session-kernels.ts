@@ -8,15 +8,12 @@ import { CallGate } from './call-gate.js';
 import type { CellRequest, KernelAnswer } from './call-path.js';
 import { KernelPool, KernelProcess, KernelStartError, kernelArgv, kernelRunnerPath } from './kernel/index.js';
 import { runGatedCell, runInKernel, sessionKernelPool } from './kernel-cells.js';
-import { launchCommand } from './launch.js';
-import { RpcServer } from './rpc/server.js';
-import { StagingDir } from './staging.js';
+import { stageLaunch, type Staged } from './launch.js';
 import type { ExecuteCodeResult } from './types.js';
 
-/** A kernel's private staging folder and RPC server; they live and die with it. */
+/** A kernel's private staging folder, RPC server and gate; they live and die with it. */
 interface KernelResources {
-  staging: StagingDir;
-  rpc: RpcServer;
+  staged: Staged;
   gate: CallGate;
 }
 
@@ -56,34 +53,25 @@ export class SessionKernels {
 
   private async startKernel(request: CellRequest, environment: HostProcessEnvironment): Promise<KernelProcess> {
     const settings = this.deps.config.code_execution;
-    const staging = await StagingDir.create();
     const gate = new CallGate(this.deps.registry);
-    const rpc = new RpcServer({
-      transport: settings.rpc_transport,
-      socketPath: staging.socketPath,
-      handler: gate.handle,
-      maxConnections: settings.max_rpc_connections,
-    });
+    let staged: Staged | undefined;
     try {
-      await staging.write('hermes_tools.py', request.stub);
-      await rpc.listen();
-      const command = await launchCommand({
+      staged = await stageLaunch({
         environment,
-        staging,
-        rpc,
         settings,
+        handler: gate.handle,
+        files: { 'hermes_tools.py': request.stub },
         argv: kernelArgv,
         readOnly: [dirname(kernelRunnerPath())],
         passthrough: request.passthrough,
         logger: this.deps.logger,
       });
-      const kernel = await KernelProcess.start(command, { graceMs: settings.kill_grace * 1000, logger: this.deps.logger });
-      this.resources.set(kernel, { staging, rpc, gate });
+      const kernel = await KernelProcess.start(staged.command, { graceMs: settings.kill_grace * 1000, logger: this.deps.logger });
+      this.resources.set(kernel, { staged, gate });
       void kernel.exited.then(() => this.release(kernel));
       return kernel;
     } catch (error) {
-      await rpc.close();
-      await staging.remove();
+      await staged?.release();
       throw error instanceof KernelStartError ? error : new KernelStartError(errorMessage(error), { cause: error });
     }
   }
@@ -92,8 +80,7 @@ export class SessionKernels {
     const resources = this.resources.get(kernel);
     if (!resources) return;
     this.resources.delete(kernel);
-    await resources.rpc.close();
-    await resources.staging.remove();
+    await resources.staged.release();
   }
 
   private runCell(kernel: KernelProcess, request: CellRequest, environment: HostProcessEnvironment): Promise<ExecuteCodeResult> {
