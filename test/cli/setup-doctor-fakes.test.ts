@@ -95,7 +95,10 @@ describe('hermes setup --non-interactive against fake servers', () => {
     expect(telegram.updates.length).toBeGreaterThan(0);
 
     const requestsBefore = model.requests.length;
+    const pollsBefore = telegram.callsOf('getUpdates').length;
     const doctor = await runHermes(root, ['doctor']);
+    // Doctor never polls: a getUpdates would end a running gateway's long poll.
+    expect(telegram.callsOf('getUpdates').length).toBe(pollsBefore);
     expect(doctor.stdout).toMatch(/^\[ ok \] model: fake-tools-model at http:\/\/127\.0\.0\.1:\d+\/v1 answered and called a tool$/m);
     expect(doctor.stdout).toMatch(/^\[ ok \] platform telegram: ready: the bot is @hermes_test_bot, 1 user\(s\) allowed$/m);
     expect(doctor.stdout).toMatch(/^\[ ok \] platform slack: ready: the bot is hermes in Fake; the app token opens Socket Mode, 1 user\(s\) allowed$/m);

@@ -178,7 +178,8 @@ async function chatPlatformLine(
   const name = `platform ${platform}`;
   const { checkTokens, tokenNames } = await import('../setup/platform-step.js');
   const tokens = Object.fromEntries(tokenNames(platform, config).map((variable) => [variable, process.env[variable] ?? '']));
-  const check = await checkTokens(platform, tokens, config);
+  // Without looking for a person: Telegram's getUpdates would end a running gateway's poll.
+  const check = await checkTokens(platform, tokens, config, false);
   if (!check.ok) return { status: 'fail', name, detail: check.detail, fix: `hermes setup (or fix the token in ${access.envFile})` };
   if (!access.allowAll && access.allowed === 0) {
     return {

@@ -11,8 +11,12 @@ export interface TokenCheck {
   person?: { id: string; name: string };
 }
 
-/** Telegram: getMe checks the token; the sender of the newest message the bot has is the person to allow. */
-export async function checkTelegram(token: string, config: HermesConfig): Promise<TokenCheck> {
+/**
+ * Telegram: getMe checks the token; with `findSender`, the sender of the newest message the bot
+ * has is the person to allow. Doctor leaves that out: a getUpdates call ends a running
+ * gateway's long poll (409 Conflict).
+ */
+export async function checkTelegram(token: string, config: HermesConfig, findSender = true): Promise<TokenCheck> {
   const { Api: TelegramApi } = await import('grammy');
   const root = config.platforms.telegram.api_root.replace(/\/+$/, '');
   const api = new TelegramApi(token, root ? { apiRoot: root } : undefined);
@@ -22,7 +26,7 @@ export async function checkTelegram(token: string, config: HermesConfig): Promis
   } catch (error) {
     return { ok: false, detail: `Telegram refused the token (getMe: ${errorMessage(error)}); copy it again from @BotFather (/mybots → API Token)` };
   }
-  return { ok: true, detail: `the bot is @${username}`, person: await lastTelegramSender(api) };
+  return { ok: true, detail: `the bot is @${username}`, person: findSender ? await lastTelegramSender(api) : undefined };
 }
 
 /** The sender of the newest message the bot has waiting (asked again after the person wrote to it). */

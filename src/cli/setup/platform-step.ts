@@ -23,9 +23,12 @@ export function tokenNames(platform: PlatformName, config: HermesConfig): string
   return config.platforms.slack.mode === 'socket' ? ['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN'] : ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET'];
 }
 
-/** Asks the platform whether the tokens work (getMe, auth.test, the bot's own user). */
-export function checkTokens(platform: PlatformName, tokens: Record<string, string>, config: HermesConfig): Promise<TokenCheck> {
-  if (platform === 'telegram') return checkTelegram(tokens.TELEGRAM_BOT_TOKEN, config);
+/**
+ * Asks the platform whether the tokens work (getMe, auth.test, the bot's own user). `findPerson`
+ * also looks for the person to allow (Telegram reads the waiting messages for it).
+ */
+export function checkTokens(platform: PlatformName, tokens: Record<string, string>, config: HermesConfig, findPerson = true): Promise<TokenCheck> {
+  if (platform === 'telegram') return checkTelegram(tokens.TELEGRAM_BOT_TOKEN, config, findPerson);
   if (platform === 'discord') return checkDiscord(tokens.DISCORD_BOT_TOKEN, config);
   return checkSlack({ bot: tokens.SLACK_BOT_TOKEN, app: tokens.SLACK_APP_TOKEN }, config);
 }
