@@ -22,6 +22,7 @@ export interface TelegramWebhookOptions {
   secret?: string;
   /** Local port to listen on (`TELEGRAM_WEBHOOK_PORT`, else `PORT`, else 8443); 0 picks one. */
   port: number;
+  /** The address to listen on (`platforms.telegram.webhook_host`); loopback when unset. */
   host?: string;
 }
 
@@ -356,7 +357,7 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
+      server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
     });
     this.server = server;
     await this.bot.api.setWebhook(options.url, {
@@ -369,7 +370,7 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
 /**
  * The Telegram adapter when `platforms.telegram.enabled` and TELEGRAM_BOT_TOKEN are set, else
  * undefined. TELEGRAM_WEBHOOK_URL switches to webhook mode (listening on
- * TELEGRAM_WEBHOOK_PORT, else PORT, else 8443); without TELEGRAM_WEBHOOK_SECRET a random
+ * `platforms.telegram.webhook_host`, port TELEGRAM_WEBHOOK_PORT, else PORT, else 8443); without TELEGRAM_WEBHOOK_SECRET a random
  * secret is set with the webhook at each start, so the header is always checked.
  */
 export function createTelegramAdapter(options: {
@@ -388,7 +389,7 @@ export function createTelegramAdapter(options: {
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       throw new GatewayError('TELEGRAM_BAD_PORT', `telegram: TELEGRAM_WEBHOOK_PORT (or PORT) must be a port number, got "${env.TELEGRAM_WEBHOOK_PORT ?? env.PORT}"`);
     }
-    webhook = { url, port, secret: env.TELEGRAM_WEBHOOK_SECRET?.trim() || randomBytes(24).toString('hex') };
+    webhook = { url, port, host: telegram.webhook_host, secret: env.TELEGRAM_WEBHOOK_SECRET?.trim() || randomBytes(24).toString('hex') };
   }
   return new TelegramAdapter({ token, apiRoot: telegram.api_root || undefined, webhook, logger: options.logger });
 }

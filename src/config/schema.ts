@@ -218,6 +218,7 @@ export const configSchema = z.strictObject({
       enabled: bool().default(true),
       allowed_users: ids().default([]),
       api_root: text().default(''),
+      webhook_host: text().min(1, { error: 'expected an address to listen on, such as 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
     }),
     web: section({
       enabled: bool().default(true),

@@ -216,11 +216,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function post(port: number, path: string, body: unknown, secret?: string): Promise<number> {
+function post(port: number, path: string, body: unknown, secret?: string, host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
     const req = request(
-      { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', ...(secret ? { 'x-telegram-bot-api-secret-token': secret } : {}) } },
+      { host, port, path, method: 'POST', headers: { 'content-type': 'application/json', ...(secret ? { 'x-telegram-bot-api-secret-token': secret } : {}) } },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -247,5 +247,36 @@ describe('Telegram adapter (webhook mode)', () => {
     expect(await post(port, '/telegram/hook', update(4, 'real'), 's3cret-token')).toBe(200);
     await api.waitFor(() => api.sentTo(ADA).length === 1);
     expect(agent.turns.map((turn) => turn.options.text)).toEqual(['real']);
+  });
+
+  async function startFromConfig(telegram: { webhook_host?: string }) {
+    const api = await new FakeTelegramApi().start();
+    const port = await freePort();
+    const adapter = createTelegramAdapter({
+      config: testConfig({ platforms: { telegram: { api_root: api.apiRoot, ...telegram } } }),
+      env: { TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${port}/hook`, TELEGRAM_WEBHOOK_PORT: String(port), TELEGRAM_WEBHOOK_SECRET: 'tok' },
+    });
+    if (!adapter) throw new Error('createTelegramAdapter built no adapter for a token and a webhook URL');
+    const stop = new AbortController();
+    await adapter.start(async () => {}, stop.signal);
+    cleanup.push(async () => {
+      stop.abort();
+      await adapter.stop();
+      await api.close();
+    });
+    return port;
+  }
+
+  it('listens on platforms.telegram.webhook_host only: bound to 127.0.0.2, a connection to 127.0.0.1 is refused', async () => {
+    const port = await startFromConfig({ webhook_host: '127.0.0.2' });
+    expect(await post(port, '/hook', { update_id: 1 }, 'tok', '127.0.0.2')).toBe(200);
+    await expect(post(port, '/hook', { update_id: 2 }, 'tok', '127.0.0.1')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  it('listens on loopback by default: bound to 127.0.0.1, a connection to 127.0.0.2 is refused', async () => {
+    expect(testConfig().platforms.telegram.webhook_host).toBe('127.0.0.1');
+    const port = await startFromConfig({});
+    expect(await post(port, '/hook', { update_id: 1 }, 'tok', '127.0.0.1')).toBe(200);
+    await expect(post(port, '/hook', { update_id: 2 }, 'tok', '127.0.0.2')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 });
