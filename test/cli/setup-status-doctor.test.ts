@@ -77,6 +77,16 @@ describe('hermes setup', () => {
   });
 });
 
+describe('hermes setup --non-interactive', () => {
+  it('with no step\'s flags writes nothing and says which flags do the steps', async () => {
+    const root = home();
+    const run = await runCli(root, 'setup', '--non-interactive');
+    expect(run.error).toBeUndefined();
+    expect(run.stdout).toContain('setup: nothing to do: --non-interactive does the steps whose flags are given');
+    expect(() => readFileSync(join(root, 'config.yaml'), 'utf8')).toThrow(/ENOENT/);
+  });
+});
+
 describe('hermes status', () => {
   it('shows the active backend, every probe, the model and the platforms', async () => {
     const root = home();

@@ -86,7 +86,7 @@ export function registerSetupCommand(program: Command): void {
       const flagged = Boolean(options.provider || options.baseUrl || options.model || options.apiKey || options.apiKeyEnv || options.backend
         || options.telegramToken || options.slackBotToken || options.discordToken
         || options.telegramUser.length || options.slackUser.length || options.discordUser.length);
-      if (options.nonInteractive || flagged) return runFromFlags(options, config, paths);
+      if (options.nonInteractive || flagged) return runFromFlags(options, config, paths, flagged);
       if (!process.stdin.isTTY) {
         const { loadProviderRegistry } = await import('../../environments/index.js');
         const { registry } = await loadProviderRegistry({ config, paths });
@@ -121,8 +121,12 @@ export async function runInteractive(config: HermesConfig, paths: HermesPaths, i
 }
 
 /** `--non-interactive` and flags: each flagged step, checked; a failed check writes nothing of its step and fails. */
-async function runFromFlags(options: SetupOptions, config: HermesConfig, paths: HermesPaths): Promise<void> {
+async function runFromFlags(options: SetupOptions, config: HermesConfig, paths: HermesPaths, flagged: boolean): Promise<void> {
   const say = (line: string) => console.log(line);
+  if (!flagged) {
+    say('setup: nothing to do: --non-interactive does the steps whose flags are given (--model, --backend, --telegram-token…; hermes setup --help)');
+    return;
+  }
   if (options.provider || options.baseUrl || options.model || options.apiKey || options.apiKeyEnv) {
     writeModel(paths, await modelFromFlags(options, config), say);
   }
