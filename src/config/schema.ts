@@ -229,6 +229,11 @@ export const configSchema = z.strictObject({
       max_streams: positiveInt().default(32),
     }),
   }),
+  coordination: section({
+    backend: oneOf(['none', 'redis'] as const).default('none'),
+    redis_url: text().default(''),
+    lease_seconds: seconds().default(10),
+  }),
   mcp_servers: z.record(mcpServerName(), mcpServer, { error: 'expected a map of server names to MCP server settings' }).default({}),
 });
 

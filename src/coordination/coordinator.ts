@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { HermesError, errorMessage } from '../shared/errors.js';
+import { silentLogger, type Logger } from '../shared/logger.js';
+import { Inbox, passTo } from './inbox.js';
+import { coordinationKeys, DEFAULT_PREFIX, type CoordinationKeys } from './keys.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { RedisThreadLeases } from './leases.js';
+import type { PassedEnvelope, ThreadLease } from './types.js';
+
+/** What an instance does with what other instances pass to it. */
+export interface CoordinatorHandlers {
+  /** A message for a thread this instance owns, passed on by the instance that received it. */
+  message(threadKey: string, payload: unknown, from: string): Promise<void>;
+  /** A new message or /stop elsewhere: interrupt the thread's turn here. */
+  interrupt(threadKey: string, reason: string, from: string): void | Promise<void>;
+}
+
+export interface RedisCoordinatorOptions {
+  url: string;
+  /** This instance's name in leases and inboxes; random when unset (a restart is a new owner). */
+  instanceId?: string;
+  leaseTtlMs: number;
+  /** Key prefix, so several gateways (or tests) can share a Redis database. */
+  prefix?: string;
+  logger?: Logger;
+}
+
+/** Where an interrupt went. */
+export type InterruptRoute = 'here' | 'passed' | 'nobody';
+
+async function connected(url: string, logger: Logger, what: string): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
+  // Without a listener ioredis prints every reconnect error to the console.
+  redis.on('error', (error: unknown) => logger.warn({ err: errorMessage(error), connection: what }, 'redis connection error'));
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    // The URL may hold a password: name the host only.
+    const host = new URL(url).host;
+    throw new HermesError('COORDINATION_UNREACHABLE', `coordination: cannot reach Redis at ${host} (${errorMessage(error)}); check coordination.redis_url or REDIS_URL and that redis-server runs`, { cause: error });
+  }
+  return redis;
+}
+
+/**
+ * One gateway instance's part in a group sharing threads through Redis: it holds thread
+ * leases (one owner per thread), passes messages and interrupts for threads another instance
+ * owns to that instance's inbox, and hands what reaches its own inbox to `handlers`.
+ */
+export class RedisCoordinator {
+  readonly leases: RedisThreadLeases;
+  private readonly keys: CoordinationKeys;
+  private readonly logger: Logger;
+  private inbox: Inbox | undefined;
+
+  private constructor(
+    private readonly redis: Redis,
+    readonly instanceId: string,
+    private readonly leaseTtlMs: number,
+    options: RedisCoordinatorOptions,
+  ) {
+    this.keys = coordinationKeys(options.prefix ?? DEFAULT_PREFIX);
+    this.logger = (options.logger ?? silentLogger()).child({ instance: instanceId });
+    this.leases = new RedisThreadLeases(redis, leaseTtlMs, this.keys);
+  }
+
+  /** Connects (one connection for commands, one for the inbox's blocking reads) and starts reading the inbox. */
+  static async connect(options: RedisCoordinatorOptions, handlers: CoordinatorHandlers): Promise<RedisCoordinator> {
+    const logger = options.logger ?? silentLogger();
+    const instanceId = options.instanceId ?? `gw-${randomBytes(6).toString('hex')}`;
+    const redis = await connected(options.url, logger, 'commands');
+    let reader: Redis;
+    try {
+      reader = await connected(options.url, logger, 'inbox');
+    } catch (error) {
+      redis.disconnect();
+      throw error;
+    }
+    const coordinator = new RedisCoordinator(redis, instanceId, options.leaseTtlMs, options);
+    coordinator.inbox = new Inbox(reader, instanceId, (envelope) => coordinator.deliver(envelope, handlers), coordinator.logger, coordinator.keys);
+    return coordinator;
+  }
+
+  /**
+   * Takes the thread's lease and keeps renewing it until released; undefined while another
+   * instance holds it. `onLost` runs if the lease is lost anyway (this instance stalled past its TTL).
+   */
+  async hold(threadKey: string, onLost: (lease: ThreadLease) => void): Promise<LeaseKeeper | undefined> {
+    const lease = await this.leases.acquire(threadKey, this.instanceId);
+    return lease ? new LeaseKeeper(this.leases, lease, this.leaseTtlMs, onLost, this.logger) : undefined;
+  }
+
+  /** Passes a message for `threadKey` to instance `to`'s inbox. */
+  async passMessage(to: string, threadKey: string, payload: unknown): Promise<void> {
+    await passTo(this.redis, to, { kind: 'message', threadKey, from: this.instanceId, payload }, this.keys);
+  }
+
+  /**
+   * Interrupts the thread's turn wherever it runs: here (`handlers.interrupt` is not called for
+   * it; the caller interrupts its own lane), passed to the owner, or nowhere when no instance holds it.
+   */
+  async interrupt(threadKey: string, reason: string): Promise<InterruptRoute> {
+    const owner = await this.leases.owner(threadKey);
+    if (!owner) return 'nobody';
+    if (owner === this.instanceId) return 'here';
+    await passTo(this.redis, owner, { kind: 'interrupt', threadKey, from: this.instanceId, reason }, this.keys);
+    return 'passed';
+  }
+
+  /** Stops reading the inbox, removes it and closes both connections. */
+  async close(): Promise<void> {
+    await this.inbox?.close();
+    try {
+      await this.redis.del(this.keys.inbox(this.instanceId));
+      await this.redis.quit();
+    } catch {
+      this.redis.disconnect();
+    }
+  }
+
+  private async deliver(envelope: PassedEnvelope, handlers: CoordinatorHandlers): Promise<void> {
+    if (envelope.kind === 'interrupt') await handlers.interrupt(envelope.threadKey, envelope.reason, envelope.from);
+    else await handlers.message(envelope.threadKey, envelope.payload, envelope.from);
+  }
+}

@@ -1,0 +1,16 @@
+/** Redis key names, all under one prefix so several gateways can share a Redis database. */
+export interface CoordinationKeys {
+  lease(threadKey: string): string;
+  fence(threadKey: string): string;
+  inbox(instanceId: string): string;
+}
+
+export const DEFAULT_PREFIX = 'hermes:';
+
+export function coordinationKeys(prefix = DEFAULT_PREFIX): CoordinationKeys {
+  return {
+    lease: (threadKey) => `${prefix}lease:${threadKey}`,
+    fence: (threadKey) => `${prefix}fence:${threadKey}`,
+    inbox: (instanceId) => `${prefix}inbox:${instanceId}`,
+  };
+}
