@@ -101,7 +101,7 @@ export class ThreadActivity {
           started?.kind === 'tool'
             ? started
             : { kind: 'tool', id: id ?? entryId('t'), at: Date.now(), name: event.name, status: 'running' };
-        this.put(threadId, { ...base, ...toolOutcome(event.result), durationMs: event.durationMs });
+        this.put(threadId, { ...base, ...toolOutcome(event.result, event.interrupted), durationMs: event.durationMs });
         return;
       }
       case 'text': {

@@ -1,3 +1,4 @@
+import { interruptedNotice } from '../../src/shared/notices.js';
 import type { ToolStatus } from './types.js';
 
 /** Longest tool output or argument text the page keeps per call (the executor caps it earlier). */
@@ -27,9 +28,15 @@ export function describeArgs(name: string, args: unknown): { code?: string; args
 /**
  * What a finished tool call shows. execute_code results carry `status` and `output`
  * (success, error, timeout, interrupted); other tools return data or `{ error }`.
+ * `interrupted` (the agent's event says so, with the reason) makes any call's card say it.
  */
-export function toolOutcome(result: unknown): ToolOutcome {
-  const value = maybeJson(result);
+export function toolOutcome(result: unknown, interrupted?: string): ToolOutcome {
+  const outcome = outcomeOf(maybeJson(result));
+  if (interrupted === undefined || outcome.status === 'interrupted') return outcome;
+  return { ...outcome, status: 'interrupted', error: outcome.error ?? interruptedNotice(interrupted || undefined) };
+}
+
+function outcomeOf(value: unknown): ToolOutcome {
   if (isRecord(value)) {
     const status = value.status;
     if (typeof status === 'string' && (OUTCOMES as readonly string[]).includes(status) && typeof value.output === 'string') {
@@ -42,7 +49,6 @@ export function toolOutcome(result: unknown): ToolOutcome {
     }
     if (typeof value.error === 'string') return { status: 'error', error: value.error };
   }
-  if (typeof value === 'string' && /^\[execution interrupted\b/.test(value)) return { status: 'interrupted', error: value };
   if (value === undefined) return { status: 'success' };
   return { status: 'success', output: clip(typeof value === 'string' ? value : JSON.stringify(value, null, 2)) };
 }

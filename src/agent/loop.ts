@@ -11,7 +11,7 @@ import type { CompactMode, CompactOutcome } from './context/compactor.js';
 import { textTokens } from './context/tokens.js';
 import { runToolCall } from './tool-call.js';
 import { capToolResult, skippedNotice, toolResultText } from './tool-results.js';
-import { abortText, interruptedNotice } from '../shared/notices.js';
+import { abortReason, abortText, interruptedNotice } from '../shared/notices.js';
 import { liveOutput } from './live-output.js';
 
 export interface LoopOptions {
@@ -232,7 +232,9 @@ async function runCalls(
       result = { error: `${call.name} failed: ${(error as Error).message}` };
     }
     live.end();
-    emit({ type: 'tool_finished', callId: call.id, name: call.name, result, durationMs: Date.now() - started });
+    // Said as a value, so nothing downstream reads the interrupt back out of the result's text.
+    const interrupted = signal.aborted ? (abortReason(signal) ?? '') : undefined;
+    emit({ type: 'tool_finished', callId: call.id, name: call.name, result, durationMs: Date.now() - started, ...(interrupted === undefined ? {} : { interrupted }) });
     return capToolResult(toolResultText(result), options.toolResultMaxChars);
   };
   for (let i = 0; i < calls.length; ) {

@@ -6,7 +6,8 @@ import type { McpServerStatus } from '../mcp/index.js';
 /** What the agent reports while a turn runs; the gateway renders these through an adapter. */
 export type AgentEvent =
   | { type: 'tool_started'; callId: string; name: string; args: unknown }
-  | { type: 'tool_finished'; callId: string; name: string; result: unknown; durationMs: number }
+  /** `interrupted` is set when the turn was interrupted while the call ran: the reason, '' when it has none. */
+  | { type: 'tool_finished'; callId: string; name: string; result: unknown; durationMs: number; interrupted?: string }
   /** Assistant text: an interim message between tool calls, or the final answer. */
   | { type: 'text'; text: string; final: boolean }
   /**

@@ -2,6 +2,7 @@ import type { AgentRunner } from '../agent/index.js';
 import type { HermesConfig } from '../config/index.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import { InterruptReason } from '../shared/notices.js';
 import { Semaphore } from '../shared/semaphore.js';
 import { nextRunAfter, parseSchedule } from './schedule.js';
 import { runJob } from './run-job.js';
@@ -23,8 +24,6 @@ export interface SchedulerDeps {
 
 /** The longest a timer is set for; it is set again from there (Node timers cap at about 24 days). */
 const MAX_TIMER_MS = 3_600_000;
-export const JOB_STOP_REASON = 'stopped by the user';
-export const JOB_SHUTDOWN_REASON = 'gateway shutting down';
 
 /**
  * Runs due jobs: one timer for the nearest run, at most `max_concurrent_runs` at once, never two
@@ -112,7 +111,7 @@ export class CronScheduler {
   }
 
   /** Stops the running job `jobId`: its script's process group is killed. */
-  stopJob(jobId: string, reason = JOB_STOP_REASON): boolean {
+  stopJob(jobId: string, reason: string = InterruptReason.stop): boolean {
     const run = this.running.get(jobId);
     if (!run) return false;
     run.controller.abort(reason);
@@ -131,7 +130,7 @@ export class CronScheduler {
     this.stopped = true;
     clearTimeout(this.timer);
     const runs = [...this.running.values()];
-    for (const run of runs) run.controller.abort(JOB_SHUTDOWN_REASON);
+    for (const run of runs) run.controller.abort(InterruptReason.shutdown);
     await Promise.allSettled(runs.map((run) => run.done));
   }
 

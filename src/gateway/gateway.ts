@@ -1,4 +1,5 @@
 import type { AgentRunner, ApprovalRequest } from '../agent/types.js';
+import { InterruptReason } from '../shared/notices.js';
 import type { HermesConfig } from '../config/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
@@ -19,10 +20,6 @@ import type { TurnFiles } from './turn-files.js';
 import type { Environment } from '../environments/index.js';
 import type { InboundMessage, PlatformAdapter, ReplyTarget } from './types.js';
 
-/** The reason running turns get when the gateway stops. */
-export const SHUTDOWN_REASON = 'gateway shutting down';
-export const STOP_REASON = 'stopped by the user';
-export const NEW_SESSION_REASON = 'user started a new session';
 
 export interface GatewayOptions {
   agent: AgentRunner;
@@ -224,8 +221,8 @@ export class Gateway {
     this.closing = true;
     const deadline = Date.now() + timeoutMs;
     const left = (share: number) => Math.max(100, (deadline - Date.now()) * share);
-    for (const lane of this.lanes.values()) lane.close(SHUTDOWN_REASON);
-    this.lifetime.abort(SHUTDOWN_REASON);
+    for (const lane of this.lanes.values()) lane.close(InterruptReason.shutdown);
+    this.lifetime.abort(InterruptReason.shutdown);
     await within(this.idle(), left(0.5), () => this.logger.warn('turns did not settle in time'));
     await within(this.options.agent.close(), left(0.5), () => this.logger.warn('agent.close() did not finish in time'));
     await within(
@@ -355,7 +352,7 @@ export class Gateway {
       case 'status':
         return say(this.statusText(key));
       case 'stop': {
-        const { stoppedTurn, dropped } = this.lanes.get(key)?.stop(STOP_REASON) ?? { stoppedTurn: false, dropped: 0 };
+        const { stoppedTurn, dropped } = this.lanes.get(key)?.stop(InterruptReason.stop) ?? { stoppedTurn: false, dropped: 0 };
         const jobs = this.extension?.stop(key) ?? 0;
         const extra = dropped > 0 ? ` (and dropped ${dropped} waiting message${dropped === 1 ? '' : 's'})` : '';
         const jobText = jobs > 0 ? ` Stopped ${jobs} running scheduled job${jobs === 1 ? '' : 's'}.` : '';
@@ -370,7 +367,7 @@ export class Gateway {
       case 'new':
         try {
           this.approvals.endSession(key);
-          await this.lane(key).reset(NEW_SESSION_REASON);
+          await this.lane(key).reset(InterruptReason.newSession);
           return say('Started a new session. The earlier conversation is kept but no longer used.');
         } catch (error) {
           this.logger.error({ err: error, thread: key }, 'could not start a new session');

@@ -1,9 +1,9 @@
 import type { Logger } from '../shared/logger.js';
+import { InterruptReason } from '../shared/notices.js';
 import type { InboundMessage } from './types.js';
 import type { Semaphore } from '../shared/semaphore.js';
 
 /** The reason a turn gets when a new message in its thread interrupts it. */
-export const NEW_MESSAGE_REASON = 'user sent a new message';
 
 export type BusyInputMode = 'interrupt' | 'queue' | 'steer';
 
@@ -75,7 +75,7 @@ export class ThreadLane {
     this.pending.push({ kind: 'message', message });
     if (this.deps.mode === 'interrupt' && this.current) {
       this.deps.logger.info({ thread: this.threadKey }, 'new message interrupts the running turn');
-      this.current.controller.abort(NEW_MESSAGE_REASON);
+      this.current.controller.abort(InterruptReason.newMessage);
     }
     void this.drain();
   }
@@ -179,7 +179,7 @@ export class ThreadLane {
         }
         // A turn interrupted by a new message hands its slot straight to that message.
         const handOver =
-          controller.signal.reason === NEW_MESSAGE_REASON && this.pending[0]?.kind === 'message' && !this.closed;
+          controller.signal.reason === InterruptReason.newMessage && this.pending[0]?.kind === 'message' && !this.closed;
         if (!handOver) {
           release();
           release = undefined;

@@ -46,7 +46,7 @@ export class ToolProgress {
    */
   onEvent(event: AgentEvent): void {
     if (!this.enabled || this.finished) return;
-    if (event.type === 'tool_finished') return this.onFinished(event.callId, event.result);
+    if (event.type === 'tool_finished') return this.onFinished(event.callId, event.interrupted);
     if (event.type !== 'tool_started') return;
     const previous = this.lines.at(-1);
     if (this.mode === 'new' && event.name === this.lastTool && previous) {
@@ -64,10 +64,9 @@ export class ToolProgress {
     this.schedule();
   }
 
-  private onFinished(callId: string, result: unknown): void {
+  private onFinished(callId: string, reason: string | undefined): void {
     const line = this.lineOf.get(callId);
     this.lineOf.delete(callId);
-    const reason = interruptReason(result);
     if (!line || reason === undefined || line.interrupted !== undefined) return;
     line.interrupted = reason;
     if (this.lines.includes(line)) this.schedule();
@@ -141,26 +140,6 @@ function shownLine(line: ProgressLine): string {
   if (line.interrupted === undefined) return line.text;
   const why = line.interrupted ? ` (${line.interrupted})` : '';
   return `${line.text} — ⏹ interrupted${why}`;
-}
-
-/**
- * The reason when a tool's result says it was interrupted, else undefined: execute_code's
- * `status: 'interrupted'` or a tool's `[execution interrupted — <reason>]` notice.
- */
-export function interruptReason(result: unknown): string | undefined {
-  let value = result;
-  if (typeof value === 'string' && value.trim().startsWith('{')) {
-    try {
-      value = JSON.parse(value) as unknown;
-    } catch {
-      // Not JSON: read it as text.
-    }
-  }
-  const record = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
-  const text = typeof value === 'string' ? value : [record?.error, record?.output].filter((v) => typeof v === 'string').join('\n');
-  const notice = /\[execution interrupted(?: — ([^\]]*))?\]/.exec(text);
-  if (notice) return notice[1] ?? '';
-  return record?.status === 'interrupted' || record?.interrupted === true ? '' : undefined;
 }
 
 /** `⚙️ terminal: ls -la` — the tool and a short look at its main argument. */

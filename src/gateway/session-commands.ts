@@ -1,12 +1,11 @@
 import type { AgentRunner, TokenCount, UsageReport } from '../agent/types.js';
 import type { HermesConfig } from '../config/index.js';
 import type { ThreadLane } from './lane.js';
+import { InterruptReason } from '../shared/notices.js';
 import type { ToolProgressMode } from './progress.js';
 import { mcpStatusLines } from '../mcp/index.js';
 
 /** The reason a running turn gets when /retry or /undo replaces it. */
-export const RETRY_REASON = 'user asked to run the last message again';
-export const UNDO_REASON = 'user dropped the last turn';
 
 const PROGRESS_CYCLE: readonly ToolProgressMode[] = ['off', 'new', 'all'];
 
@@ -64,14 +63,14 @@ export async function runSessionCommand(name: SessionCommandName, ctx: SessionCo
     case 'undo': {
       if (!agent.undo) return ctx.say('This agent cannot undo.');
       let undone: { text: string } | undefined;
-      await ctx.lane.between(async () => void (undone = await agent.undo!(key)), UNDO_REASON);
+      await ctx.lane.between(async () => void (undone = await agent.undo!(key)), InterruptReason.undo);
       if (!undone) return ctx.say('Nothing to undo: this session has no turn yet.');
       return ctx.say(`Dropped the last turn (“${preview(undone.text)}”) from what I see. The thread's whole history stays in state.db.`);
     }
     case 'retry': {
       const cut = ctx.cutOff?.();
       let text: string | undefined;
-      if (agent.undo) await ctx.lane.between(async () => void (text = (await agent.undo!(key))?.text), RETRY_REASON);
+      if (agent.undo) await ctx.lane.between(async () => void (text = (await agent.undo!(key))?.text), InterruptReason.retry);
       text ??= cut?.input;
       if (!text) return ctx.say('Nothing to retry: this thread has no message yet.');
       cut?.markRetried();

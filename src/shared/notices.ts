@@ -24,6 +24,19 @@ export function abortText(signal: AbortSignal | undefined): string {
   return abortReason(signal) ?? 'interrupted';
 }
 
+/**
+ * Why a turn or a run was stopped: the reason its signal carries, shown to the model in
+ * `[execution interrupted — R]` and to the person in the interrupted turn's mark.
+ */
+export const InterruptReason = {
+  newMessage: 'user sent a new message',
+  stop: 'stopped by the user',
+  newSession: 'user started a new session',
+  retry: 'user asked to run the last message again',
+  undo: 'user dropped the last turn',
+  shutdown: 'gateway shutting down',
+} as const;
+
 /** `[execution interrupted — R]`, or `[execution interrupted]` without a reason. */
 export function interruptedNotice(reason: string | undefined): string {
   return reason ? `[execution interrupted — ${reason}]` : '[execution interrupted]';

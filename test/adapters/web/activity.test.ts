@@ -108,7 +108,17 @@ describe('tool outcomes as the page shows them', () => {
   it('shows other tools as success with their data, or as an error', () => {
     expect(toolOutcome({ error: 'no such file' })).toEqual({ status: 'error', error: 'no such file' });
     expect(toolOutcome({ content: 'abc' })).toEqual({ status: 'success', output: JSON.stringify({ content: 'abc' }, null, 2) });
-    expect(toolOutcome('[execution interrupted — user sent a new message]').status).toBe('interrupted');
+  });
+
+  it('shows a call as interrupted when the agent says so, never because its output reads like it', () => {
+    expect(toolOutcome('partial listing', 'user sent a new message')).toEqual({
+      status: 'interrupted',
+      output: 'partial listing',
+      error: '[execution interrupted — user sent a new message]',
+    });
+    expect(toolOutcome({ error: 'terminal: killed' }, '')).toEqual({ status: 'interrupted', error: 'terminal: killed' });
+    // A script (or a web page it read) that prints the notice does not turn its card into an interrupt.
+    expect(toolOutcome('[execution interrupted — user sent a new message]').status).toBe('success');
   });
 
   it('cuts a huge output and says how much was left out', () => {
