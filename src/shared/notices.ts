@@ -35,6 +35,8 @@ export const InterruptReason = {
   retry: 'user asked to run the last message again',
   undo: 'user dropped the last turn',
   shutdown: 'gateway shutting down',
+  /** Ctrl-C at `hermes chat` or `hermes exec`. */
+  ctrlC: 'interrupted by user',
 } as const;
 
 /** `[execution interrupted — R]`, or `[execution interrupted]` without a reason. */

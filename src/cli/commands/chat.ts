@@ -6,12 +6,12 @@ import type { AgentEvent, AgentRunner, ApprovalRequest, TurnResult } from '../..
 import { loadForCli } from '../common.js';
 import { terminalText } from '../terminal-text.js';
 import { usageText } from '../../gateway/session-commands.js';
+import { InterruptReason } from '../../shared/notices.js';
 
 interface ChatOptions {
   user?: string;
 }
 
-const INTERRUPT_REASON = 'interrupted by user';
 
 export function registerChatCommand(program: Command): void {
   program
@@ -169,8 +169,8 @@ export async function chatLoop(
   let closing = false;
   const onInterrupt = () => {
     if (running && !running.signal.aborted) {
-      process.stderr.write(`\n(${INTERRUPT_REASON}; stopping the turn…)\n`);
-      running.abort(INTERRUPT_REASON);
+      process.stderr.write(`\n(${InterruptReason.ctrlC}; stopping the turn…)\n`);
+      running.abort(InterruptReason.ctrlC);
     } else if (running) {
       process.exit(130); // a second Ctrl-C while the turn winds down
     } else {
@@ -224,7 +224,7 @@ export async function chatLoop(
             }),
         });
         running = undefined;
-        if (last.status === 'interrupted') process.stderr.write(`(turn interrupted: ${INTERRUPT_REASON})\n`);
+        if (last.status === 'interrupted') process.stderr.write(`(turn interrupted: ${InterruptReason.ctrlC})\n`);
         else process.stdout.write(`${terminalText(last.text)}\n`);
       }
       if (options.interactive) {

@@ -5,6 +5,7 @@ import type { Environment } from '../../environments/index.js';
 import type { Logger } from '../../shared/logger.js';
 import type { ToolContext } from '../../tools/types.js';
 import { homeOption } from '../common.js';
+import { InterruptReason } from '../../shared/notices.js';
 
 interface ExecOptions {
   mode?: string;
@@ -80,7 +81,7 @@ export function registerExecCommand(program: Command): void {
       const { manager } = await naming(flag, () => createEnvironmentManager({ config: loaded.config, paths: loaded.paths, logger }));
       const executor = createCodeExecutor({ loaded, logger, home: homeOption(command) });
       const controller = new AbortController();
-      const onSigint = () => controller.abort('interrupted by user');
+      const onSigint = () => controller.abort(InterruptReason.ctrlC);
       process.once('SIGINT', onSigint);
       try {
         const environment = await naming(flag, () => manager.environmentFor(SESSION));
