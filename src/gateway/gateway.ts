@@ -21,6 +21,17 @@ import type { Environment } from '../environments/index.js';
 import type { InboundMessage, PlatformAdapter, ReplyTarget } from './types.js';
 
 
+/**
+ * Where a thread's messages run when several instances serve one bot (src/coordination's
+ * ThreadRouter); without one every message runs here.
+ */
+export interface GatewayThreadRouter {
+  /** True when the message runs here; false when it went to the instance that has the thread. */
+  claim(message: InboundMessage): Promise<boolean>;
+  /** The thread has nothing running or waiting here. */
+  idle(threadKey: string): void;
+}
+
 export interface GatewayOptions {
   agent: AgentRunner;
   config: HermesConfig;
@@ -40,6 +51,8 @@ export interface GatewayOptions {
   outbox?: OutboxStore;
   /** Hears when a turn's first answer text is visible, with the thread key (the bench). */
   onFirstVisible?: (threadKey: string) => void;
+  /** Several instances: a thread's messages run where its lease is (`coordination.backend: redis`). */
+  router?: GatewayThreadRouter;
 }
 
 /** Chat commands another module answers (/cron, /sethome), and what /stop also stops there. */
@@ -186,6 +199,7 @@ export class Gateway {
       return;
     }
     if (!message.text.trim() && !message.attachments?.length) return;
+    if (this.options.router && !(await this.options.router.claim(message))) return;
     // A file's caption is never a command: the file would be dropped.
     const command = message.attachments?.length ? undefined : parseCommand(message.text);
     if (command) {
@@ -250,6 +264,7 @@ export class Gateway {
         // A thread that went quiet costs nothing; its lane is made again on its next message.
         onIdle: () => {
           if (created.idle && this.lanes.get(threadKey) === created) this.lanes.delete(threadKey);
+          this.options.router?.idle(threadKey);
         },
       });
       lane = created;

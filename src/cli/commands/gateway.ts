@@ -38,6 +38,9 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   const [{ CronService }, { ToolRegistry, scriptTools }] = await Promise.all([import('../../cron/index.js'), import('../../tools/index.js')]);
   const { config, paths } = loaded;
   const logger = createLogger({ file: paths.logFile, level: config.logging.level, env });
+  // Several instances on one Redis: a thread's messages run where its lease is (loaded only then).
+  const coordination =
+    config.coordination.backend === 'redis' ? await (await import('../../coordination/index.js')).startGatewayCoordination(config, env, logger) : undefined;
   // The model follows config changes (the web chat's settings, an edited config.yaml) without a restart.
   // Scheduled jobs: the model gets the cronjob tool; the scheduler starts once the platforms run.
   // (It reads the outbox made below only once a turn calls the tool.)
@@ -52,13 +55,15 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   const approvals = approvalQueueFor(config, { rulesFile: join(paths.home, 'approvals.yaml'), logger });
   // Replies wait in state.db until the platform confirmed them: a restart delivers what is left.
   const outbox = OutboxStore.open(paths.stateDb);
-  const gateway = new Gateway({ agent, config, logger, env, approvals, outbox });
+  const gateway = new Gateway({ agent, config, logger, env, approvals, outbox, ...(coordination ? { router: coordination.router } : {}) });
+  coordination?.router.attach(gateway);
   let adapters;
   try {
     adapters = buildAdapters({ config, paths, env, logger, announce: print });
   } catch (error) {
     await cron?.stop();
     await agent.close();
+    await coordination?.close();
     throw error;
   }
   for (const adapter of adapters) gateway.register(adapter);
@@ -97,6 +102,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
       // Jobs first: their runs end (scripts killed) while the agent is still there to settle them.
       await cron?.stop();
       await gateway.stop(EXIT_DEADLINE_MS - 1000);
+      await coordination?.close();
       outbox.close();
     },
   };

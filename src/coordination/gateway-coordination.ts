@@ -1,0 +1,39 @@
+import type { HermesConfig } from '../config/index.js';
+import type { Logger } from '../shared/logger.js';
+import { RedisCoordinator } from './coordinator.js';
+import { redisUrlFrom } from './redis-url.js';
+import { ThreadRouter } from './thread-router.js';
+
+export interface GatewayCoordination {
+  /** Give it to the Gateway (`router`) and `attach` the gateway to it. */
+  router: ThreadRouter;
+  /** Releases this instance's leases and closes its Redis connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * `coordination.backend: redis` for `hermes gateway`: this instance joins the others on the
+ * same Redis. Interrupts need nothing of their own here: a new message or /stop is passed to
+ * the thread's owner and interrupts its lane there like a local one.
+ */
+export async function startGatewayCoordination(config: HermesConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<GatewayCoordination> {
+  const url = redisUrlFrom(config, env);
+  // The inbox reads from the start; the router that takes what it reads comes right after.
+  const late: { router?: ThreadRouter } = {};
+  const coordinator = await RedisCoordinator.connect(
+    { url, leaseTtlMs: config.coordination.lease_seconds * 1000, logger },
+    {
+      message: async (_threadKey, payload) => late.router?.receive(payload),
+      interrupt: () => undefined,
+    },
+  );
+  const made = new ThreadRouter(coordinator, logger);
+  late.router = made;
+  return {
+    router: made,
+    close: async () => {
+      await made.close();
+      await coordinator.close();
+    },
+  };
+}

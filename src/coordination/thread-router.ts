@@ -1,0 +1,117 @@
+import type { InboundMessage } from '../gateway/index.js';
+import { errorMessage } from '../shared/errors.js';
+import { silentLogger, type Logger } from '../shared/logger.js';
+import type { RedisCoordinator } from './coordinator.js';
+import type { LeaseKeeper } from './lease-keeper.js';
+import type { ThreadLease } from './types.js';
+
+/** What the router needs of the gateway it routes for. */
+export interface RoutedGateway {
+  dispatch(message: InboundMessage): Promise<void>;
+  threadState(threadKey: string): { running: boolean; queued: number };
+}
+
+/** Tries to place one message before giving up (the lease changing hands between two looks). */
+const ATTEMPTS = 5;
+
+/**
+ * The gateway's side of several instances: a thread's messages run where its lease is held.
+ * `claim` takes the lease for this instance (kept while the thread's lane has work), or
+ * passes the message to the instance holding it, where it interrupts or queues like any
+ * message in that thread. Messages passed here are dispatched again, so they are claimed
+ * here or passed on if the thread moved meanwhile.
+ */
+export class ThreadRouter {
+  private readonly held = new Map<string, LeaseKeeper>();
+  private gateway: RoutedGateway | undefined;
+  private readonly logger: Logger;
+
+  constructor(
+    private readonly coordinator: RedisCoordinator,
+    logger: Logger = silentLogger(),
+  ) {
+    this.logger = logger.child({ component: 'thread-router', instance: coordinator.instanceId });
+  }
+
+  /** The gateway whose lanes this router fills; set before messages arrive. */
+  attach(gateway: RoutedGateway): void {
+    this.gateway = gateway;
+  }
+
+  /** A message passed here by another instance. */
+  async receive(payload: unknown): Promise<void> {
+    const message = inboundFrom(payload);
+    if (!message) {
+      this.logger.warn('a passed message that is not a chat message was dropped');
+      return;
+    }
+    await this.gateway?.dispatch(message);
+  }
+
+  /** True when the message runs here; false when it went to the thread's owner (or could not be placed). */
+  async claim(message: InboundMessage): Promise<boolean> {
+    const key = message.threadKey;
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      if (this.held.get(key)?.held) return true;
+      this.held.delete(key);
+      const keeper = await this.coordinator.hold(key, (lease) => this.lost(lease));
+      if (keeper) {
+        // Another claim here took it meanwhile: the same lease (same token), one keeper is enough.
+        if (this.held.get(key)?.held) keeper.stopRenewing();
+        else this.held.set(key, keeper);
+        this.releaseUnlessBusy(key);
+        return true;
+      }
+      const owner = await this.coordinator.leases.owner(key);
+      if (owner && owner !== this.coordinator.instanceId) {
+        if (message.attachments?.length) this.logger.warn({ thread: key, owner }, 'files cannot be passed to another instance; the message goes on without them');
+        await this.coordinator.passMessage(owner, key, portable(message));
+        return false;
+      }
+    }
+    this.logger.error({ thread: key }, 'message dropped: the thread lease kept changing hands');
+    return false;
+  }
+
+  /** The thread has nothing running or waiting here: give its lease up. */
+  idle(threadKey: string): void {
+    const keeper = this.held.get(threadKey);
+    if (!keeper) return;
+    this.held.delete(threadKey);
+    keeper.release().catch((error: unknown) => this.logger.warn({ thread: threadKey, err: errorMessage(error) }, 'releasing a thread lease failed; it lapses on its own'));
+  }
+
+  /** Gives every held lease up (shutdown), so other instances take the threads at once. */
+  async close(): Promise<void> {
+    const keepers = [...this.held.values()];
+    this.held.clear();
+    await Promise.allSettled(keepers.map((keeper) => keeper.release()));
+  }
+
+  /** A command answered without a turn leaves no lane to say it is idle: check once it was dispatched. */
+  private releaseUnlessBusy(threadKey: string): void {
+    setImmediate(() => {
+      const state = this.gateway?.threadState(threadKey);
+      if (state && !state.running && state.queued === 0) this.idle(threadKey);
+    });
+  }
+
+  private lost(lease: ThreadLease): void {
+    if (this.held.get(lease.threadKey)?.lease === lease) this.held.delete(lease.threadKey);
+    this.logger.warn({ thread: lease.threadKey, token: lease.token }, 'lost a thread lease (this instance stalled past coordination.lease_seconds); another instance has the thread');
+  }
+}
+
+/** The message as plain data (files stay behind: they are streams from the platform). */
+function portable(message: InboundMessage): InboundMessage {
+  const { attachments: _files, ...rest } = message;
+  return rest;
+}
+
+function inboundFrom(payload: unknown): InboundMessage | undefined {
+  if (typeof payload !== 'object' || payload === null) return undefined;
+  const { platform, threadKey, text, messageId, chat, user, replyTo } = payload as Record<string, unknown>;
+  if (typeof platform !== 'string' || typeof threadKey !== 'string' || typeof text !== 'string' || typeof messageId !== 'string') return undefined;
+  if (typeof chat !== 'object' || chat === null || typeof user !== 'object' || user === null || typeof replyTo !== 'object' || replyTo === null) return undefined;
+  return payload as InboundMessage;
+}
