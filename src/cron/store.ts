@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { openStateDb, type StateDb } from '../sessions/index.js';
+import { openStateDb, Statements, type StateDb } from '../sessions/index.js';
 import type { CronJob, CronRun, DeliveryState, HomeChannel, JobState, RunStatus } from './types.js';
 
 interface JobRow {
@@ -64,9 +64,11 @@ export type NewJob = Omit<CronJob, 'id' | 'createdAt' | 'state'>;
 
 /** The cron tables of state.db (schema 4), through a connection of their own. */
 export class CronStore {
-  private readonly statements = new Map<string, Database.Statement<unknown[], unknown>>();
+  private readonly statements: Statements;
 
-  private constructor(private readonly db: StateDb) {}
+  private constructor(private readonly db: StateDb) {
+    this.statements = new Statements(db);
+  }
 
   static open(file: string): CronStore {
     return new CronStore(openStateDb(file));
@@ -77,12 +79,7 @@ export class CronStore {
   }
 
   private sql(text: string): Database.Statement<unknown[], unknown> {
-    let statement = this.statements.get(text);
-    if (!statement) {
-      statement = this.db.prepare<unknown[], unknown>(text);
-      this.statements.set(text, statement);
-    }
-    return statement;
+    return this.statements.get(text);
   }
 
   /** Adds a job unless its thread has `limits.perThread` or all threads `limits.total`; returns it, or which limit it hit. */

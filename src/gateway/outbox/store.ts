@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { openStateDb, type StateDb } from '../../sessions/index.js';
+import { openStateDb, Statements, type StateDb } from '../../sessions/index.js';
 
 /** What an outbox turn is: an agent turn (its parts are its replies) or a single reply (a command's, a notice). */
 export type OutboxKind = 'turn' | 'reply';
@@ -88,9 +88,11 @@ const KEEP_MS = 7 * 24 * 3600 * 1000;
  * so a crash leaves every row either before or after a step, never half-way.
  */
 export class OutboxStore {
-  private readonly statements = new Map<string, Database.Statement<unknown[], unknown>>();
+  private readonly statements: Statements;
 
-  private constructor(private readonly db: StateDb) {}
+  private constructor(private readonly db: StateDb) {
+    this.statements = new Statements(db);
+  }
 
   /** Opens state.db (or a private `:memory:` one) for the outbox. */
   static open(file: string): OutboxStore {
@@ -102,12 +104,7 @@ export class OutboxStore {
   }
 
   private sql(text: string): Database.Statement<unknown[], unknown> {
-    let statement = this.statements.get(text);
-    if (!statement) {
-      statement = this.db.prepare<unknown[], unknown>(text);
-      this.statements.set(text, statement);
-    }
-    return statement;
+    return this.statements.get(text);
   }
 
   /** Records a turn (or a single reply) before anything of it is sent; returns its id. */
