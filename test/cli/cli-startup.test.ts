@@ -8,7 +8,7 @@ import { packageRoot } from '../../src/shared/package-root.js';
 import { builtCli } from '../helpers/hermes-process.js';
 
 /** Runs the built CLI with a module hook that lists every module it loads (file: URLs, in order). */
-function loadsOf(args: string[]): { stdout: string; status: number | null; loaded: string[] } {
+function loadsOf(args: string[], input?: string): { stdout: string; stderr: string; status: number | null; loaded: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'hermes-startup-'));
   const hooks = join(dir, 'hooks.mjs');
   const log = join(dir, 'loaded.txt');
@@ -16,10 +16,10 @@ function loadsOf(args: string[]): { stdout: string; status: number | null; loade
   const register = join(dir, 'register.mjs');
   writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
   writeFileSync(log, '');
-  const run = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, builtCli, ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, HERMES_HOME: dir } });
+  const run = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, builtCli, ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, HERMES_HOME: dir }, input });
   const root = pathToFileURL(packageRoot()).href;
   const loaded = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((url) => url.replace(`${root}/`, ''));
-  return { stdout: run.stdout, status: run.status, loaded };
+  return { stdout: run.stdout, stderr: run.stderr, status: run.status, loaded };
 }
 
 describe('hermes start-up', () => {
@@ -46,5 +46,29 @@ describe('hermes start-up', () => {
     expect(run.status).toBe(0);
     const commands = run.loaded.filter((url) => url.startsWith('dist/src/cli/commands/'));
     expect(commands).toEqual(['dist/src/cli/commands/config.js']);
+  });
+
+  it('exec --help loads what --help loads and exec.js, and no config or dependency besides commander', () => {
+    const run = loadsOf(['exec', '--help']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('--backend <name>');
+    const ours = run.loaded.filter((url) => url.startsWith('dist/'));
+    expect(ours.sort()).toEqual(['dist/src/cli/command-table.js', 'dist/src/cli/commands/exec.js', 'dist/src/cli/main.js', 'dist/src/shared/package-root.js']);
+    const packages = new Set(run.loaded.filter((url) => url.startsWith('node_modules/')).map((url) => url.split('/')[1]));
+    expect([...packages]).toEqual(['commander']);
+  });
+
+  it('exec runs a script without loading the MCP SDK, a chat platform\'s library, the model client or the gateway', () => {
+    const run = loadsOf(['exec', '-'], 'print(6 * 7)\n');
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('42\n');
+    expect(run.status).toBe(0);
+    const packages = new Set(run.loaded.filter((url) => url.startsWith('node_modules/')).map((url) => url.split('/').slice(1, 3).join('/')));
+    // Proves the hook saw the run's dependencies, so the absences below mean something.
+    expect([...packages].some((name) => name.startsWith('execa/'))).toBe(true);
+    for (const heavy of ['@modelcontextprotocol/sdk', '@slack/bolt', 'discord.js/', 'grammy/', 'openai/', 'hono/', 'better-sqlite3/']) {
+      expect([...packages].filter((name) => name.startsWith(heavy))).toEqual([]);
+    }
+    expect(run.loaded.filter((url) => /^dist\/src\/(gateway|agent|sessions|coordination|cron)\/|^dist\/src\/mcp\/(connection|transport)\.js$/.test(url))).toEqual([]);
   });
 });

@@ -4,8 +4,11 @@ import type { LoadedConfig } from '../../config/index.js';
 import type { Environment } from '../../environments/index.js';
 import type { Logger } from '../../shared/logger.js';
 import type { ToolContext } from '../../tools/types.js';
-import { homeOption } from '../common.js';
-import { InterruptReason } from '../../shared/notices.js';
+
+/*
+ * Only types at the top: `hermes exec --help` loads this file and commander, nothing else
+ * (common.js pulls in the config, zod and yaml). The action imports what a run needs.
+ */
 
 interface ExecOptions {
   mode?: string;
@@ -68,7 +71,8 @@ export function registerExecCommand(program: Command): void {
       if (options.backend !== undefined && options.backend.trim() === '') throw new Error('--backend: expected a backend name, got ""');
       const code = await readScript(file);
       const { createCodeExecutor } = await import('../../execute-code/index.js');
-      const { loadForCli } = await import('../common.js');
+      const { loadForCli, homeOption } = await import('../common.js');
+      const { InterruptReason } = await import('../../shared/notices.js');
       const { createLogger } = await import('../../shared/logger.js');
       const loaded = loadForCli(command, {
         code_execution: { mode: options.mode as 'project' | 'strict' | undefined, timeout, max_tool_calls: maxToolCalls, session_kernels: false },
