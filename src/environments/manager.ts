@@ -43,9 +43,17 @@ export class EnvironmentManager {
     return this.choice;
   }
 
-  /** The owner's backend, `terminal.backend`. */
+  /**
+   * The owner's backend, `terminal.backend`. It does not need others' choice, so it skips the
+   * bubblewrap trial that choice may run (`hermes exec` starts sooner); unknown names fail
+   * as in chooseBackends.
+   */
   get provider(): SafeProvider {
-    return this.backends.owner;
+    if (this.choice) return this.choice.owner;
+    const { backend, platform_backend: others } = this.options.config.terminal;
+    const owner = this.options.registry.require(backend);
+    if (others !== 'auto') this.options.registry.require(others);
+    return owner;
   }
 
   /** Whether each session of `provider` gets its own environment. */
@@ -58,7 +66,7 @@ export class EnvironmentManager {
    * first use. Pass this function to the agent as `environmentFor`.
    */
   environmentFor = async (sessionId: string, audience: Audience = 'owner'): Promise<Environment> => {
-    const provider = audience === 'others' ? this.backends.others : this.backends.owner;
+    const provider = audience === 'others' ? this.backends.others : this.provider;
     const key = this.isolates(provider) ? `${provider.name}:${sessionId}` : `${provider.name}:shared`;
     this.sessionKeys.set(sessionId, key);
     let pending = this.environments.get(key);
