@@ -255,16 +255,7 @@ export class Agent implements AgentRunner {
       } catch (error) {
         return { status: 'error', output: '', error: `the terminal backend "${this.config.terminal.backend}" could not start: ${errorMessage(error)}` };
       }
-      const context: ToolContext = {
-        sessionId: session.id,
-        signal,
-        environment,
-        logger: log,
-        config: this.config,
-        paths: this.paths,
-        passthrough: this.resources.passthroughFor(session.id, session.passthrough),
-        enabledTools: this.tools.enabled,
-      };
+      const context = this.toolContext(session, environment, signal, log);
       const result = await this.tools.registry.dispatch('execute_code', { code, reset: true }, context);
       // The kernel ends with the run: an idle job kernel must not hold a slot people's sessions need.
       await this.resources.releaseChild(session.id, log);
@@ -378,18 +369,7 @@ export class Agent implements AgentRunner {
       };
     }
     const enabled = this.tools.enabled;
-    const context: ToolContext = {
-      sessionId: session.id,
-      signal,
-      environment,
-      logger: log,
-      config: this.config,
-      paths: this.paths,
-      passthrough: this.resources.passthroughFor(session.id, session.passthrough),
-      requestApproval: options.requestApproval,
-      enabledTools: enabled,
-      sendFile: options.sendFile,
-    };
+    const context = this.toolContext(session, environment, signal, log, { requestApproval: options.requestApproval, sendFile: options.sendFile });
     const { window } = await this.compactor.limits(model);
     const usage = new TurnUsage();
     try {
@@ -429,6 +409,27 @@ export class Agent implements AgentRunner {
   }
 
   /** The user's text, with the note about an interrupted previous turn when there was one. */
+  /** What a tool call in `session` gets: where it runs, its limits, and who it may ask or send files to. */
+  private toolContext(
+    session: SessionRecord,
+    environment: Environment,
+    signal: AbortSignal,
+    logger: Logger,
+    asker: Pick<ToolContext, 'requestApproval' | 'sendFile'> = {},
+  ): ToolContext {
+    return {
+      sessionId: session.id,
+      signal,
+      environment,
+      logger,
+      config: this.config,
+      paths: this.paths,
+      passthrough: this.resources.passthroughFor(session.id, session.passthrough),
+      enabledTools: this.tools.enabled,
+      ...asker,
+    };
+  }
+
   private userMessage(session: SessionRecord, text: string): ChatMessage & { role: 'user' } {
     if (!session.interruptedReason) return { role: 'user', content: text };
     this.store.setInterrupted(session.id, null);
