@@ -2,6 +2,7 @@ import { GrammyError, HttpError, type Api } from 'grammy';
 import { editedMessage, type DeliveryVerdict, type PlatformAdapter, type StreamedMessage } from '../../src/gateway/index.js';
 import type { TelegramReplyTarget } from './adapter.js';
 import { markdownToTelegramHtml } from './html.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Telegram asks for about one message update a second per chat. */
 export const TELEGRAM_EDIT_INTERVAL_MS = 1000;
@@ -46,6 +47,9 @@ export function draftMessage(host: DraftHost, target: TelegramReplyTarget): Stre
         }
         host.refused(target.chatId, error);
         fallback = editedMessage(host.adapter, target);
+        // The refused draft was an update to this chat too: the send waits a full interval from
+        // its answer (the throttler spaces calls from their start, which a slow answer eats into).
+        await sleep(TELEGRAM_EDIT_INTERVAL_MS);
         await fallback.update(text);
       }
     },
