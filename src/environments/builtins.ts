@@ -3,8 +3,8 @@ import type { HermesPaths } from '../config/paths.js';
 import type { TerminalEnvironmentProvider } from './provider.js';
 import { LocalProvider } from './local-provider.js';
 import { SandboxProvider } from './sandbox/sandbox-provider.js';
-import { SshProvider } from './ssh/index.js';
-import { DockerProvider } from './docker/index.js';
+import { SshProvider } from './ssh/ssh-provider.js';
+import { DockerProvider } from './docker/docker-provider.js';
 
 /** The built-in backends: local, sandbox (bubblewrap), ssh and docker. */
 export function builtinProviders(deps: { config: HermesConfig; paths: HermesPaths }): TerminalEnvironmentProvider[] {

@@ -58,7 +58,7 @@ describe('hermes start-up', () => {
     expect([...packages]).toEqual(['commander']);
   });
 
-  it('exec runs a script without loading the MCP SDK, a chat platform\'s library, the model client or the gateway', () => {
+  it('exec runs a script without loading the MCP SDK, a chat platform\'s library, the model client, the gateway or another backend\'s environment', () => {
     const run = loadsOf(['exec', '-'], 'print(6 * 7)\n');
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('42\n');
@@ -70,5 +70,8 @@ describe('hermes start-up', () => {
       expect([...packages].filter((name) => name.startsWith(heavy))).toEqual([]);
     }
     expect(run.loaded.filter((url) => /^dist\/src\/(gateway|agent|sessions|coordination|cron)\/|^dist\/src\/mcp\/(connection|transport)\.js$/.test(url))).toEqual([]);
+    // On the local backend, the other backends' environments (SSH, containers, their file transfer) stay unloaded.
+    expect(run.loaded.filter((url) => /^dist\/src\/environments\/(ssh\/(ssh-environment|remote-shell)|docker\/docker-environment)\.js$|^dist\/src\/environments\/transfer\//.test(url))).toEqual([]);
+    expect(run.loaded).toContain('dist/src/environments/ssh/ssh-provider.js');
   });
 });

@@ -5,7 +5,7 @@ import type { CreateEnvironmentOptions, Environment } from '../types.js';
 import { findExecutable } from '../which.js';
 import { sessionFolderName } from '../sandbox/sandbox-provider.js';
 import { shortHash, type ContainerSpec } from './docker-args.js';
-import { DockerEnvironment, DockerError } from './docker-environment.js';
+import type { DockerError } from './docker-environment.js';
 import { ENGINE_CLIENTS, askEngine, answers, chooseEngine, describeAnswers, type EngineAnswer, type EngineChoice } from './engine.js';
 
 /** Where the workspace volume is mounted in the container. */
@@ -104,7 +104,9 @@ export class DockerProvider implements TerminalEnvironmentProvider {
     const { config } = this.deps;
     const childEnv = typeof options.childEnv === 'function' ? (options.childEnv as () => Record<string, string>) : () => ({});
     const engine = await this.engine();
-    if (!engine.use) throw noEngineError(engine, config.terminal.docker.binary);
+    if (!engine.use) throw await noEngineError(engine, config.terminal.docker.binary);
+    // The container environment's code (and the remote-shell stack) loads only when a container is made.
+    const { DockerEnvironment } = await import('./docker-environment.js');
     return DockerEnvironment.create({
       binary: engine.use.path,
       spec: this.spec(options.taskId),
@@ -120,7 +122,8 @@ export class DockerProvider implements TerminalEnvironmentProvider {
 
 const PICK = 'hermes config set terminal.docker.binary';
 
-function noEngineError(choice: EngineChoice, configured: string): DockerError {
+async function noEngineError(choice: EngineChoice, configured: string): Promise<DockerError> {
+  const { DockerError } = await import('./docker-environment.js');
   const what = configured ? `the container engine of terminal.docker.binary (${configured}) does not answer` : 'no container engine answers';
   return new DockerError('DOCKER_ENGINE', `${what}: ${describeAnswers(choice.asked)}. Start one (or install podman), or set terminal.docker.binary; run \`hermes doctor\`.`);
 }

@@ -3,9 +3,8 @@ import type { HermesPaths } from '../../config/paths.js';
 import type { DoctorCheck, ProbeResult, TerminalEnvironmentProvider } from '../provider.js';
 import type { CreateEnvironmentOptions, Environment } from '../types.js';
 import { findExecutable } from '../which.js';
-import { SshEnvironment, type SshEnvironmentOptions } from './ssh-environment.js';
+import type { SshEnvironment, SshEnvironmentOptions } from './ssh-environment.js';
 import type { SshTarget } from './ssh-args.js';
-import { execa } from 'execa';
 import type { Logger } from '../../shared/logger.js';
 
 /** The `ssh` backend: commands run on a build box through the system OpenSSH client. */
@@ -55,7 +54,7 @@ export class SshProvider implements TerminalEnvironmentProvider {
       return checks;
     }
     try {
-      const environment = await SshEnvironment.connect(this.options({ cwd: '', timeout: 30 }, { ...target, persistent: false }));
+      const environment = await connect(this.options({ cwd: '', timeout: 30 }, { ...target, persistent: false }));
       const python = await environment.control('command -v python3', 15_000);
       checks.push({ name: 'ssh: connection', ok: true, detail: `${environment.describe()}, working folder ${environment.cwd}` });
       checks.push({
@@ -79,11 +78,12 @@ export class SshProvider implements TerminalEnvironmentProvider {
 
   async postSetup(): Promise<void> {
     if (!findExecutable('ssh')) return;
+    const { execa } = await import('execa');
     await execa('ssh', ['-V'], { reject: false });
   }
 
   async createEnvironment(options: CreateEnvironmentOptions): Promise<Environment> {
-    return SshEnvironment.connect(this.options(options, this.target()));
+    return connect(this.options(options, this.target()));
   }
 
   private options(options: Pick<CreateEnvironmentOptions, 'timeout'> & { cwd?: unknown; childEnv?: unknown; logger?: unknown }, target: SshTarget): SshEnvironmentOptions {
@@ -102,4 +102,10 @@ export class SshProvider implements TerminalEnvironmentProvider {
       logger: options.logger as Logger | undefined,
     };
   }
+}
+
+/** The SSH environment's code (and its transfer stack) loads only when a connection is made: not for every gateway or `hermes exec` start. */
+async function connect(options: SshEnvironmentOptions): Promise<SshEnvironment> {
+  const { SshEnvironment } = await import('./ssh-environment.js');
+  return SshEnvironment.connect(options);
 }
