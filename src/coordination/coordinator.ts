@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { HermesError, errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
-import { Inbox, passTo } from './inbox.js';
+import { Inbox, passTo, takeInbox } from './inbox.js';
 import { coordinationKeys, DEFAULT_PREFIX, type CoordinationKeys } from './keys.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { RedisThreadLeases } from './leases.js';
@@ -54,6 +54,7 @@ export class RedisCoordinator {
   private readonly keys: CoordinationKeys;
   private readonly logger: Logger;
   private inbox: Inbox | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly redis: Redis,
@@ -80,6 +81,9 @@ export class RedisCoordinator {
     }
     const coordinator = new RedisCoordinator(redis, instanceId, options.leaseTtlMs, options);
     coordinator.inbox = new Inbox(reader, instanceId, (envelope) => coordinator.deliver(envelope, handlers), coordinator.logger, coordinator.keys);
+    await coordinator.beat();
+    coordinator.heartbeat = setInterval(() => void coordinator.beat(), Math.max(1, Math.floor(options.leaseTtlMs / 3)));
+    coordinator.heartbeat.unref();
     return coordinator;
   }
 
@@ -90,6 +94,24 @@ export class RedisCoordinator {
   async hold(threadKey: string, onLost: (lease: ThreadLease) => void): Promise<LeaseKeeper | undefined> {
     const lease = await this.leases.acquire(threadKey, this.instanceId);
     return lease ? new LeaseKeeper(this.leases, lease, this.leaseTtlMs, onLost, this.logger) : undefined;
+  }
+
+  /** How long a lease lasts without renewals. */
+  get leaseMs(): number {
+    return this.leaseTtlMs;
+  }
+
+  /** Whether instance `id` still runs (its heartbeat, kept like a lease, has not lapsed). */
+  async isAlive(id: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.alive(id))) === 1;
+  }
+
+  /**
+   * The messages passed to an instance that died and never read them, in order, taken over by
+   * this instance (once: another instance that asks too gets none).
+   */
+  async takeOver(id: string): Promise<PassedEnvelope[]> {
+    return takeInbox(this.redis, id, this.keys);
   }
 
   /** Passes a message for `threadKey` to instance `to`'s inbox. */
@@ -111,12 +133,21 @@ export class RedisCoordinator {
 
   /** Stops reading the inbox, removes it and closes both connections. */
   async close(): Promise<void> {
+    if (this.heartbeat) clearInterval(this.heartbeat);
     await this.inbox?.close();
     try {
-      await this.redis.del(this.keys.inbox(this.instanceId));
+      await this.redis.del(this.keys.inbox(this.instanceId), this.keys.alive(this.instanceId));
       await this.redis.quit();
     } catch {
       this.redis.disconnect();
+    }
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      await this.redis.set(this.keys.alive(this.instanceId), '1', 'PX', this.leaseTtlMs);
+    } catch (error) {
+      this.logger.warn({ err: errorMessage(error) }, 'instance heartbeat failed');
     }
   }
 

@@ -14,6 +14,23 @@ export async function passTo(redis: Redis, to: string, envelope: PassedEnvelope,
   await redis.xadd(keys.inbox(to), 'MAXLEN', '~', MAX_ENTRIES, '*', FIELD, JSON.stringify(envelope));
 }
 
+/**
+ * Takes the inbox of an instance that died: RENAME is atomic, so of several instances that
+ * noticed, one gets the entries. Returns them in the order they were passed (none when
+ * another instance took them first or there were none).
+ */
+export async function takeInbox(redis: Redis, from: string, keys: CoordinationKeys = coordinationKeys()): Promise<PassedEnvelope[]> {
+  const taken = `${keys.adopted(from)}:${Date.now()}:${Math.random().toString(36).slice(2)}`;
+  try {
+    await redis.rename(keys.inbox(from), taken);
+  } catch {
+    return []; // no such key: nothing was waiting, or another instance has it
+  }
+  const entries = await redis.xrange(taken, '-', '+');
+  await redis.del(taken);
+  return entries.map(([, fields]) => parseEnvelope(fields)).filter((envelope): envelope is PassedEnvelope => envelope !== undefined);
+}
+
 function parseEnvelope(fields: string[]): PassedEnvelope | undefined {
   const at = fields.indexOf(FIELD);
   if (at < 0 || at % 2 !== 0) return undefined;

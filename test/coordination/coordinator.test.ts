@@ -124,4 +124,19 @@ describe.runIf(!missing)('instances coordinating through a real redis-server', (
     expect(await b.coordinator.leases.owner('web:y')).toBe('B');
     await next!.release();
   });
+
+  it('an instance that closed is no longer alive, and the messages left in a dead instance’s inbox are taken over once, in order', async () => {
+    prefix = `t${randomBytes(4).toString('hex')}:`;
+    const b = await instance('B');
+    const c = await instance('C');
+    expect(await b.coordinator.isAlive('C')).toBe(true);
+    expect(await b.coordinator.isAlive('nobody')).toBe(false);
+    // Passed to an instance that never reads them (it died before it could).
+    for (const n of [1, 2, 3]) await b.coordinator.passMessage('D', 'web:z', { n });
+    const [first, second] = await Promise.all([b.coordinator.takeOver('D'), c.coordinator.takeOver('D')]);
+    const taken = first.length > 0 ? first : second;
+    expect([first.length, second.length].sort()).toEqual([0, 3]);
+    expect(taken.map((envelope) => (envelope.kind === 'message' ? envelope.payload : undefined))).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(await b.coordinator.takeOver('D')).toEqual([]);
+  });
 });
