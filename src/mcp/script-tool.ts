@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { guardScript } from '../approvals/index.js';
+import { guardScript } from '../approvals/lazy-guard.js';
 import { defineTool } from '../tools/define-tool.js';
 import type { Tool, ToolContext } from '../tools/types.js';
 import type { McpConnection } from './connection.js';

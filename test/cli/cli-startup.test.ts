@@ -58,7 +58,7 @@ describe('hermes start-up', () => {
     expect([...packages]).toEqual(['commander']);
   });
 
-  it('exec runs a script without loading the MCP SDK, a chat platform\'s library, the model client, the gateway or another backend\'s environment', () => {
+  it('exec runs a script without loading the MCP SDK, a chat platform\'s library, the model client, the gateway, another backend\'s environment or the approvals engine', () => {
     const run = loadsOf(['exec', '-'], 'print(6 * 7)\n');
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('42\n');
@@ -73,5 +73,7 @@ describe('hermes start-up', () => {
     // On the local backend, the other backends' environments (SSH, containers, their file transfer) stay unloaded.
     expect(run.loaded.filter((url) => /^dist\/src\/environments\/(ssh\/(ssh-environment|remote-shell)|docker\/docker-environment)\.js$|^dist\/src\/environments\/transfer\//.test(url))).toEqual([]);
     expect(run.loaded).toContain('dist/src/environments/ssh/ssh-provider.js');
+    // A script that asks for no risky call loads the approvals engine's lazy guards only.
+    expect(run.loaded.filter((url) => url.startsWith('dist/src/approvals/'))).toEqual(['dist/src/approvals/lazy-guard.js']);
   });
 });

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import type { ToolContext } from '../types.js';
-import { guardCommand, guardFileWrite, guardScript, type GuardOptions } from '../../approvals/index.js';
+import { guardCommand, guardFileWrite, guardScript, type GuardOptions } from '../../approvals/lazy-guard.js';
 import { environmentSkipsGuards, runsOnThisHost } from '../../environments/index.js';
 import { resolveEnvPath } from './env-files.js';
 
