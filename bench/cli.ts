@@ -18,7 +18,8 @@ function runToEnd(file: string, args: string[], stdin = ''): Promise<void> {
 /**
  * How long the `hermes` CLI takes to start, each against its baseline in the same run:
  * `hermes --help` against `node -e 0` (target: within 100 ms) and `hermes exec` of print(1)
- * against `python3 -c pass` (target: within 150 ms). Runs alternate so load hits both sides.
+ * against `python3 -c pass` (target: within 150 ms), and `hermes exec --help` against `hermes --help`
+ * (it should load no more than exec.js on top). Runs alternate so load hits both sides.
  */
 export async function run(): Promise<void> {
   const cli = join(packageRoot(), 'dist/src/cli/main.js');
@@ -29,13 +30,14 @@ export async function run(): Promise<void> {
   const cases = {
     node: () => runToEnd(node, ['-e', '0']),
     help: () => runToEnd(node, [cli, '--help']),
+    execHelp: () => runToEnd(node, [cli, 'exec', '--help']),
     python: () => runToEnd('python3', ['-c', 'pass']),
     exec: () => runToEnd(node, [cli, '--home', home, 'exec', '-'], 'print(1)\n'),
   };
   // Warm the file cache and the exec path once.
   for (const measure of Object.values(cases)) await measure();
   const times = 15;
-  const samples: Record<keyof typeof cases, number[]> = { node: [], help: [], python: [], exec: [] };
+  const samples: Record<keyof typeof cases, number[]> = { node: [], help: [], execHelp: [], python: [], exec: [] };
   for (let i = 0; i < times; i++) {
     for (const [name, measure] of Object.entries(cases) as Array<[keyof typeof cases, () => Promise<void>]>) {
       samples[name].push(...(await timeRuns(1, measure)));
@@ -49,5 +51,9 @@ export async function run(): Promise<void> {
   console.log(
     `hermes exec print(1): median ${fmt(m.exec, 1)} ms vs python3 -c pass ${fmt(m.python, 1)} ms ` +
       `(ratio ${fmt(m.exec / m.python)}x, +${fmt(m.exec - m.python, 1)} ms; target ≤ +150 ms)`,
+  );
+  console.log(
+    `hermes exec --help: median ${fmt(m.execHelp, 1)} ms vs hermes --help ${fmt(m.help, 1)} ms ` +
+      `(${m.execHelp >= m.help ? '+' : ''}${fmt(m.execHelp - m.help, 1)} ms)`,
   );
 }
