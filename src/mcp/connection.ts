@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { openTransport, type OpenedTransport } from './transport.js';
@@ -100,7 +100,8 @@ export class McpConnection {
     } catch (error) {
       if (signal.aborted) return { error: `MCP call ${this.name}/${tool} was stopped: ${String(signal.reason)}` };
       // The server answered with a JSON-RPC error (unknown tool, bad arguments, its timeout): it is still up.
-      if (error instanceof McpError) return { error: `MCP server ${this.name}: ${tool}: ${error.message}` };
+      // ConnectionClosed is the SDK's own: the transport ended with the call pending.
+      if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) return { error: `MCP server ${this.name}: ${tool}: ${error.message}` };
       // Anything else is the transport (an HTTP server that went away): take it down and start again.
       this.logger.warn({ mcp: this.name, err: errorMessage(error) }, 'MCP call failed on the transport; reconnecting');
       if (this.client === client) void client.close().catch(() => undefined);
