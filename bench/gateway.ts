@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { run as runBot, sequentialize } from '@grammyjs/runner';
+import { apiThrottler } from '@grammyjs/transformer-throttler';
 import { Bot, type Context } from 'grammy';
 import { TelegramAdapter } from '../adapters/telegram/index.js';
 import type { AgentRunner } from '../src/agent/types.js';
@@ -156,6 +157,8 @@ async function drive(fake: FakeTelegramThread): Promise<LoadFigures> {
 async function baseline(): Promise<LoadFigures> {
   const api = await FakeTelegramThread.start();
   const bot = new Bot(api.token, { client: { apiRoot: api.apiRoot } });
+  // The gateway keeps to Telegram's rates (30 messages a second, one a second per chat): so does the baseline.
+  bot.api.config.use(apiThrottler());
   bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));
   bot.on('message:text', async (ctx) => {
     await ctx.api.sendChatAction(ctx.chat.id, 'typing');
@@ -213,6 +216,8 @@ async function withRealAgent<F extends FakeBotApi, T>(
     overrides: {
       model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR },
       platforms: { telegram: { api_root: api.apiRoot }, slack: { enabled: false }, discord: { enabled: false }, web: { enabled: false } },
+      // The scripts write their pid where the bench reads it: measure the gateway, not the sandbox.
+      terminal: { platform_backend: 'local' },
     },
   });
   const running = await startGateway(loaded, { env });
@@ -263,7 +268,7 @@ export async function run(): Promise<void> {
   console.log(`${CHATS} chats × ${MESSAGES_PER_CHAT} messages, fake Telegram Bot API on 127.0.0.1 (in a worker thread), update → sendMessage latency`);
   console.log(`gateway.max_concurrent_turns = ${defaultConfig().gateway.max_concurrent_turns}`);
   const base = await baseline();
-  console.log(row('baseline: bare grammY runner bot', base));
+  console.log(row('baseline: grammY runner bot, same throttler', base));
   const instant = await gatewayWithInstantAgent();
   console.log(row('gateway + agent that answers at once', instant, base));
   const real = await withRealAgent(() => FakeTelegramThread.start(), startModelThread, (api) => drive(api));

@@ -55,7 +55,8 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('hermes setup --non-interactive against fake servers', () => {
+// Real CLI runs checking fake services and the machine's backends: 8–15 s a test here, past 30 s under CI's load.
+describe('hermes setup --non-interactive against fake servers', { timeout: 120_000 }, () => {
   it('writes a config and a 0600 .env that hermes doctor passes: model tested with a tool call, every platform token checked, ids found', async () => {
     const root = home();
     telegram.injectMessage({ chatId: 4242, userId: 4242, text: 'hello bot', firstName: 'Ada' });
@@ -154,7 +155,7 @@ describe('hermes setup --non-interactive against fake servers', () => {
   });
 });
 
-describe('hermes doctor', () => {
+describe('hermes doctor', { timeout: 120_000 }, () => {
   it('fails on an unreachable model URL and names the fix', async () => {
     const root = home(`model:\n  base_url: http://127.0.0.1:${await closedPort()}/v1\n  name: some-model\n  api_key_env: DOCTOR_TEST_KEY\n`);
     const run = await runHermes(root, ['doctor']);
