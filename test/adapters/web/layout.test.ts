@@ -144,6 +144,8 @@ describe.skipIf(Boolean(skip))('web chat layout: each page state, screenshotted 
     await expectSound(page, 'narrow');
     await page.getByRole('button', { name: 'Threads' }).click();
     await page.locator('.sidebar.open').waitFor();
+    // The list slides in (a 0.15 s transition): measure where it comes to rest, not mid-slide.
+    await page.evaluate(() => Promise.all(document.getAnimations().filter((animation) => animation instanceof CSSTransition).map((animation) => animation.finished)));
     await expectSound(page, 'narrow-threads');
     expect(errors).toEqual([]);
   });
