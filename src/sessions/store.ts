@@ -1,10 +1,8 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import type Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../shared/logger.js';
 import { HermesError, errorMessage } from '../shared/errors.js';
-import { migrate } from './migrations.js';
+import { openStateDb } from './state-db.js';
 import { messageProblem } from './validate.js';
 import { Statements } from './statements.js';
 import { ContextRows } from './context-rows.js';
@@ -79,17 +77,11 @@ export class SessionStore {
 
   /** Opens (creating when missing) and migrates the database at `file`. */
   static open(file: string, options: SessionStoreOptions): SessionStore {
-    let db: Database.Database | undefined;
+    const db = openStateDb(file, options);
     try {
-      if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-      db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.pragma('foreign_keys = ON');
-      migrate(db);
       return new SessionStore(db, options.logger);
     } catch (error) {
-      db?.close();
+      db.close();
       throw new SessionStoreError(`cannot open the session database ${file}: ${errorMessage(error)}`, { cause: error });
     }
   }
