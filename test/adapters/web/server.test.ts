@@ -168,6 +168,38 @@ describe('web chat server: safety and API', () => {
     expect(received).toHaveLength(1);
   });
 
+  it('lets no stranger rename or delete a thread: no token, another site, a form body, or an id that walks out of the folder', async () => {
+    const url = await start({ token: 's3cret' });
+    const { id } = JSON.parse((await call(url + 'api/threads', { method: 'POST', headers: json, body: '{}' })).body) as { id: string };
+    const rename = JSON.stringify({ title: 'owned' });
+    const attempts: Array<[string, CallOptions]> = [
+      ['PATCH', { anonymous: true, headers: json, body: rename }],
+      ['DELETE', { anonymous: true, headers: json }],
+      ['PATCH', { headers: { ...json, origin: 'http://attacker.example' }, body: rename }],
+      ['DELETE', { headers: { ...json, 'sec-fetch-site': 'cross-site' } }],
+      ['DELETE', { headers: { 'content-type': 'application/x-www-form-urlencoded' } }],
+      ['PATCH', { headers: { 'content-type': 'text/plain' }, body: rename }],
+    ];
+    for (const [method, options] of attempts) {
+      const reply = await call(`${url}api/threads/${id}`, { ...options, method });
+      expect([401, 403, 415], `${method} ${JSON.stringify(options.headers)}`).toContain(reply.status);
+    }
+    expect((await call(`${url}api/threads/${id}`)).status).toBe(200);
+    expect((await call(url + 'api/threads')).body).not.toContain('owned');
+
+    // An id that names a path is no thread: nothing outside the transcript folder goes.
+    const marker = join(home, 'config.yaml');
+    writeFileSync(marker, 'kept: true\n');
+    for (const bad of ['..%2Fconfig.yaml', '..%2F..%2Fconfig', '%2E%2E', 'a%2Fb']) {
+      expect((await call(`${url}api/threads/${bad}`, { method: 'DELETE', headers: json })).status, bad).toBe(404);
+    }
+    expect(readFileSync(marker, 'utf8')).toBe('kept: true\n');
+
+    // The page itself may: same origin, JSON, the token.
+    expect((await call(`${url}api/threads/${id}`, { method: 'DELETE', headers: { ...json, origin: url.replace(/\/$/, '') } })).status).toBe(200);
+    expect((await call(`${url}api/threads/${id}`)).status).toBe(404);
+  });
+
   it('hands a message to the gateway as an InboundMessage of thread key web:<id>', async () => {
     const url = await start();
     const { id } = JSON.parse((await call(url + 'api/threads', { method: 'POST', headers: json, body: '{}' })).body) as { id: string };
