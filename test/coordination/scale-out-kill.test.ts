@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -34,6 +34,25 @@ async function freePort(): Promise<number> {
   const address = server.address();
   await new Promise((resolve) => server.close(resolve));
   return typeof address === 'object' && address ? address.port : 0;
+}
+
+/** The pid's parent, read from /proc (the field after the parenthesised command name). */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Which of the instances has `pid` among its descendants. */
+function ownerOf(pid: number, instances: Instance[]): Instance | undefined {
+  for (let at: number | undefined = pid; at && at > 1; at = parentOf(at)) {
+    const owner = instances.find((instance) => instance.child.pid === at);
+    if (owner) return owner;
+  }
+  return undefined;
 }
 
 interface Instance {
@@ -147,11 +166,15 @@ describe.runIf(runs)('an instance killed mid-turn (two gateway processes on one 
     expect(await send(b, 'work on it [SLOW:K]')).toBe(200);
     const pgid = await waitForPgid(home, 'K');
     orphans.push(pgid);
-    const killed = new Promise((resolve) => b.child.once('exit', resolve));
-    b.child.kill('SIGKILL');
+    // B hands the turn to A when A still holds the thread from [H1]: kill whichever runs the script.
+    const running = ownerOf(pgid, [a, b]);
+    expect(running, 'the script runs under one of the two gateways').toBeDefined();
+    const other = running === a ? b : a;
+    const killed = new Promise((resolve) => running!.child.once('exit', resolve));
+    running!.child.kill('SIGKILL');
     await killed;
-    // Sent at once, while B's lease and heartbeat still stand: A passes it to B or waits B out, and answers it.
-    expect(await send(a, 'what was the word? [AFTER]')).toBe(200);
+    // Sent at once, while the dead one's lease and heartbeat still stand: the other waits it out and answers.
+    expect(await send(other, 'what was the word? [AFTER]')).toBe(200);
     await api.waitFor(() => answers().some((text) => text.includes('[AFTER]')), 'the answer after the kill');
     const users = requestFor(model.requests, '[AFTER]')?.body.messages.filter((m) => m.role === 'user').map((m) => String(m.content));
     expect(users).toEqual(['remember the word PLUM [H1]', 'work on it [SLOW:K]', 'what was the word? [AFTER]']);
