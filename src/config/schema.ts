@@ -229,6 +229,10 @@ export const configSchema = z.strictObject({
       max_streams: positiveInt().default(32),
     }),
   }),
+  sessions: section({
+    store: oneOf(['sqlite', 'postgres'] as const).default('sqlite'),
+    postgres_url: text().default(''),
+  }),
   coordination: section({
     backend: oneOf(['none', 'redis'] as const).default('none'),
     redis_url: text().default(''),

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
-import { openStateDb, Statements, type StateDb } from '../sessions/index.js';
+import { openStateDb, Statements, type SqlStatement, type StateDb, type StateLocation } from '../sessions/index.js';
 import type { CronJob, CronRun, DeliveryState, HomeChannel, JobState, RunStatus } from './types.js';
 
 interface JobRow {
@@ -62,7 +61,7 @@ const KEEP_RUNS = 20;
 
 export type NewJob = Omit<CronJob, 'id' | 'createdAt' | 'state'>;
 
-/** The cron tables of state.db (schema 4), through a connection of their own. */
+/** The cron tables of the state database (schema 4), through a connection of their own. */
 export class CronStore {
   private readonly statements: Statements;
 
@@ -70,22 +69,21 @@ export class CronStore {
     this.statements = new Statements(db);
   }
 
-  static open(file: string): CronStore {
-    return new CronStore(openStateDb(file));
+  static open(location: StateLocation): CronStore {
+    return new CronStore(openStateDb(location));
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    this.db.close();
   }
 
-  private sql(text: string): Database.Statement<unknown[], unknown> {
+  private sql(text: string): SqlStatement {
     return this.statements.get(text);
   }
 
   /** Adds a job unless its thread has `limits.perThread` or all threads `limits.total`; returns it, or which limit it hit. */
   add(job: NewJob, limits: { perThread: number; total: number }, now = Date.now()): CronJob | 'thread_full' | 'full' {
-    return this.db
-      .transaction(() => {
+    return this.db.transaction(() => {
         if (this.countFor(job.threadKey) >= limits.perThread) return 'thread_full' as const;
         if ((this.sql('SELECT COUNT(*) AS n FROM cron_jobs').get() as { n: number }).n >= limits.total) return 'full' as const;
         const id = `j${randomBytes(3).toString('hex')}`;
@@ -94,8 +92,7 @@ export class CronStore {
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`,
         ).run(id, job.threadKey, job.platform, job.target, job.audience, job.schedule, job.kind, job.payload, job.deliver, now, job.nextRunAt);
         return this.job(id)!;
-      })
-      .immediate();
+      }, 'immediate');
   }
 
   countFor(threadKey: string): number {
@@ -130,10 +127,10 @@ export class CronStore {
   /** Records that a run started (and forgets the job's oldest runs past the ones kept); returns its seq. */
   startRun(jobId: string, now = Date.now(), status: RunStatus = 'running'): number {
     return this.db.transaction(() => {
-      const seq = Number(this.sql('INSERT INTO cron_runs (job_id, started_at, status) VALUES (?, ?, ?)').run(jobId, now, status).lastInsertRowid);
+      const { seq } = this.sql('INSERT INTO cron_runs (job_id, started_at, status) VALUES (?, ?, ?) RETURNING seq').get(jobId, now, status) as { seq: number };
       this.sql('DELETE FROM cron_runs WHERE job_id = ? AND seq <= ?').run(jobId, seq - KEEP_RUNS);
       return seq;
-    })();
+    });
   }
 
   finishRun(seq: number, status: RunStatus, output: string, now = Date.now()): void {

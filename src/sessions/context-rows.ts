@@ -46,8 +46,10 @@ export class ContextRows {
 
   /** Adds one message to the end of the view (inside the caller's transaction); returns its seq. */
   insert(sessionId: string, entry: ContextEntry): number {
-    const info = this.sql.get('INSERT INTO context (session_id, message, tokens) VALUES (?, ?, ?)').run(sessionId, JSON.stringify(entry.message), entry.tokens);
-    return Number(info.lastInsertRowid);
+    const row = this.sql
+      .get<[string, string, number], { seq: number }>('INSERT INTO context (session_id, message, tokens) VALUES (?, ?, ?) RETURNING seq')
+      .get(sessionId, JSON.stringify(entry.message), entry.tokens);
+    return row!.seq;
   }
 
   /** Replaces the whole view (a compaction); returns the new rows' seqs. */

@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
+import type { PostgresDb } from './sql/index.js';
 
 /**
  * Schema versions, applied in order; `PRAGMA user_version` records how many ran.
@@ -132,4 +134,31 @@ export function migrate(db: Database.Database): number {
     return version;
   });
   return apply.immediate();
+}
+
+/** The advisory lock the PostgreSQL migration runs under (a constant: "hermes-gateway schema"). */
+export const MIGRATION_LOCK_KEY = 0x48657273636d; // "Herscm"
+
+/**
+ * Brings a PostgreSQL database up to the latest schema: the same versions as SQLite's, kept in
+ * a `schema_version` table (a row per version applied). Runs in one transaction under an
+ * advisory lock, so several instances starting at once wait for each other and migrate once.
+ */
+export function migratePostgres(db: PostgresDb): number {
+  return db.transaction(() => {
+    db.query('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
+    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
+    const row = db.query('SELECT COALESCE(MAX(version), 0) AS version FROM schema_version', []).rows[0];
+    let version = Number(row?.version ?? 0);
+    if (version > POSTGRES_MIGRATIONS.length) {
+      throw new Error(
+        `the PostgreSQL database has schema version ${version}, newer than this hermes-gateway knows (${POSTGRES_MIGRATIONS.length}); upgrade hermes-gateway`,
+      );
+    }
+    for (; version < POSTGRES_MIGRATIONS.length; version++) {
+      db.exec(POSTGRES_MIGRATIONS[version]);
+      db.query('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)', [version + 1, Date.now()]);
+    }
+    return version;
+  });
 }

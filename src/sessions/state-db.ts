@@ -1,29 +1,41 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { errorMessage } from '../shared/errors.js';
-import { migrate } from './migrations.js';
+import { migrate, migratePostgres } from './migrations.js';
+import { PostgresDb, SqliteDb, describePostgresUrl, redactPassword, type SqlDb } from './sql/index.js';
+import type { StateLocation } from './state-location.js';
 import { SessionStoreError } from './store.js';
 
-export type StateDb = Database.Database;
+export type StateDb = SqlDb;
 
 /**
- * A connection of its own to state.db (`:memory:` for a private one), set up as the session
- * store sets up its own (WAL, a busy timeout, foreign keys) and migrated. The gateway's outbox
- * writes through one of these beside the agent's session store.
+ * A connection of its own to the state database, set up and migrated: SQLite (a file, or
+ * `:memory:` for a private one: WAL, a busy timeout, foreign keys) or PostgreSQL (one
+ * connection; a writer waits `busyTimeoutMs` for another's lock). The session store, the
+ * outbox and the job store each open one.
  */
-export function openStateDb(file: string, options: { busyTimeoutMs?: number } = {}): StateDb {
-  let db: Database.Database | undefined;
+export function openStateDb(location: StateLocation, options: { busyTimeoutMs?: number } = {}): StateDb {
+  if (typeof location !== 'string') return openPostgres(location.postgres, location.from, options.busyTimeoutMs);
+  let db: SqliteDb | undefined;
   try {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    migrate(db);
+    db = new SqliteDb(location, options);
+    migrate(db.raw);
     return db;
   } catch (error) {
     db?.close();
-    throw new SessionStoreError(`cannot open the state database ${file}: ${errorMessage(error)}`, { cause: error });
+    throw new SessionStoreError(`cannot open the state database ${location}: ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+function openPostgres(url: string, from: string, lockTimeoutMs: number | undefined): StateDb {
+  let db: PostgresDb | undefined;
+  try {
+    db = new PostgresDb(url, lockTimeoutMs === undefined ? {} : { lockTimeoutMs });
+    migratePostgres(db);
+    return db;
+  } catch (error) {
+    db?.close();
+    // No cause: it could hold the address as written, password and all.
+    throw new SessionStoreError(
+      `cannot open the state database (sessions.store postgres, ${from}) at ${describePostgresUrl(url)}: ${redactPassword(errorMessage(error), url)}; check ${from} and that PostgreSQL runs there`,
+    );
   }
 }

@@ -1,17 +1,17 @@
-import type Database from 'better-sqlite3';
+import type { SqlDb, SqlStatement, SqlValue } from './sql/index.js';
 
 /** Prepared statements by their text, prepared once each: preparing costs more than most of these queries. */
 export class Statements {
-  private readonly cache = new Map<string, Database.Statement>();
+  private readonly cache = new Map<string, SqlStatement>();
 
-  constructor(readonly db: Database.Database) {}
+  constructor(readonly db: SqlDb) {}
 
-  get<P extends unknown[] = unknown[], R = unknown>(text: string): Database.Statement<P, R> {
+  get<P extends SqlValue[] = SqlValue[], R = unknown>(text: string): SqlStatement<P, R> {
     let statement = this.cache.get(text);
     if (!statement) {
       statement = this.db.prepare(text);
       this.cache.set(text, statement);
     }
-    return statement as unknown as Database.Statement<P, R>;
+    return statement as unknown as SqlStatement<P, R>;
   }
 }

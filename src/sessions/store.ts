@@ -1,8 +1,9 @@
-import type Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../shared/logger.js';
 import { HermesError, errorMessage } from '../shared/errors.js';
 import { openStateDb } from './state-db.js';
+import type { StateLocation } from './state-location.js';
+import type { SqlDb, SqlStatement, SqlValue } from './sql/index.js';
 import { messageProblem } from './validate.js';
 import { Statements } from './statements.js';
 import { ContextRows } from './context-rows.js';
@@ -10,7 +11,7 @@ import { UsageLedger } from './usage-ledger.js';
 import { ThreadSettingsTable } from './thread-settings.js';
 import type { ChatMessage, ContextEntry, ContextRow, SessionRecord } from './types.js';
 
-/** state.db could not be opened or migrated. */
+/** The state database could not be opened or migrated. */
 export class SessionStoreError extends HermesError {
   override readonly name = 'SessionStoreError';
   constructor(message: string, options?: { cause?: unknown }) {
@@ -20,7 +21,7 @@ export class SessionStoreError extends HermesError {
 
 export interface SessionStoreOptions {
   logger: Logger;
-  /** Milliseconds a writer waits for another process's lock (default 5000). */
+  /** Milliseconds a writer waits for another process's (or instance's) lock (default 5000). */
   busyTimeoutMs?: number;
 }
 
@@ -39,12 +40,13 @@ function newSessionId(): string {
 }
 
 /**
- * Sessions and their messages in SQLite (HERMES_HOME/state.db). WAL mode and a busy
- * timeout let the gateway and `hermes chat` share one file. Every message is written as
- * soon as it exists, so an interrupted or crashed turn keeps what it did.
+ * Sessions and their messages in SQLite (HERMES_HOME/state.db; WAL mode and a busy timeout
+ * let the gateway and `hermes chat` share one file) or in PostgreSQL (`sessions.store:
+ * postgres`, which instances on several hosts share). Every message is written as soon as
+ * it exists, so an interrupted or crashed turn keeps what it did.
  */
 export class SessionStore {
-  private readonly db: Database.Database;
+  private readonly db: SqlDb;
   private readonly logger: Logger;
   private readonly statements: Statements;
   private readonly contextRows: ContextRows;
@@ -54,14 +56,14 @@ export class SessionStore {
   readonly threadSettings: ThreadSettingsTable;
   private readonly appendInTransaction: (sessionId: string, message: ChatMessage, view: ContextEntry | null) => { seq: number; rev: number };
 
-  private constructor(db: Database.Database, logger: Logger) {
+  private constructor(db: SqlDb, logger: Logger) {
     this.db = db;
     this.logger = logger;
     this.statements = new Statements(db);
     this.contextRows = new ContextRows(this.statements, logger);
     this.usage = new UsageLedger(this.statements);
     this.threadSettings = new ThreadSettingsTable(this.statements, logger);
-    this.appendInTransaction = db.transaction((sessionId: string, message: ChatMessage, view: ContextEntry | null) => {
+    this.appendInTransaction = (sessionId: string, message: ChatMessage, view: ContextEntry | null) => db.transaction(() => {
       const now = Date.now();
       this.sql('INSERT INTO messages (session_id, created_at, message) VALUES (?, ?, ?)').run(sessionId, now, JSON.stringify(message));
       this.sql('UPDATE sessions SET updated_at = ? WHERE id = ?').run(now, sessionId);
@@ -71,18 +73,18 @@ export class SessionStore {
     });
   }
 
-  private sql<P extends unknown[] = unknown[], R = unknown>(text: string): Database.Statement<P, R> {
+  private sql<P extends SqlValue[] = SqlValue[], R = unknown>(text: string): SqlStatement<P, R> {
     return this.statements.get<P, R>(text);
   }
 
-  /** Opens (creating when missing) and migrates the database at `file`. */
-  static open(file: string, options: SessionStoreOptions): SessionStore {
-    const db = openStateDb(file, options);
+  /** Opens (creating when missing) and migrates the database at `location`: a SQLite file or a PostgreSQL database. */
+  static open(location: StateLocation, options: SessionStoreOptions): SessionStore {
+    const db = openStateDb(location, options);
     try {
       return new SessionStore(db, options.logger);
     } catch (error) {
       db.close();
-      throw new SessionStoreError(`cannot open the session database ${file}: ${errorMessage(error)}`, { cause: error });
+      throw new SessionStoreError(`cannot open the session database ${db.where}: ${errorMessage(error)}`, { cause: error });
     }
   }
 
@@ -124,12 +126,12 @@ export class SessionStore {
 
   /** The current session of `key`, created when there is none (atomic across processes). */
   currentOrCreate(key: string): SessionRecord {
-    return this.db.transaction(() => this.current(key) ?? this.insert(key)).immediate();
+    return this.db.transaction(() => this.current(key) ?? this.insert(key), 'immediate');
   }
 
   /** Starts a new session for `key`; the old one keeps its messages. */
   create(key: string): SessionRecord {
-    return this.db.transaction(() => this.insert(key)).immediate();
+    return this.db.transaction(() => this.insert(key), 'immediate');
   }
 
   private insert(key: string): SessionRecord {
@@ -164,32 +166,26 @@ export class SessionStore {
 
   /** Replaces the model's view (a compaction); the history keeps everything. Returns the new seqs and revision. */
   replaceContext(sessionId: string, entries: readonly ContextEntry[]): { seqs: number[]; rev: number } {
-    return this.db
-      .transaction(() => {
-        const seqs = this.contextRows.replace(sessionId, entries);
-        return { seqs, rev: this.contextRows.bump(sessionId) };
-      })
-      .immediate();
+    return this.db.transaction(() => {
+      const seqs = this.contextRows.replace(sessionId, entries);
+      return { seqs, rev: this.contextRows.bump(sessionId) };
+    }, 'immediate');
   }
 
   /** Rewrites rows of the view in place (pruned outputs, counted sizes); returns the new revision. */
   updateContext(sessionId: string, rows: readonly ContextRow[]): number {
-    return this.db
-      .transaction(() => {
-        this.contextRows.update(sessionId, rows);
-        return this.contextRows.bump(sessionId);
-      })
-      .immediate();
+    return this.db.transaction(() => {
+      this.contextRows.update(sessionId, rows);
+      return this.contextRows.bump(sessionId);
+    }, 'immediate');
   }
 
   /** Drops the view's rows from `seq` on (/undo, /retry); the history keeps them. Returns the new revision. */
   truncateContext(sessionId: string, seq: number): number {
-    return this.db
-      .transaction(() => {
-        this.contextRows.truncateFrom(sessionId, seq);
-        return this.contextRows.bump(sessionId);
-      })
-      .immediate();
+    return this.db.transaction(() => {
+      this.contextRows.truncateFrom(sessionId, seq);
+      return this.contextRows.bump(sessionId);
+    }, 'immediate');
   }
 
   /** The session's messages in order. A row that cannot be read is skipped with a log line. */
@@ -226,17 +222,15 @@ export class SessionStore {
 
   /** Adds names to the session's passthrough list; returns the whole list. */
   addPassthrough(sessionId: string, names: readonly string[]): string[] {
-    return this.db
-      .transaction(() => {
-        const current = this.get(sessionId)?.passthrough ?? [];
-        const merged = [...new Set([...current, ...names])];
-        this.sql('UPDATE sessions SET passthrough = ? WHERE id = ?').run(JSON.stringify(merged), sessionId);
-        return merged;
-      })
-      .immediate();
+    return this.db.transaction(() => {
+      const current = this.get(sessionId)?.passthrough ?? [];
+      const merged = [...new Set([...current, ...names])];
+      this.sql('UPDATE sessions SET passthrough = ? WHERE id = ?').run(JSON.stringify(merged), sessionId);
+      return merged;
+    }, 'immediate');
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    this.db.close();
   }
 }

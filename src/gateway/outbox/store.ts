@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
-import { openStateDb, Statements, type StateDb } from '../../sessions/index.js';
+import { openStateDb, Statements, type SqlStatement, type StateDb, type StateLocation } from '../../sessions/index.js';
 
 /** What an outbox turn is: an agent turn (its parts are its replies) or a single reply (a command's, a notice). */
 export type OutboxKind = 'turn' | 'reply';
@@ -84,7 +83,7 @@ const partOf = (row: PartRow): OutboxPart => ({
 const KEEP_MS = 7 * 24 * 3600 * 1000;
 
 /**
- * The outbox tables of state.db (schema 3). Each write is one statement or one transaction,
+ * The outbox tables of the state database (schema 3). Each write is one statement or one transaction,
  * so a crash leaves every row either before or after a step, never half-way.
  */
 export class OutboxStore {
@@ -94,16 +93,16 @@ export class OutboxStore {
     this.statements = new Statements(db);
   }
 
-  /** Opens state.db (or a private `:memory:` one) for the outbox. */
-  static open(file: string): OutboxStore {
-    return new OutboxStore(openStateDb(file));
+  /** Opens the state database (state.db, a private `:memory:` one, or PostgreSQL) for the outbox. */
+  static open(location: StateLocation): OutboxStore {
+    return new OutboxStore(openStateDb(location));
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    this.db.close();
   }
 
-  private sql(text: string): Database.Statement<unknown[], unknown> {
+  private sql(text: string): SqlStatement {
     return this.statements.get(text);
   }
 
@@ -118,8 +117,8 @@ export class OutboxStore {
 
   /** Adds a part to a turn: `open` when it will stream, `final` when its text is known. */
   addPart(turnId: string, text: string, state: 'open' | 'final', now = Date.now()): number {
-    const result = this.sql('INSERT INTO outbox_parts (turn_id, text, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(turnId, text, state, now, now);
-    return Number(result.lastInsertRowid);
+    const row = this.sql('INSERT INTO outbox_parts (turn_id, text, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING seq').get(turnId, text, state, now, now) as { seq: number };
+    return row.seq;
   }
 
   /** The platform's id of a part's message, once it has one, and the text it shows. */
@@ -208,6 +207,6 @@ export class OutboxStore {
 
   /** Runs `work` in one transaction. */
   transaction<T>(work: () => T): T {
-    return this.db.transaction(work)();
+    return this.db.transaction(work);
   }
 }
