@@ -6,7 +6,7 @@ import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { KeyedQueue } from '../shared/keyed-queue.js';
 import { Semaphore } from '../shared/semaphore.js';
-import { SessionStore, type ChatMessage, type SessionRecord } from '../sessions/index.js';
+import { SessionStore, stateLocationFrom, type ChatMessage, type SessionRecord } from '../sessions/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ToolContext } from '../tools/types.js';
 import type {
@@ -103,7 +103,7 @@ export class Agent implements AgentRunner {
     this.logger = options.logger;
     const env = options.env ?? process.env;
     this.ownsStore = !options.store;
-    this.store = options.store ?? SessionStore.open(this.paths.stateDb, { logger: this.logger });
+    this.store = options.store ?? SessionStore.open(stateLocationFrom(this.config, this.paths, env), { logger: this.logger });
     const client = options.modelClient ?? createModelClient({ model: this.config.model, logger: this.logger, env });
     this.client = visionClient(client, this.config.model.vision, this.logger);
     this.onClose = options.onClose;

@@ -2,7 +2,7 @@ import type { AgentRunner } from '../agent/index.js';
 import type { HermesConfig } from '../config/index.js';
 import type { Audience } from '../environments/index.js';
 import type { InboundMessage } from '../gateway/index.js';
-import { SessionStore } from '../sessions/index.js';
+import { SessionStore, type StateLocation } from '../sessions/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { Tool } from '../tools/types.js';
 import { cronCommand, setHomeCommand, type CommandThread } from './commands.js';
@@ -19,8 +19,8 @@ export interface CronGateway extends JobPoster {
 export interface CronServiceOptions {
   config: HermesConfig;
   logger: Logger;
-  /** state.db: the jobs live there. */
-  stateDb: string;
+  /** The state database (state.db or PostgreSQL, `sessions.store`): the jobs live there. */
+  stateDb: StateLocation;
   /** The gateway's outbox (the same state.db): where a thread's replies go, and whether a posted text arrived. */
   outbox: OutboxView;
 }

@@ -35,9 +35,15 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
     import('../../../adapters/index.js'),
     import('../../config/watch.js'),
   ]);
-  const [{ CronService }, { ToolRegistry, scriptTools }] = await Promise.all([import('../../cron/index.js'), import('../../tools/index.js')]);
+  const [{ CronService }, { ToolRegistry, scriptTools }, { stateLocationFrom }] = await Promise.all([
+    import('../../cron/index.js'),
+    import('../../tools/index.js'),
+    import('../../sessions/index.js'),
+  ]);
   const { config, paths } = loaded;
   const logger = createLogger({ file: paths.logFile, level: config.logging.level, env });
+  // state.db, or the PostgreSQL database several instances share (sessions.store).
+  const state = stateLocationFrom(config, paths, env);
   // Several instances on one Redis: a thread's messages run where its lease is (loaded only then).
   const coordination =
     config.coordination.backend === 'redis' ? await (await import('../../coordination/index.js')).startGatewayCoordination(config, env, logger) : undefined;
@@ -45,7 +51,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   // Scheduled jobs: the model gets the cronjob tool; the scheduler starts once the platforms run.
   // (It reads the outbox made below only once a turn calls the tool.)
   const cronOutbox = { latestTarget: (threadKey: string) => outbox.latestTarget(threadKey), parts: (id: string) => outbox.parts(id) };
-  const cron = config.cron.enabled ? new CronService({ config, logger, stateDb: paths.stateDb, outbox: cronOutbox }) : undefined;
+  const cron = config.cron.enabled ? new CronService({ config, logger, stateDb: state, outbox: cronOutbox }) : undefined;
   const agent = await createAgent(loaded, {
     logger,
     modelClient: liveModelClient({ model: config.model, logger, env }),
@@ -54,7 +60,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   // "/approve always" rules survive restarts here.
   const approvals = approvalQueueFor(config, { rulesFile: join(paths.home, 'approvals.yaml'), logger });
   // Replies wait in state.db until the platform confirmed them: a restart delivers what is left.
-  const outbox = OutboxStore.open(paths.stateDb);
+  const outbox = OutboxStore.open(state);
   const gateway = new Gateway({ agent, config, logger, env, approvals, outbox, ...(coordination ? { router: coordination.router } : {}) });
   coordination?.router.attach(gateway);
   let adapters;
