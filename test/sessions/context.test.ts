@@ -1,46 +1,36 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { MIGRATIONS, SessionStore } from '../../src/sessions/index.js';
+import { SessionStore, type StateLocation } from '../../src/sessions/index.js';
 import { silentLogger } from '../../src/shared/index.js';
+import { storeEngines, useEngine } from './engines.js';
 
-const dirs: string[] = [];
 const stores: SessionStore[] = [];
 afterEach(() => {
   for (const store of stores.splice(0)) store.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function dbFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'hermes-context-'));
-  dirs.push(dir);
-  return join(dir, 'state.db');
-}
-
-const open = (file: string) => {
-  const store = SessionStore.open(file, { logger: silentLogger() });
+const open = (location: StateLocation) => {
+  const store = SessionStore.open(location, { logger: silentLogger() });
   stores.push(store);
   return store;
 };
 
-describe('the model\'s view in state.db', () => {
-  it('a state.db from schema 1 keeps its sessions: every message is in the view after the upgrade', () => {
-    const file = dbFile();
-    const raw = new Database(file);
-    raw.exec(MIGRATIONS[0]);
-    raw.pragma('user_version = 1');
+describe.each(storeEngines('the model\'s view tests'))('the model\'s view in the state database ($name)', ({ name }) => {
+  const engine = useEngine(name);
+
+  it('a database from schema 1 keeps its sessions: every message is in the view after the upgrade', async () => {
+    const location = await engine.fresh();
+    engine.schemaAt(location, 1);
+    const raw = engine.raw(location);
     raw.prepare("INSERT INTO sessions (id, key, created_at, updated_at) VALUES ('s-old', 'web:1', 0, 0)").run();
     for (const content of ['one', 'two']) raw.prepare("INSERT INTO messages (session_id, created_at, message) VALUES ('s-old', 0, ?)").run(JSON.stringify({ role: 'user', content }));
     raw.close();
-    const store = open(file);
+    const store = open(location);
     expect(store.context('s-old').map((row) => [row.message.content, row.tokens])).toEqual([['one', -1], ['two', -1]]);
     expect(store.current('web:1')?.id).toBe('s-old');
   });
 
-  it('keeps the whole history and the view apart: a shortened copy, a replaced view, a truncated tail; every change moves the revision', () => {
-    const store = open(dbFile());
+  it('keeps the whole history and the view apart: a shortened copy, a replaced view, a truncated tail; every change moves the revision', async () => {
+    const store = open(await engine.fresh());
     const session = store.currentOrCreate('k');
     const rev0 = store.contextRev(session.id);
     const full = { role: 'user' as const, content: 'the whole long message' };
@@ -62,9 +52,9 @@ describe('the model\'s view in state.db', () => {
     expect(store.messages(session.id).map((m) => m.content)).toEqual(['the whole long message', 'answer', 'later']);
   });
 
-  it('records usage per turn and per summary call, and keeps per-thread settings across sessions', () => {
-    const file = dbFile();
-    const store = open(file);
+  it('records usage per turn and per summary call, and keeps per-thread settings across sessions', async () => {
+    const location = await engine.fresh();
+    const store = open(location);
     const session = store.currentOrCreate('k');
     store.usage.add(session.id, { kind: 'turn', model: 'a', calls: 2, promptTokens: 100, completionTokens: 10, estimated: false });
     store.usage.add(session.id, { kind: 'summary', model: 'a', calls: 1, promptTokens: 50, completionTokens: 5, estimated: true });
@@ -80,7 +70,7 @@ describe('the model\'s view in state.db', () => {
     expect(store.threadSettings.update('k', { model: 'b', toolProgress: 'all' })).toEqual({ model: 'b', toolProgress: 'all' });
     store.create('k');
     store.close();
-    const again = open(file);
+    const again = open(location);
     expect(again.threadSettings.get('k')).toEqual({ model: 'b', toolProgress: 'all' });
     expect(again.threadSettings.update('k', { model: undefined })).toEqual({ toolProgress: 'all' });
   });

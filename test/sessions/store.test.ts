@@ -1,52 +1,53 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
-import { MIGRATIONS, SessionStore } from '../../src/sessions/index.js';
+import { MIGRATIONS, POSTGRES_MIGRATIONS, SessionStore, type StateLocation } from '../../src/sessions/index.js';
 import { silentLogger } from '../../src/shared/index.js';
+import { storeEngines, useEngine } from './engines.js';
 
-const dirs: string[] = [];
 const stores: SessionStore[] = [];
 afterEach(() => {
   for (const store of stores.splice(0)) store.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function dbFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'hermes-store-'));
-  dirs.push(dir);
-  return join(dir, 'state.db');
-}
-
-function open(file: string, logger = silentLogger()): SessionStore {
-  const store = SessionStore.open(file, { logger });
+function open(location: StateLocation, logger = silentLogger()): SessionStore {
+  const store = SessionStore.open(location, { logger });
   stores.push(store);
   return store;
 }
 
-describe('SessionStore', () => {
-  it('creates the schema in WAL mode and records the version in user_version', () => {
-    const file = dbFile();
-    open(file);
-    const raw = new Database(file, { readonly: true });
-    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
-    raw.close();
+describe.each(storeEngines('the session store tests'))('SessionStore on $name', ({ name }) => {
+  const engine = useEngine(name);
+
+  if (name === 'sqlite') {
+    it('creates the schema in WAL mode and records the version in user_version', async () => {
+      const file = await engine.fresh();
+      open(file);
+      const raw = new Database(file as string, { readonly: true });
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+      raw.close();
+    });
+  } else {
+    it('creates the schema and records each version applied, once, in schema_version', async () => {
+      const location = await engine.fresh();
+      open(location);
+      open(location).close();
+      const rows = engine.raw(location).prepare<[], { version: number }>('SELECT version FROM schema_version ORDER BY version').all();
+      expect(rows.map((row) => row.version)).toEqual(POSTGRES_MIGRATIONS.map((_, index) => index + 1));
+      expect(POSTGRES_MIGRATIONS).toHaveLength(MIGRATIONS.length);
+    });
+  }
+
+  it('refuses a database from a newer version with a message saying so', async () => {
+    const location = await engine.fresh();
+    engine.markVersion(location, MIGRATIONS.length + 1);
+    expect(() => open(location)).toThrow(new RegExp(`schema version ${MIGRATIONS.length + 1}, newer than this hermes-gateway knows`));
   });
 
-  it('refuses a database from a newer version with a message saying so', () => {
-    const file = dbFile();
-    const raw = new Database(file);
-    raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
-    raw.close();
-    expect(() => open(file)).toThrow(new RegExp(`schema version ${MIGRATIONS.length + 1}, newer than this hermes-gateway knows`));
-  });
-
-  it('keeps one current session per key and messages in order', () => {
-    const store = open(dbFile());
+  it('keeps one current session per key and messages in order', async () => {
+    const store = open(await engine.fresh());
     const a = store.currentOrCreate('slack:T:C:1');
     expect(store.currentOrCreate('slack:T:C:1').id).toBe(a.id);
     expect(store.currentOrCreate('slack:T:C:2').id).not.toBe(a.id);
@@ -57,8 +58,8 @@ describe('SessionStore', () => {
     expect(store.messageCount(a.id)).toBe(3);
   });
 
-  it('a new session for a key leaves the old one readable', () => {
-    const store = open(dbFile());
+  it('a new session for a key leaves the old one readable', async () => {
+    const store = open(await engine.fresh());
     const old = store.currentOrCreate('web:1');
     store.append(old.id, { role: 'user', content: 'before /new' });
     const fresh = store.create('web:1');
@@ -68,14 +69,14 @@ describe('SessionStore', () => {
     expect(store.history('web:1').map((s) => s.id)).toEqual([old.id, fresh.id]);
   });
 
-  it('skips a corrupt row with a log line instead of failing', () => {
-    const file = dbFile();
+  it('skips a corrupt row with a log line instead of failing', async () => {
+    const location = await engine.fresh();
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
-    const store = open(file, pino({ level: 'warn' }, sink));
+    const store = open(location, pino({ level: 'warn' }, sink));
     const session = store.currentOrCreate('k');
     store.append(session.id, { role: 'user', content: 'good 1' });
-    const raw = new Database(file);
+    const raw = engine.raw(location);
     raw.prepare('INSERT INTO messages (session_id, created_at, message) VALUES (?, 0, ?)').run(session.id, '{"role": "user", "content": ');
     raw.prepare('INSERT INTO messages (session_id, created_at, message) VALUES (?, 0, ?)').run(session.id, '{"role": "wizard"}');
     raw.close();
@@ -88,10 +89,10 @@ describe('SessionStore', () => {
     expect(lines.join('')).toContain('skipped corrupt message row 3: unknown role');
   });
 
-  it('two connections on one file see each other\'s writes (busy timeout, WAL)', () => {
-    const file = dbFile();
-    const first = open(file);
-    const second = open(file);
+  it('two connections on one database see each other\'s writes (busy timeout, WAL; or one PostgreSQL)', async () => {
+    const location = await engine.fresh();
+    const first = open(location);
+    const second = open(location);
     const session = first.currentOrCreate('console:me');
     expect(second.currentOrCreate('console:me').id).toBe(session.id);
     first.append(session.id, { role: 'user', content: 'from the first' });
@@ -99,8 +100,8 @@ describe('SessionStore', () => {
     expect(first.messages(session.id).map((m) => m.content)).toEqual(['from the first', 'from the second']);
   });
 
-  it('remembers the interrupted reason and the skill passthrough names', () => {
-    const store = open(dbFile());
+  it('remembers the interrupted reason and the skill passthrough names', async () => {
+    const store = open(await engine.fresh());
     const session = store.currentOrCreate('k');
     store.setInterrupted(session.id, 'user sent a new message');
     expect(store.addPassthrough(session.id, ['A_KEY'])).toEqual(['A_KEY']);
