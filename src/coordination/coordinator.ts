@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { HermesError, errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { Inbox, passTo, takeInbox } from './inbox.js';
+import { RedisJobClaims } from './job-claims.js';
 import { coordinationKeys, DEFAULT_PREFIX, type CoordinationKeys } from './keys.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { RedisThreadLeases } from './leases.js';
@@ -94,6 +95,11 @@ export class RedisCoordinator {
   async hold(threadKey: string, onLost: (lease: ThreadLease) => void): Promise<LeaseKeeper | undefined> {
     const lease = await this.leases.acquire(threadKey, this.instanceId);
     return lease ? new LeaseKeeper(this.leases, lease, this.leaseTtlMs, onLost, this.logger) : undefined;
+  }
+
+  /** Claims on scheduled job runs, made on this instance's connection; each lasts `ttlMs`. */
+  jobClaims(ttlMs: number): RedisJobClaims {
+    return new RedisJobClaims(this.redis, this.instanceId, ttlMs, this.keys);
   }
 
   /** How long a lease lasts without renewals. */

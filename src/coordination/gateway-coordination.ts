@@ -1,12 +1,15 @@
 import type { HermesConfig } from '../config/index.js';
 import type { Logger } from '../shared/logger.js';
 import { RedisCoordinator } from './coordinator.js';
+import type { RedisJobClaims } from './job-claims.js';
 import { redisUrlFrom } from './redis-url.js';
 import { ThreadRouter } from './thread-router.js';
 
 export interface GatewayCoordination {
   /** Give it to the Gateway (`router`) and `attach` the gateway to it. */
   router: ThreadRouter;
+  /** Give them to the job scheduler: one instance runs each scheduled run. */
+  jobClaims: RedisJobClaims;
   /** Releases this instance's leases and closes its Redis connections. */
   close(): Promise<void>;
 }
@@ -31,9 +34,16 @@ export async function startGatewayCoordination(config: HermesConfig, env: NodeJS
   late.router = made;
   return {
     router: made,
+    jobClaims: coordinator.jobClaims(jobClaimMs(config)),
     close: async () => {
       await made.close();
       await coordinator.close();
     },
   };
+}
+
+/** A claim outlives any run: a script's cap and its kill grace, twice, and at least an hour (a prompt's turn has no fixed cap). */
+function jobClaimMs(config: HermesConfig): number {
+  const script = (config.code_execution.timeout + config.code_execution.kill_grace) * 1000;
+  return Math.max(3_600_000, 2 * script);
 }

@@ -7,3 +7,4 @@ export { redisUrlFrom } from './redis-url.js';
 export type { PassedEnvelope, ThreadLease } from './types.js';
 export { ThreadRouter, type RoutedGateway } from './thread-router.js';
 export { startGatewayCoordination, type GatewayCoordination } from './gateway-coordination.js';
+export { RedisJobClaims, type JobClaim } from './job-claims.js';

@@ -7,6 +7,10 @@ export interface CoordinationKeys {
   alive(instanceId: string): string;
   /** A dead instance's inbox while one instance takes its messages over. */
   adopted(instanceId: string): string;
+  /** Who runs a scheduled job's run due at `scheduledAt` (one key per run, set once). */
+  jobRun(jobId: string, scheduledAt: number): string;
+  /** The instance running a job now (so a run never overlaps the last one elsewhere). */
+  jobRunning(jobId: string): string;
 }
 
 export const DEFAULT_PREFIX = 'hermes:';
@@ -18,5 +22,7 @@ export function coordinationKeys(prefix = DEFAULT_PREFIX): CoordinationKeys {
     inbox: (instanceId) => `${prefix}inbox:${instanceId}`,
     alive: (instanceId) => `${prefix}alive:${instanceId}`,
     adopted: (instanceId) => `${prefix}adopted:${instanceId}`,
+    jobRun: (jobId, scheduledAt) => `${prefix}job-run:${jobId}:${scheduledAt}`,
+    jobRunning: (jobId) => `${prefix}job-running:${jobId}`,
   };
 }

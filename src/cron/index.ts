@@ -1,6 +1,6 @@
 export { CronService, type CronServiceOptions, type CronGateway } from './service.js';
 export { CronStore } from './store.js';
-export { CronScheduler, type JobPoster } from './scheduler.js';
+export { CronScheduler, type JobClaims, type JobPoster } from './scheduler.js';
 export { ThreadJobs, type OutboxView, type JobRequest } from './jobs.js';
 export { parseSchedule, nextRunAfter, type Schedule } from './schedule.js';
 export { cronjobTool, type CronToolDeps } from './tool.js';

@@ -14,12 +14,28 @@ export interface JobPoster {
   post(platform: string, target: string, text: string): Promise<{ outboxId: string; state: 'delivered' | 'failed' | 'pending' } | { error: string }>;
 }
 
+/**
+ * Who runs a due run when several instances share the jobs (src/coordination's RedisJobClaims):
+ * `run` here, `taken` by another instance, or `busy` (claimed here, but the job's last run still
+ * goes on elsewhere, so this one is skipped).
+ */
+export interface JobClaims {
+  claim(jobId: string, scheduledAt: number): Promise<'run' | 'taken' | 'busy'>;
+  /** A run claimed here is over. */
+  finished(jobId: string): Promise<void>;
+}
+
+/** One instance: every due run is its own. */
+const OWN_RUNS: JobClaims = { claim: async () => 'run', finished: async () => {} };
+
 export interface SchedulerDeps {
   config: HermesConfig['cron'];
   store: CronStore;
   agent: AgentRunner;
   poster: JobPoster;
   logger: Logger;
+  /** Several instances on one store: claims decide which runs a due run (none: this one). */
+  claims?: JobClaims;
 }
 
 /** The longest a timer is set for; it is set again from there (Node timers cap at about 24 days). */
@@ -34,10 +50,16 @@ export class CronScheduler {
   private timer: NodeJS.Timeout | undefined;
   private readonly running = new Map<string, { controller: AbortController; threadKey: string; done: Promise<void> }>();
   private readonly slots: Semaphore;
+  private readonly claims: JobClaims;
+  /** The latest run of each job another instance claimed: this one waits for the run after it, until the store says later. */
+  private readonly taken = new Map<string, number>();
+  /** One check for due jobs at a time (a claim is a round trip to Redis). */
+  private checking: Promise<void> = Promise.resolve();
   private stopped = false;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.slots = new Semaphore(deps.config.max_concurrent_runs);
+    this.claims = deps.claims ?? OWN_RUNS;
   }
 
   /** Takes up the jobs state.db holds: runs a crash left open are marked, missed runs skipped or run once (`cron.missed_runs`). */
@@ -49,8 +71,8 @@ export class CronScheduler {
       if (job.state !== 'active') continue;
       if (job.nextRunAt !== null && job.nextRunAt >= now) continue;
       const missed = job.nextRunAt !== null;
-      const next = missed && config.missed_runs === 'run_once' ? now : this.nextFor(job, now);
-      store.setNextRun(job.id, next ?? null);
+      // run_once keeps the missed time: it is due now, and claimed under that time (another instance may be running it already).
+      if (!(missed && config.missed_runs === 'run_once')) store.setNextRun(job.id, this.nextFor(job, now) ?? null);
       if (missed) logger.info({ job: job.id, policy: config.missed_runs }, 'cron: a run was missed while the gateway was down');
     }
     this.arm();
@@ -72,30 +94,63 @@ export class CronScheduler {
     clearTimeout(this.timer);
     const times = this.deps.store
       .jobs()
-      .filter((job) => job.state === 'active' && job.nextRunAt !== null)
-      .map((job) => job.nextRunAt!);
+      .map((job) => this.dueAt(job))
+      .filter((at): at is number => at !== undefined);
     if (times.length === 0) return;
     const delay = Math.min(MAX_TIMER_MS, Math.max(0, Math.min(...times) - Date.now()));
     this.timer = setTimeout(() => this.tick(), delay);
   }
 
+  /** When `job` runs next as this instance sees it: after a run another instance took, the one after that. */
+  private dueAt(job: CronJob): number | undefined {
+    if (job.state !== 'active' || job.nextRunAt === null) return undefined;
+    const taken = this.taken.get(job.id);
+    return taken === undefined || job.nextRunAt > taken ? job.nextRunAt : this.nextAfter(job, taken, Date.now());
+  }
+
+  /**
+   * The run after the one due at `at`, counted from `at` so every instance computes the same
+   * time; from `now` when that is past already (the process stalled past a whole period).
+   */
+  private nextAfter(job: CronJob, at: number, now: number): number | undefined {
+    const next = this.nextFor(job, at);
+    return next !== undefined && next <= now ? this.nextFor(job, now) : next;
+  }
+
   private tick(): void {
+    this.checking = this.checking.then(() => this.check());
+  }
+
+  private async check(): Promise<void> {
+    if (this.stopped) return;
     try {
       const now = Date.now();
       for (const job of this.deps.store.jobs()) {
-        if (job.state !== 'active' || job.nextRunAt === null || job.nextRunAt > now) continue;
-        this.deps.store.setNextRun(job.id, this.nextFor(job, now) ?? null);
-        if (this.running.has(job.id)) {
-          this.deps.logger.warn({ job: job.id }, 'cron: a run is due while the last one still runs; this one is skipped');
+        const at = this.dueAt(job);
+        if (at === undefined || at > now) continue;
+        const claim = await this.claims.claim(job.id, at);
+        if (claim === 'taken') {
+          // Another instance runs it and moves the job on in the store.
+          this.taken.set(job.id, at);
           continue;
         }
-        this.launch(job);
+        this.taken.delete(job.id);
+        this.deps.store.setNextRun(job.id, this.nextAfter(job, at, now) ?? null);
+        if (this.stopped) return;
+        if (claim === 'busy' || this.running.has(job.id)) {
+          this.deps.logger.warn({ job: job.id, scheduledAt: at }, 'cron: a run is due while the last one still runs; this one is skipped');
+          continue;
+        }
+        this.launch(job, at);
       }
       this.arm();
     } catch (error) {
       // A timer callback that throws would end the process: log it and try again in a minute.
       this.deps.logger.error({ err: error }, 'cron: checking for due jobs failed; trying again in a minute');
-      if (!this.stopped) this.timer = setTimeout(() => this.tick(), 60_000);
+      if (!this.stopped) {
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => this.tick(), 60_000);
+      }
     }
   }
 
@@ -129,22 +184,29 @@ export class CronScheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.checking;
     const runs = [...this.running.values()];
     for (const run of runs) run.controller.abort(InterruptReason.shutdown);
     await Promise.allSettled(runs.map((run) => run.done));
   }
 
-  private launch(job: CronJob): void {
+  /** Starts a run of `job`; `scheduledAt` when it is the scheduled run claimed for that time. */
+  private launch(job: CronJob, scheduledAt?: number): void {
     const controller = new AbortController();
-    const done = this.run(job, controller.signal)
+    const done = this.run(job, controller.signal, scheduledAt)
       .catch((error: unknown) => this.deps.logger.error({ err: error, job: job.id }, 'cron: a job run failed inside the scheduler'))
-      .finally(() => this.running.delete(job.id));
+      .finally(() => {
+        this.running.delete(job.id);
+        if (scheduledAt !== undefined) {
+          this.claims.finished(job.id).catch((error: unknown) => this.deps.logger.warn({ err: error, job: job.id }, 'cron: could not mark a run finished; the mark lapses on its own'));
+        }
+      });
     this.running.set(job.id, { controller, threadKey: job.threadKey, done });
   }
 
-  private async run(job: CronJob, signal: AbortSignal): Promise<void> {
+  private async run(job: CronJob, signal: AbortSignal, scheduledAt: number | undefined): Promise<void> {
     const { store, config, logger } = this.deps;
-    const log = logger.child({ job: job.id, thread: job.threadKey });
+    const log = logger.child({ job: job.id, thread: job.threadKey, ...(scheduledAt !== undefined ? { scheduledAt } : {}) });
     let release: () => void;
     try {
       release = await this.slots.acquire(signal);
@@ -155,6 +217,7 @@ export class CronScheduler {
     let outcome;
     try {
       seq = store.startRun(job.id);
+      log.info('cron: job started');
       outcome = await runJob(this.deps.agent, job, signal).catch((error: unknown) => ({ status: 'error' as const, text: `the run failed: ${errorMessage(error)}` }));
     } finally {
       release();

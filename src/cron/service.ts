@@ -7,7 +7,7 @@ import type { Logger } from '../shared/logger.js';
 import type { Tool } from '../tools/types.js';
 import { cronCommand, setHomeCommand, type CommandThread } from './commands.js';
 import { ThreadJobs, type OutboxView } from './jobs.js';
-import { CronScheduler, type JobPoster } from './scheduler.js';
+import { CronScheduler, type JobClaims, type JobPoster } from './scheduler.js';
 import { CronStore } from './store.js';
 import { cronjobTool } from './tool.js';
 
@@ -48,11 +48,14 @@ export class CronService {
     });
   }
 
-  /** Starts the scheduler: jobs in state.db run from now on, missed runs as `cron.missed_runs` says. */
-  start(host: { agent: AgentRunner; gateway: CronGateway; audienceOf: (platform: string) => Audience }): void {
+  /**
+   * Starts the scheduler: jobs in state.db run from now on, missed runs as `cron.missed_runs` says.
+   * With several instances on one state.db, `claims` make each scheduled run one instance's.
+   */
+  start(host: { agent: AgentRunner; gateway: CronGateway; audienceOf: (platform: string) => Audience; claims?: JobClaims }): void {
     const { config, logger } = this.options;
     this.audienceOf = host.audienceOf;
-    const scheduler = new CronScheduler({ config: config.cron, store: this.store, agent: host.agent, poster: host.gateway, logger: logger.child({ component: 'cron' }) });
+    const scheduler = new CronScheduler({ config: config.cron, store: this.store, agent: host.agent, poster: host.gateway, logger: logger.child({ component: 'cron' }), ...(host.claims ? { claims: host.claims } : {}) });
     const jobs = new ThreadJobs(config.cron, this.store, scheduler, this.options.outbox);
     host.gateway.extend({
       answer: async (name, args, message) => {

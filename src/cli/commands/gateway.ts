@@ -47,6 +47,9 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   // Several instances on one Redis: a thread's messages run where its lease is (loaded only then).
   const coordination =
     config.coordination.backend === 'redis' ? await (await import('../../coordination/index.js')).startGatewayCoordination(config, env, logger) : undefined;
+  // …and the web chat's live events reach the pages open on the other instances.
+  const webLive =
+    coordination && config.platforms.web.enabled ? await (await import('../../coordination/web-live-hub.js')).startWebLiveHub(config, env, logger) : undefined;
   // The model follows config changes (the web chat's settings, an edited config.yaml) without a restart.
   // Scheduled jobs: the model gets the cronjob tool; the scheduler starts once the platforms run.
   // (It reads the outbox made below only once a turn calls the tool.)
@@ -65,8 +68,9 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   coordination?.router.attach(gateway);
   let adapters;
   try {
-    adapters = buildAdapters({ config, paths, env, logger, announce: print });
+    adapters = buildAdapters({ config, paths, env, logger, announce: print, ...(webLive ? { webSharing: { live: webLive } } : {}) });
   } catch (error) {
+    await webLive?.close();
     await cron?.stop();
     await agent.close();
     await coordination?.close();
@@ -74,7 +78,13 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   }
   for (const adapter of adapters) gateway.register(adapter);
   const report = await gateway.start();
-  cron?.start({ agent, gateway, audienceOf: (platform) => adapters.find((adapter) => adapter.name === platform)?.audience ?? 'others' });
+  cron?.start({
+    agent,
+    gateway,
+    audienceOf: (platform) => adapters.find((adapter) => adapter.name === platform)?.audience ?? 'others',
+    // Several instances share the jobs: each scheduled run is claimed by one of them.
+    ...(coordination ? { claims: coordination.jobClaims } : {}),
+  });
   const { model, backend, platformBackend, isolationWarning } = agent.describe();
   const platformPart = platformBackend && platformBackend !== backend ? ` (sessions from Slack, Discord and Telegram: ${platformBackend})` : '';
   print(`hermes gateway: model ${model || '(none configured: set model.name)'}, backend ${backend}${platformPart}, log ${paths.logFile}`);
@@ -108,6 +118,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
       // Jobs first: their runs end (scripts killed) while the agent is still there to settle them.
       await cron?.stop();
       await gateway.stop(EXIT_DEADLINE_MS - 1000);
+      await webLive?.close();
       await coordination?.close();
       outbox.close();
     },
@@ -118,8 +129,10 @@ export function registerGatewayCommand(program: Command): void {
   const gateway = program
     .command('gateway')
     .description('run the chat gateway: every platform that has its tokens, and the local web chat')
-    .action(async (_options: unknown, command: Command) => {
-      const loaded = loadForCli(command);
+    // Several instances share one config.yaml: each needs a web chat port of its own.
+    .option('--web-port <port>', "this instance's web chat port (platforms.web.port); 0 picks a free one")
+    .action(async (options: { webPort?: string }, command: Command) => {
+      const loaded = loadForCli(command, options.webPort === undefined ? undefined : { platforms: { web: { port: Number(options.webPort) } } });
       // Nothing else may hold the event loop open when no platform runs.
       const keepAlive = setInterval(() => {}, 1 << 30);
       const starting = startGateway(loaded, { print: (line) => console.log(line) });
