@@ -2,18 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { Bot, GrammyError, webhookCallback, type Context, type Transformer } from 'grammy';
 import { autoRetry } from '@grammyjs/auto-retry';
-import { apiThrottler } from '@grammyjs/transformer-throttler';
 import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import type { Message } from 'grammy/types';
 import type { HermesConfig } from '../../src/config/index.js';
 import { COMMANDS, GatewayError } from '../../src/gateway/index.js';
 import type { DeliveryVerdict, InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, StreamedMessage, TurnReaction } from '../../src/gateway/index.js';
+import { redisUrlFrom } from '../../src/coordination/redis-url.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { APPROVAL_KEYBOARD, pressToInbound, inboundFrom } from './approval.js';
 import { markdownToTelegramHtml } from './html.js';
 import { draftMessage, telegramVerdict, TELEGRAM_EDIT_INTERVAL_MS } from './stream.js';
 import { sendTelegramFile, telegramAttachments, TELEGRAM_FILE_MAX_BYTES, type TelegramFileSource } from './files.js';
+import { telegramThrottler, type SharedRatesOptions, type TelegramRates, type TelegramThrottler } from './throttler.js';
 
 export interface TelegramWebhookOptions {
   /** The public URL Telegram posts updates to (`TELEGRAM_WEBHOOK_URL`); its path is served. */
@@ -36,6 +37,10 @@ export interface TelegramAdapterOptions {
   logger?: Logger;
   /** getUpdates long-polling timeout in seconds (default 30). */
   pollTimeoutSeconds?: number;
+  /** Other limits than Telegram's (tests). */
+  rates?: Partial<TelegramRates>;
+  /** Keep the bot's rates in Redis, together with its other instances (`coordination.backend: redis`). */
+  sharedRates?: SharedRatesOptions;
 }
 
 /** Where a Telegram reply goes. */
@@ -78,6 +83,7 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
   private apiRoot = '';
   private readonly files: TelegramFileSource;
   private readonly logger: Logger;
+  private readonly throttler: TelegramThrottler;
   private runner: RunnerHandle | undefined;
   private server: Server | undefined;
   private stopping: Promise<void> | undefined;
@@ -109,7 +115,8 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
     // Flood control (429) waits out retry_after and server errors are tried again, inside the
     // throttler's slot for the chat, so nothing else goes to that chat meanwhile.
     this.bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
-    const throttle = apiThrottler();
+    this.throttler = telegramThrottler({ rates: options.rates, shared: options.sharedRates, logger: this.logger });
+    const throttle = this.throttler.transformer;
     const throttled: Transformer = (prev, method, payload, signal) =>
       THROTTLED.has(method) ? throttle(prev, method, payload, signal) : prev(method, payload, signal);
     this.bot.api.config.use(throttled);
@@ -186,6 +193,7 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
           server.closeAllConnections();
         });
       }
+      await this.throttler.close();
     })();
     return this.stopping;
   }
@@ -391,5 +399,13 @@ export function createTelegramAdapter(options: {
     }
     webhook = { url, port, host: telegram.webhook_host, secret: env.TELEGRAM_WEBHOOK_SECRET?.trim() || randomBytes(24).toString('hex') };
   }
-  return new TelegramAdapter({ token, apiRoot: telegram.api_root || undefined, webhook, logger: options.logger });
+  const sharedRates = options.config.coordination.backend === 'redis' ? { redisUrl: redisUrlFrom(options.config, env), botId: botIdOf(token) } : undefined;
+  return new TelegramAdapter({ token, apiRoot: telegram.api_root || undefined, webhook, logger: options.logger, sharedRates });
+}
+
+/** A bot token is `<bot id>:<secret>`; the id names what instances of the bot share. */
+export function botIdOf(token: string): string {
+  const id = /^(\d+):/.exec(token)?.[1];
+  if (!id) throw new GatewayError('TELEGRAM_BAD_TOKEN', 'telegram: TELEGRAM_BOT_TOKEN is not a bot token (<bot id>:<secret>, as @BotFather gives it); check the token');
+  return id;
 }

@@ -28,6 +28,13 @@ export interface FakeTelegramOptions {
   enforceRates?: boolean;
   /** Answer sendMessageDraft as an older Bot API does (404 Not Found). */
   noDrafts?: boolean;
+  /**
+   * A bot's rates as budgets, counted without a clock: past `botBudget` message calls
+   * (sendMessage, editMessageText, sendMessageDraft, sendPhoto, sendDocument) in all, or past
+   * `chatBudget` to one chat, a call is refused with 429 and counted in `budgetRefusals`.
+   */
+  botBudget?: number;
+  chatBudget?: number;
 }
 
 /** A draft the bot streamed into a private chat (sendMessageDraft), as the user last saw it. */
@@ -161,6 +168,8 @@ class ApiError extends Error {
 
 /** Methods that count against a chat's update rate. */
 const RATED = new Set(['sendMessage', 'editMessageText', 'sendMessageDraft']);
+/** Methods that count against `botBudget` and `chatBudget`. */
+const BUDGETED = new Set([...RATED, 'sendPhoto', 'sendDocument']);
 /** Telegram's reaction emoji (a subset: the ones a bot is likely to use). */
 const REACTION_EMOJI = new Set(['👀', '👍', '👎', '🔥', '🎉', '🤔', '👌', '🙏', '✍', '🤷', '😢']);
 
@@ -213,6 +222,14 @@ export class FakeTelegramApi {
   rateViolations = 0;
   /** 429s given by `floodEvery`. */
   floods = 0;
+  /** 429s given past `botBudget` or `chatBudget`. */
+  budgetRefusals = 0;
+  /** Message calls let through by the budgets, in all and by chat. */
+  budgetSpent = 0;
+  readonly budgetSpentBy = new Map<string, number>();
+  /** The budgets (`FakeTelegramOptions`); a test raises them as Telegram's clock would refill them. */
+  botBudget: number | undefined;
+  chatBudget: number | undefined;
   floodEvery: number | undefined;
   private floodRetryAfter: number;
   private enforceRates: boolean;
@@ -231,6 +248,8 @@ export class FakeTelegramApi {
     this.floodRetryAfter = options.floodRetryAfter ?? 1;
     this.enforceRates = options.enforceRates ?? false;
     this.noDrafts = options.noDrafts ?? false;
+    this.botBudget = options.botBudget;
+    this.chatBudget = options.chatBudget;
   }
 
   /** The drafts of one chat, in the order they were started. */
@@ -506,6 +525,7 @@ export class FakeTelegramApi {
       this.floods++;
       throw new ApiError(429, `Too Many Requests: retry after ${this.floodRetryAfter}`, { retry_after: this.floodRetryAfter });
     }
+    this.spendBudget(method, params);
     if (!this.enforceRates || !RATED.has(method)) return;
     const chat = String(params.chat_id ?? '');
     const now = Date.now();
@@ -515,6 +535,19 @@ export class FakeTelegramApi {
       throw new ApiError(429, 'Too Many Requests: retry after 1', { retry_after: 1 });
     }
     this.lastRated.set(chat, now);
+  }
+
+  /** `botBudget` and `chatBudget`: a refused call spends nothing. */
+  private spendBudget(method: string, params: Record<string, unknown>): void {
+    if ((this.botBudget === undefined && this.chatBudget === undefined) || !BUDGETED.has(method)) return;
+    const chat = String(params.chat_id ?? '');
+    const spentHere = this.budgetSpentBy.get(chat) ?? 0;
+    if ((this.botBudget !== undefined && this.budgetSpent >= this.botBudget) || (this.chatBudget !== undefined && spentHere >= this.chatBudget)) {
+      this.budgetRefusals++;
+      throw new ApiError(429, 'Too Many Requests: retry after 120', { retry_after: 120 });
+    }
+    this.budgetSpent++;
+    this.budgetSpentBy.set(chat, spentHere + 1);
   }
 
   /** sendMessageDraft: private chats only, a non-zero draft_id, 0–4096 characters after parsing. */
