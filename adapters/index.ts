@@ -4,7 +4,7 @@ import type { Logger } from '../src/shared/logger.js';
 import { createTelegramAdapter } from './telegram/index.js';
 import { createSlackAdapter } from './slack/index.js';
 import { createDiscordAdapter } from './discord/index.js';
-import { createWebChat } from './web/index.js';
+import { createWebChat, type WebSharing } from './web/index.js';
 
 export { TelegramAdapter, createTelegramAdapter, type TelegramAdapterOptions, type TelegramReplyTarget } from './telegram/index.js';
 
@@ -16,6 +16,8 @@ export interface BuildAdaptersOptions {
   logger?: Logger;
   /** Prints a line for the operator (the web chat's address, a webhook URL…). */
   announce?: (line: string) => void;
+  /** Several instances serve the web chat behind one load balancer (its live events cross Redis). */
+  webSharing?: WebSharing;
 }
 
 type AdapterFactory = (options: BuildAdaptersOptions) => PlatformAdapter | undefined;

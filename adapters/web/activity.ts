@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentEvent } from '../../src/agent/types.js';
 import type { TurnNotice } from '../../src/gateway/types.js';
-import type { LiveHub } from './live-hub.js';
+import type { LiveChannel } from './live-hub.js';
 import type { TranscriptStore } from './transcript.js';
 import type { FileEntry, FileRef, NoticeEntry, ToolEntry, WebEntry } from './types.js';
 import { clip, describeArgs, toolOutcome } from './tool-outcome.js';
@@ -18,6 +18,8 @@ interface TurnState {
   streaming?: string;
   /** The first message the user sent while this turn ran: the turn's closing notice goes above it. */
   laterMessage?: string;
+  /** The thread's last entry when the turn started: a message recorded after it by another instance came while it ran. */
+  startedAfter?: string;
 }
 
 const FINISH_NOTICES: Record<'interrupted' | 'error' | 'max_iterations', Omit<NoticeEntry, 'id' | 'at' | 'kind'>> = {
@@ -40,12 +42,12 @@ export class ThreadActivity {
 
   constructor(
     private readonly store: TranscriptStore,
-    private readonly hub: LiveHub,
+    private readonly hub: LiveChannel,
   ) {}
 
-  /** True while a turn runs in the thread. */
+  /** True while a turn runs in the thread, here or on another instance. */
   isBusy(threadId: string): boolean {
-    return this.turns.get(threadId)?.busy ?? false;
+    return (this.turns.get(threadId)?.busy ?? false) || this.hub.busyElsewhere(threadId);
   }
 
   /** Records a message the user sent from the page (with the files it brought). */
@@ -85,6 +87,7 @@ export class ThreadActivity {
         turn.busy = true;
         turn.shown = [];
         turn.running.clear();
+        turn.startedAfter = this.store.lastEntryId(threadId);
         this.hub.publish(threadId, { type: 'busy', busy: true });
         return;
       case 'tool_started': {
@@ -126,6 +129,7 @@ export class ThreadActivity {
         this.finishRunningTools(threadId, turn, event.status);
         if (event.status !== 'completed') this.closingNotice(threadId, turn, { kind: 'notice', id: entryId('n'), at: Date.now(), ...FINISH_NOTICES[event.status] });
         turn.laterMessage = undefined;
+        turn.startedAfter = undefined;
         turn.busy = false;
         this.hub.publish(threadId, { type: 'busy', busy: false });
         return;
@@ -166,13 +170,24 @@ export class ThreadActivity {
    * in its order (a snapshot: an entry event only ever appends).
    */
   private closingNotice(threadId: string, turn: TurnState, notice: NoticeEntry): void {
-    const later = turn.laterMessage;
+    const later = turn.laterMessage ?? this.userMessageSince(threadId, turn.startedAfter);
     if (!later || !this.store.entry(threadId, later)) {
       this.put(threadId, notice);
       return;
     }
     this.store.putBefore(threadId, notice, later);
     this.hub.publish(threadId, { type: 'snapshot', entries: this.store.entries(threadId), busy: turn.busy });
+  }
+
+  /**
+   * The first user message after `entryId`: with several instances, the message that
+   * interrupted the turn may have been recorded by the instance the page posted it to.
+   */
+  private userMessageSince(threadId: string, entryId: string | undefined): string | undefined {
+    if (!entryId) return undefined;
+    const entries = this.store.entries(threadId);
+    const at = entries.findIndex((entry) => entry.id === entryId);
+    return at < 0 ? undefined : entries.slice(at + 1).find((entry) => entry.kind === 'user')?.id;
   }
 
   private finishRunningTools(threadId: string, turn: TurnState, status: FinishStatus): void {

@@ -8,7 +8,7 @@ import { requireToken, sameOriginOnly } from './access.js';
 import type { ThreadActivity } from './activity.js';
 import { fileRoutes, type WebFiles } from './files.js';
 import { settingsRoutes, type SettingsDeps } from './settings.js';
-import type { LiveHub } from './live-hub.js';
+import type { LiveChannel } from './live-hub.js';
 import type { TranscriptStore } from './transcript.js';
 import type { LiveEvent, WebEntry } from './types.js';
 
@@ -25,7 +25,7 @@ export interface WebStatus {
 
 export interface WebAppDeps {
   store: TranscriptStore;
-  hub: LiveHub;
+  hub: LiveChannel;
   activity: ThreadActivity;
   assets: Map<string, Asset>;
   /** The login token (see login.ts); empty means no login (`auth: none`, loopback only). */

@@ -18,7 +18,7 @@ import { createWebApp, type WebStatus } from './app.js';
 import { forgetThreadFiles, previewable, WebFiles, WEB_FILE_MAX_BYTES } from './files.js';
 import { PROVIDERS, type ModelSettings, type ProviderId, type SettingsView } from './settings.js';
 import { loadAssets } from './assets.js';
-import { LiveHub } from './live-hub.js';
+import { LiveHub, type LiveChannel } from './live-hub.js';
 import { resolveWebLogin } from './login.js';
 import { isThreadId, TranscriptStore } from './transcript.js';
 import type { FileRef, WebEntry, WebReplyTarget } from './types.js';
@@ -36,6 +36,17 @@ export interface WebAdapterOptions {
    * and a warning to print when the login is off.
    */
   onListening?: (info: { url: string; openUrl: string; warning?: string }) => void;
+  /** Several instances serve this web chat behind one load balancer (`coordination.backend: redis`). */
+  sharing?: WebSharing;
+}
+
+/**
+ * What several instances sharing one HERMES_HOME need for one web chat: a channel that
+ * carries each thread's live events to the others' pages. Given one, the transcripts are
+ * read again wherever another instance appended to them.
+ */
+export interface WebSharing {
+  live: LiveChannel;
 }
 
 /** The page re-renders a streaming answer at most this often. */
@@ -70,7 +81,7 @@ export class WebAdapter implements PlatformAdapter {
 
   private readonly store: TranscriptStore;
   private readonly files: WebFiles;
-  private readonly hub = new LiveHub();
+  private readonly hub: LiveChannel;
   private readonly activity: ThreadActivity;
   private readonly logger: Logger;
   private server: Server | undefined;
@@ -79,7 +90,10 @@ export class WebAdapter implements PlatformAdapter {
   private address: { url: string; openUrl: string } | undefined;
 
   constructor(private readonly options: WebAdapterOptions) {
-    this.store = new TranscriptStore(join(options.paths.home, 'web', 'threads'));
+    this.hub = options.sharing?.live ?? new LiveHub();
+    const threads = join(options.paths.home, 'web', 'threads');
+    // Shared: a call still running is live while a turn runs in its thread on any instance.
+    this.store = options.sharing ? new TranscriptStore(threads, { turnRunning: (id) => this.activity.isBusy(id) }) : new TranscriptStore(threads);
     this.files = new WebFiles(join(options.paths.home, 'web', 'files'));
     this.activity = new ThreadActivity(this.store, this.hub);
     this.logger = (options.logger ?? silentLogger()).child({ platform: 'web' });
@@ -235,6 +249,8 @@ export class WebAdapter implements PlatformAdapter {
       refs.push({ id, name: attachment.name ?? 'file', mimeType: attachment.mimeType ?? 'application/octet-stream', size: attachment.size ?? 0 });
     }
     const entry = this.activity.userMessage(threadId, text, undefined, refs);
+    // Other instances' pages hear of the message before its answer (which may come from one of them).
+    if (this.options.sharing) await this.hub.flushed();
     const threadKey = `web:${threadId}`;
     const replyTo: WebReplyTarget = { threadKey, threadId };
     await handler({
@@ -319,6 +335,8 @@ export function createWebChat(options: {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
   announce?: (line: string) => void;
+  /** Several instances behind one load balancer. */
+  webSharing?: WebSharing;
 }): WebAdapter | undefined {
   if (!options.config.platforms.web.enabled) return undefined;
   return new WebAdapter({
@@ -326,6 +344,7 @@ export function createWebChat(options: {
     paths: options.paths,
     env: options.env,
     logger: options.logger,
+    ...(options.webSharing ? { sharing: options.webSharing } : {}),
     onListening: ({ openUrl, warning }) => {
       options.announce?.(`  web chat: ${openUrl}  (open it in a browser)`);
       if (warning) options.announce?.(`  web chat: WARNING: ${warning}`);
