@@ -35,7 +35,7 @@ function openPostgres(url: string, from: string, lockTimeoutMs: number | undefin
     db?.close();
     // No cause: it could hold the address as written, password and all.
     throw new SessionStoreError(
-      `cannot open the state database (sessions.store postgres, ${from}) at ${describePostgresUrl(url)}: ${redactPassword(errorMessage(error), url)}; check ${from} and that PostgreSQL runs there`,
+      `${from}: cannot open the PostgreSQL state database (sessions.store: postgres): ${redactPassword(errorMessage(error), url)}; check ${from} and that PostgreSQL runs at ${describePostgresUrl(url)}`,
     );
   }
 }
