@@ -15,16 +15,29 @@ export function normalizeLevel(level: string | undefined): LevelWithSilent | und
   return undefined;
 }
 
+export interface LoggerOptions {
+  file?: string;
+  level?: string;
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Write each line as it is logged. For short-lived commands (`hermes exec`): nothing is
+   * buffered, so nothing is flushed at exit — pino's exit flush of a buffered destination
+   * also fsyncs the file, which costs a one-shot command tens of milliseconds. The gateway
+   * keeps the buffered destination (written in the background, flushed and fsynced at exit).
+   */
+  sync?: boolean;
+}
+
 /**
  * The gateway's logger: JSON lines appended to `file` (HERMES_HOME/logs/agent.log).
  * `HERMES_LOG_LEVEL` wins over the configured level.
  */
-export function createLogger(options: { file?: string; level?: string; env?: NodeJS.ProcessEnv }): Logger {
+export function createLogger(options: LoggerOptions): Logger {
   const env = options.env ?? process.env;
   const level = normalizeLevel(env.HERMES_LOG_LEVEL) ?? normalizeLevel(options.level) ?? 'info';
   if (!options.file) return pino({ level: 'silent' });
   mkdirSync(dirname(options.file), { recursive: true });
-  return pino({ level, base: { pid: process.pid } }, destination({ dest: options.file, sync: false, mkdir: true }));
+  return pino({ level, base: { pid: process.pid } }, destination({ dest: options.file, sync: options.sync ?? false, mkdir: true }));
 }
 
 /** A logger that drops everything; the default for library callers that pass none. */

@@ -1,25 +1,53 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { builtCli } from '../helpers/hermes-process.js';
+import { bundleIsCurrent, type ExecBundleManifest } from '../../src/cli/exec-bundle.js';
+
+interface Loads {
+  stdout: string;
+  stderr: string;
+  status: number | null;
+  /** Every module file loaded, relative to the package root, in order. */
+  loaded: string[];
+}
 
 /** Runs the built CLI with a module hook that lists every module it loads (file: URLs, in order). */
-function loadsOf(args: string[], input?: string): { stdout: string; stderr: string; status: number | null; loaded: string[] } {
+function loadsOf(args: string[], input?: string, options: { env?: NodeJS.ProcessEnv; config?: string } = {}): Loads {
   const dir = mkdtempSync(join(tmpdir(), 'hermes-startup-'));
+  if (options.config !== undefined) writeFileSync(join(dir, 'config.yaml'), options.config);
   const hooks = join(dir, 'hooks.mjs');
   const log = join(dir, 'loaded.txt');
   writeFileSync(hooks, `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (url.startsWith('file:')) appendFileSync(${JSON.stringify(log)}, url + '\\n');\n  return next(url, context);\n}\n`);
   const register = join(dir, 'register.mjs');
   writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
   writeFileSync(log, '');
-  const run = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, builtCli, ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, HERMES_HOME: dir }, input });
+  const run = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, builtCli, ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, HERMES_HOME: dir, HERMES_EXEC_BUNDLE: '', ...options.env }, input });
   const root = pathToFileURL(packageRoot()).href;
   const loaded = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((url) => url.replace(`${root}/`, ''));
   return { stdout: run.stdout, stderr: run.stderr, status: run.status, loaded };
+}
+
+const distDir = join(packageRoot(), 'dist');
+
+/** The compiled modules (and packages' files) esbuild put into one output of dist/exec-bundle, from its meta.json. */
+function bundleInputs(output: string): string[] {
+  const meta = JSON.parse(readFileSync(join(distDir, 'exec-bundle/meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  const entry = meta.outputs[output];
+  if (!entry) throw new Error(`${output} is not an output of dist/exec-bundle/meta.json`);
+  return Object.keys(entry.inputs);
+}
+
+/** The bundle tests need the bundle of this build: `npm run build` makes it, a later `tsc` alone outdates it. */
+function expectCurrentBundle(): void {
+  const path = join(distDir, 'exec-bundle/manifest.json');
+  if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run build\` (npm test does)`);
+  const manifest = JSON.parse(readFileSync(path, 'utf8')) as ExecBundleManifest;
+  if (!bundleIsCurrent(manifest, pathToFileURL(distDir + '/'))) throw new Error('dist/exec-bundle is older than dist/src (tsc ran after the bundle): run `npm run build`');
 }
 
 describe('hermes start-up', () => {
@@ -58,22 +86,52 @@ describe('hermes start-up', () => {
     expect([...packages]).toEqual(['commander']);
   });
 
-  it('exec runs a script without loading the MCP SDK, a chat platform\'s library, the model client, the gateway, another backend\'s environment or the approvals engine', () => {
-    const run = loadsOf(['exec', '-'], 'print(6 * 7)\n');
+  /** What a run of print(6 * 7) must not load, whether from the modules or from the bundle's chunks. */
+  function expectLeanExecRun(run: Loads, modules: string[]): void {
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('42\n');
     expect(run.status).toBe(0);
-    const packages = new Set(run.loaded.filter((url) => url.startsWith('node_modules/')).map((url) => url.split('/').slice(1, 3).join('/')));
+    const packages = new Set(modules.filter((url) => url.startsWith('node_modules/')).map((url) => url.split('/').slice(1, 3).join('/')));
     // Proves the hook saw the run's dependencies, so the absences below mean something.
     expect([...packages].some((name) => name.startsWith('execa/'))).toBe(true);
     for (const heavy of ['@modelcontextprotocol/sdk', '@slack/bolt', 'discord.js/', 'grammy/', 'openai/', 'hono/', 'better-sqlite3/']) {
       expect([...packages].filter((name) => name.startsWith(heavy))).toEqual([]);
     }
-    expect(run.loaded.filter((url) => /^dist\/src\/(gateway|agent|sessions|coordination|cron)\/|^dist\/src\/mcp\/(connection|transport)\.js$/.test(url))).toEqual([]);
+    expect(modules.filter((url) => /^dist\/src\/(gateway|agent|sessions|coordination|cron)\/|^dist\/src\/mcp\/(connection|transport)\.js$/.test(url))).toEqual([]);
     // On the local backend, the other backends' environments (SSH, containers, their file transfer) stay unloaded.
-    expect(run.loaded.filter((url) => /^dist\/src\/environments\/(ssh\/(ssh-environment|remote-shell)|docker\/docker-environment)\.js$|^dist\/src\/environments\/transfer\//.test(url))).toEqual([]);
-    expect(run.loaded).toContain('dist/src/environments/ssh/ssh-provider.js');
+    expect(modules.filter((url) => /^dist\/src\/environments\/(ssh\/(ssh-environment|remote-shell)|docker\/docker-environment)\.js$|^dist\/src\/environments\/transfer\//.test(url))).toEqual([]);
+    expect(modules).toContain('dist/src/environments/ssh/ssh-provider.js');
     // A script that asks for no risky call loads the approvals engine's lazy guards only.
-    expect(run.loaded.filter((url) => url.startsWith('dist/src/approvals/'))).toEqual(['dist/src/approvals/lazy-guard.js']);
+    expect(modules.filter((url) => url.startsWith('dist/src/approvals/'))).toEqual(['dist/src/approvals/lazy-guard.js']);
+  }
+
+  it('exec with HERMES_EXEC_BUNDLE=0 runs a script from the modules without loading the MCP SDK, a chat platform\'s library, the model client, the gateway, another backend\'s environment or the approvals engine', () => {
+    const run = loadsOf(['exec', '-'], 'print(6 * 7)\n', { env: { HERMES_EXEC_BUNDLE: '0' } });
+    expect(run.loaded.filter((url) => url.startsWith('dist/exec-bundle/'))).toEqual([]);
+    expect(run.loaded).toContain('dist/src/cli/commands/exec-run.js');
+    expectLeanExecRun(run, run.loaded);
+  });
+
+  it('exec runs a script from dist/exec-bundle, and the chunks it loads hold no MCP SDK, chat platform, model client, gateway, other backend\'s environment or approvals engine', () => {
+    expectCurrentBundle();
+    const run = loadsOf(['exec', '-'], 'print(6 * 7)\n');
+    const ours = run.loaded.filter((url) => url.startsWith('dist/') && !url.startsWith('dist/exec-bundle/'));
+    expect(ours.sort()).toEqual(['dist/src/cli/command-table.js', 'dist/src/cli/commands/exec.js', 'dist/src/cli/exec-bundle.js', 'dist/src/cli/main.js', 'dist/src/shared/package-root.js']);
+    const chunks = run.loaded.filter((url) => url.startsWith('dist/exec-bundle/'));
+    expect(chunks).toContain('dist/exec-bundle/exec-run.js');
+    // Everything outside the bundle it loaded from node_modules is commander's (the program) or an external of the bundle.
+    const outside = run.loaded.filter((url) => url.startsWith('node_modules/') && !url.startsWith('node_modules/commander/'));
+    expect(outside).toEqual([]);
+    // The modules the loaded chunks were built from: the same claims as for the modules' run.
+    expectLeanExecRun(run, chunks.flatMap((chunk) => bundleInputs(chunk)));
+  });
+
+  it('exec from the bundle fails on a bad config.yaml with the file, the key and the reason', () => {
+    expectCurrentBundle();
+    const run = loadsOf(['exec', '-'], 'print(1)\n', { config: 'code_execution:\n  timeout: -3\n' });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^hermes: .*config\.yaml: code_execution\.timeout: expected a positive number, got -3\n$/);
+    expect(run.loaded).toContain('dist/exec-bundle/exec-run.js');
   });
 });
