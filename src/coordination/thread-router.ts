@@ -83,6 +83,33 @@ export class ThreadRouter {
     return false;
   }
 
+  /**
+   * Takes the thread for work that came with no message (replies an earlier run left unsent):
+   * true when this instance holds it now, false while a live instance does (the work is left to
+   * it). A dead owner's lease is waited out. Call `done` when the work is over.
+   */
+  async take(threadKey: string): Promise<boolean> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      if (this.held.get(threadKey)?.held) return true;
+      this.held.delete(threadKey);
+      const keeper = await this.coordinator.hold(threadKey, (lease) => this.lost(lease));
+      if (keeper) {
+        if (this.held.get(threadKey)?.held) keeper.stopRenewing();
+        else this.held.set(threadKey, keeper);
+        return true;
+      }
+      const owner = await this.coordinator.leases.owner(threadKey);
+      if (owner && (await this.coordinator.isAlive(owner))) return false;
+      if (owner) await this.lapse(threadKey, owner);
+    }
+    return false;
+  }
+
+  /** Work taken with `take` is over: the lease goes unless the thread has messages running or waiting here. */
+  done(threadKey: string): void {
+    this.releaseUnlessBusy(threadKey);
+  }
+
   /** The thread has nothing running or waiting here: give its lease up. */
   idle(threadKey: string): void {
     const keeper = this.held.get(threadKey);

@@ -30,6 +30,10 @@ export interface GatewayThreadRouter {
   claim(message: InboundMessage): Promise<boolean>;
   /** The thread has nothing running or waiting here. */
   idle(threadKey: string): void;
+  /** Takes the thread for work without a message (unsent replies at start); false while a live instance holds it. */
+  take?(threadKey: string): Promise<boolean>;
+  /** Work taken with `take` is over. */
+  done?(threadKey: string): void;
 }
 
 export interface GatewayOptions {
@@ -171,6 +175,8 @@ export class Gateway {
         replies: (adapter, target) => this.replies(adapter, target),
         delivery: (adapter, threadKey) => this.delivery(adapter, threadKey),
         logger: this.logger,
+        // Several instances: a thread's leftovers are resumed only by the instance that takes it.
+        ...(this.options.router?.take ? { take: (threadKey: string) => this.takeThread(threadKey) } : {}),
       }),
     );
     return report;
@@ -208,6 +214,12 @@ export class Gateway {
       return;
     }
     this.lane(message.threadKey).push(message);
+  }
+
+  private async takeThread(threadKey: string): Promise<(() => void) | undefined> {
+    const router = this.options.router;
+    if (!router?.take || !(await router.take(threadKey))) return undefined;
+    return () => router.done?.(threadKey);
   }
 
   /** Resolves when no turn runs or waits and no command reply is pending (tests, bench). */

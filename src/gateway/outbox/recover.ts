@@ -11,6 +11,11 @@ export interface RecoverDeps {
   replies: (adapter: PlatformAdapter, target: ReplyTarget) => ThreadReplies;
   delivery: (adapter: PlatformAdapter, threadKey: string) => ThreadDelivery;
   logger: Logger;
+  /**
+   * Several instances: takes a thread before its replies are resumed, giving back the function
+   * that lets it go; undefined while a live instance holds the thread (it is sending them).
+   */
+  take?: (threadKey: string) => Promise<(() => void) | undefined>;
 }
 
 const PREVIEW_CHARS = 80;
@@ -32,7 +37,8 @@ export async function recoverOutbox(deps: RecoverDeps): Promise<void> {
   const { outbox, logger } = deps;
   const pruned = outbox.prune();
   if (pruned > 0) logger.debug({ pruned }, 'outbox: old delivered turns pruned');
-  const jobs: Promise<void>[] = [];
+  const threads = new Map<string, Array<() => Promise<void>>>();
+  let turns = 0;
   for (const turn of outbox.unfinished()) {
     const adapter = deps.adapters.get(turn.platform);
     // A platform not running now keeps its replies for a later start.
@@ -42,10 +48,27 @@ export async function recoverOutbox(deps: RecoverDeps): Promise<void> {
       logger.warn({ turn: turn.id, platform: turn.platform }, 'outbox: a reply target that this adapter cannot read; its parts are left undelivered');
       continue;
     }
-    jobs.push(takeUp(deps, adapter, target, turn));
+    const thread = threads.get(target.threadKey) ?? [];
+    thread.push(() => takeUp(deps, adapter, target, turn));
+    threads.set(target.threadKey, thread);
+    turns += 1;
   }
-  if (jobs.length > 0) logger.info({ turns: jobs.length }, 'outbox: delivering what the last run left');
-  await Promise.all(jobs);
+  if (turns > 0) logger.info({ turns }, 'outbox: delivering what the last run left');
+  await Promise.all([...threads].map(([threadKey, work]) => resumeThread(deps, threadKey, work)));
+}
+
+/** One thread's leftovers, once this instance has the thread (with one instance, at once). */
+async function resumeThread(deps: RecoverDeps, threadKey: string, work: Array<() => Promise<void>>): Promise<void> {
+  const release = deps.take ? await deps.take(threadKey) : () => {};
+  if (!release) {
+    deps.logger.info({ thread: threadKey }, 'outbox: another running instance holds this thread; its unsent replies are left to it');
+    return;
+  }
+  try {
+    await Promise.all(work.map((resume) => resume()));
+  } finally {
+    release();
+  }
 }
 
 async function takeUp(deps: RecoverDeps, adapter: PlatformAdapter, target: ReplyTarget, turn: OutboxTurn): Promise<void> {
