@@ -1,0 +1,167 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { groupAlive } from '../../src/environments/index.js';
+import { startFakeOpenAI, type FakeOpenAI, type FakeReply, type RecordedRequest } from '../fakes/openai-server.js';
+import { e2eModel, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { FakeTelegramApi } from '../fakes/telegram-api.js';
+import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
+import { ownerOf, postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess } from './gateway-processes.js';
+
+/*
+ * Two `hermes gateway` processes on one Redis and one state.db. A script on A asks for approval
+ * of a risky command; the answer is sent to B. The command deletes a throwaway folder in the
+ * test's temp HERMES_HOME, so whether it ran is on disk.
+ */
+const missingRedis = redisSkipReason('the approvals-across-instances test');
+const why = processesMissing();
+if (why && process.env.CI !== 'true') console.warn(`the approvals-across-instances test cannot run here: ${why}`);
+const runs = !missingRedis && (!why || process.env.CI === 'true');
+
+const KEY_VAR = 'HERMES_APPROVALS_ACROSS_KEY';
+const CHATS = { button: 1001, typed: 2002, deny: 3003, stop: 4004 } as const;
+
+/**
+ * `[RISKY:<name>]` makes a script that writes its process group to `<name>.pgid`, then asks
+ * terminal() for `rm -rf ../<name>` run in `<home>/work` (a recursive delete: it asks first);
+ * anything else is the shared e2e model.
+ */
+function riskyModel(home: string): FakeReply {
+  const rest = e2eModel(home);
+  return {
+    respond: (request: RecordedRequest) => {
+      const last = request.body.messages[request.body.messages.length - 1];
+      const risky = last.role === 'user' ? /\[RISKY:(\w+)\]/.exec(String(last.content)) : null;
+      if (!risky || !('respond' in rest)) return 'respond' in rest ? rest.respond(request) : rest;
+      const name = risky[1];
+      const pgid = JSON.stringify(join(home, `${name}.pgid`));
+      const code = [
+        'import os',
+        'from hermes_tools import terminal',
+        `with open(${pgid} + '.tmp', 'w') as f:`,
+        '    f.write(str(os.getpgrp()))',
+        `os.replace(${pgid} + '.tmp', ${pgid})`,
+        `result = terminal('rm -rf ../${name} && echo removed-${name}', workdir=${JSON.stringify(join(home, 'work'))})`,
+        'print(result)',
+        '',
+      ].join('\n');
+      return { toolCalls: [{ name: 'execute_code', arguments: { code } }] };
+    },
+  };
+}
+
+describe.runIf(runs)('approvals and /stop answered on another instance than the one running the script', () => {
+  let redis: TestRedis;
+  let api: FakeTelegramApi;
+  let model: FakeOpenAI;
+  let home: string;
+  let a: GatewayProcess;
+  let b: GatewayProcess;
+  const instances: GatewayProcess[] = [];
+
+  const texts = (chat: number) => api.sentTo(chat).map((sent) => sent.text);
+  /** The model's answer after the script (the approval request shows the command too, so only this counts). */
+  const answer = (chat: number) => texts(chat).find((text) => text.startsWith('finished:'));
+  /** A throwaway folder with a marker in it, next to the script's working folder. */
+  const victim = (name: string) => {
+    const dir = join(home, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'marker'), 'x');
+    return join(dir, 'marker');
+  };
+  /** Starts `[RISKY:name]` on A and waits for its approval request in the chat. */
+  const askOnA = async (chat: number, name: string) => {
+    expect(await postUpdate(a, textUpdate(chat, `clean up [RISKY:${name}]`))).toBe(200);
+    const pgid = await waitForPgid(home, name);
+    expect(ownerOf(pgid, instances), 'the script runs under A').toBe(a);
+    await api.waitFor(() => api.sentTo(chat).some((sent) => (sent.reply_markup?.inline_keyboard ?? []).flat().some((button) => button.callback_data === 'hermes:approve')), 'the approval request');
+    return api.sentTo(chat).find((sent) => (sent.reply_markup?.inline_keyboard ?? []).length > 0)!;
+  };
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    api = await new FakeTelegramApi().start();
+    home = mkdtempSync(join(tmpdir(), 'hermes-approvals-across-'));
+    mkdirSync(join(home, 'work'));
+    model = await startFakeOpenAI({ fallback: riskyModel(home) });
+    writeFileSync(
+      join(home, 'config.yaml'),
+      [
+        'model:',
+        `  base_url: ${model.url}`,
+        '  name: fake-model',
+        `  api_key_env: ${KEY_VAR}`,
+        'platforms:',
+        '  telegram:',
+        `    api_root: ${api.apiRoot}`,
+        '  web:',
+        '    enabled: false',
+        'terminal:',
+        '  platform_backend: local',
+        'approvals:',
+        '  mode: "on"',
+        'cron:',
+        '  enabled: false',
+        'coordination:',
+        '  backend: redis',
+        `  redis_url: ${redis.url}`,
+        '',
+      ].join('\n'),
+    );
+    const env = { [KEY_VAR]: 'sk-fake', TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: Object.values(CHATS).join(',') };
+    a = await startGatewayProcess(home, env);
+    instances.push(a);
+    b = await startGatewayProcess(home, env);
+    instances.push(b);
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const instance of instances) await stopGatewayProcess(instance);
+    await model?.close();
+    await api?.close();
+    await redis?.stop();
+    if (home) rmSync(home, { recursive: true, force: true });
+  }, 60_000);
+
+  it('a press of the Approve button, sent to B, approves the request of the script on A, and the command runs there', async () => {
+    const marker = victim('pressed');
+    const request = await askOnA(CHATS.button, 'pressed');
+    expect(existsSync(marker)).toBe(true);
+    const press = api.injectCallbackQuery({ messageId: request.message_id, data: 'hermes:approve', userId: CHATS.button });
+    expect(await postUpdate(b, press)).toBe(200);
+    await api.waitFor(() => answer(CHATS.button) !== undefined, 'the script’s answer');
+    expect(answer(CHATS.button)).toContain('removed-pressed');
+    expect(existsSync(marker)).toBe(false);
+  }, 90_000);
+
+  it('/approve typed to B approves the request of the script on A', async () => {
+    const marker = victim('typed');
+    await askOnA(CHATS.typed, 'typed');
+    expect(await postUpdate(b, textUpdate(CHATS.typed, '/approve'))).toBe(200);
+    await api.waitFor(() => answer(CHATS.typed) !== undefined, 'the script’s answer');
+    expect(answer(CHATS.typed)).toContain('removed-typed');
+    expect(existsSync(marker)).toBe(false);
+  }, 90_000);
+
+  it('/deny typed to B refuses the request of the script on A: the command does not run', async () => {
+    const marker = victim('denied');
+    await askOnA(CHATS.deny, 'denied');
+    expect(await postUpdate(b, textUpdate(CHATS.deny, '/deny'))).toBe(200);
+    await api.waitFor(() => answer(CHATS.deny) !== undefined, 'the script’s answer');
+    expect(answer(CHATS.deny)).not.toContain('removed-denied');
+    expect(existsSync(marker)).toBe(true);
+  }, 90_000);
+
+  it('/stop typed to B kills the script on A that waits for approval (its process group dies) and the command never runs', async () => {
+    const marker = victim('stopped');
+    await askOnA(CHATS.stop, 'stopped');
+    const pgid = await waitForPgid(home, 'stopped');
+    expect(groupAlive(pgid)).toBe(true);
+    expect(await postUpdate(b, textUpdate(CHATS.stop, '/stop'))).toBe(200);
+    await api.waitFor(() => texts(CHATS.stop).includes('Stopped.'), 'Stopped.');
+    await waitForGroupGone(pgid);
+    expect(groupAlive(pgid)).toBe(false);
+    expect(existsSync(marker)).toBe(true);
+  }, 90_000);
+});
