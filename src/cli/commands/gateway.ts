@@ -42,8 +42,11 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   ]);
   const { config, paths } = loaded;
   const logger = createLogger({ file: paths.logFile, level: config.logging.level, env });
-  // state.db, or the PostgreSQL database several instances share (sessions.store).
+  // state.db, or the PostgreSQL database several instances share (sessions.store), opened before
+  // anything else starts so that a bad address stops the start cleanly. Replies wait there until
+  // the platform confirmed them: a restart delivers what is left.
   const state = stateLocationFrom(config, paths, env);
+  const outbox = OutboxStore.open(state);
   // Several instances on one Redis: a thread's messages run where its lease is (loaded only then).
   const coordination =
     config.coordination.backend === 'redis' ? await (await import('../../coordination/index.js')).startGatewayCoordination(config, env, logger) : undefined;
@@ -62,8 +65,6 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   });
   // "/approve always" rules survive restarts here.
   const approvals = approvalQueueFor(config, { rulesFile: join(paths.home, 'approvals.yaml'), logger });
-  // Replies wait in state.db until the platform confirmed them: a restart delivers what is left.
-  const outbox = OutboxStore.open(state);
   const gateway = new Gateway({ agent, config, logger, env, approvals, outbox, ...(coordination ? { router: coordination.router } : {}) });
   coordination?.router.attach(gateway);
   let adapters;
