@@ -351,7 +351,7 @@ export class Agent implements AgentRunner {
         message.role === 'tool' && message.content === PRUNED_KERNEL_OUTPUT ? { ...message, content: PRUNED_KERNEL_GONE } : undefined,
       );
     }
-    const user = this.userMessage(session, options.text);
+    const user = this.userMessage(session, options.text, options.notes);
     conversation.add(user);
     // Images go to the model with their message, this turn only; state.db keeps the text (its [attached: …] lines).
     conversation.overlay(conversation.last()!, withImages(user, options.images, this.client));
@@ -408,7 +408,6 @@ export class Agent implements AgentRunner {
     }
   }
 
-  /** The user's text, with the note about an interrupted previous turn when there was one. */
   /** What a tool call in `session` gets: where it runs, its limits, and who it may ask or send files to. */
   private toolContext(
     session: SessionRecord,
@@ -430,10 +429,11 @@ export class Agent implements AgentRunner {
     };
   }
 
-  private userMessage(session: SessionRecord, text: string): ChatMessage & { role: 'user' } {
-    if (!session.interruptedReason) return { role: 'user', content: text };
-    this.store.setInterrupted(session.id, null);
-    return { role: 'user', content: `${interruptedNote(session.interruptedReason)}\n\n${text}` };
+  /** The user's text, after the turn's system notes: an interrupted previous turn, and any the caller gives. */
+  private userMessage(session: SessionRecord, text: string, extra: string[] = []): ChatMessage & { role: 'user' } {
+    const notes = [...(session.interruptedReason ? [interruptedNote(session.interruptedReason)] : []), ...extra];
+    if (session.interruptedReason) this.store.setInterrupted(session.id, null);
+    return { role: 'user', content: notes.length > 0 ? `${notes.join('\n')}\n\n${text}` : text };
   }
 }
 

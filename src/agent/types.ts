@@ -42,6 +42,8 @@ export interface RunTurnOptions {
    * each tool-call boundary and added to the turn, so a running script is not killed.
    */
   steer?: () => string[];
+  /** System notes for this turn (the thread moved to another instance…), put before the person's text like the interrupted-turn note. */
+  notes?: string[];
 }
 
 /** An image for the model, as it arrived. */

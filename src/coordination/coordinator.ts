@@ -27,6 +27,13 @@ export interface RedisCoordinatorOptions {
   logger?: Logger;
 }
 
+/** DEL KEYS[1] only while it still holds ARGV[1]. */
+const DELETE_IF = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0`;
+
 /** Where an interrupt went. */
 export type InterruptRoute = 'here' | 'passed' | 'nobody';
 
@@ -100,6 +107,21 @@ export class RedisCoordinator {
   /** Claims on scheduled job runs, made on this instance's connection; each lasts `ttlMs`. */
   jobClaims(ttlMs: number): RedisJobClaims {
     return new RedisJobClaims(this.redis, this.instanceId, ttlMs, this.keys);
+  }
+
+  /** Records that this instance's session kernel holds the thread's state now (refused once `lease` is stale). */
+  async recordKernel(lease: ThreadLease, ttlMs: number): Promise<boolean> {
+    return this.leases.fencedSet(lease, this.keys.kernel(lease.threadKey), this.instanceId, ttlMs);
+  }
+
+  /**
+   * Whether the thread's state was in another instance's kernel, which this instance cannot
+   * reach: true once (the record is taken, so of several instances asking one hears it).
+   */
+  async kernelMoved(threadKey: string): Promise<boolean> {
+    const owner = await this.redis.get(this.keys.kernel(threadKey));
+    if (!owner || owner === this.instanceId) return false;
+    return Number(await this.redis.eval(DELETE_IF, 1, this.keys.kernel(threadKey), owner)) === 1;
   }
 
   /** How long a lease lasts without renewals. */

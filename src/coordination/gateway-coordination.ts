@@ -30,7 +30,8 @@ export async function startGatewayCoordination(config: HermesConfig, env: NodeJS
       interrupt: () => undefined,
     },
   );
-  const made = new ThreadRouter(coordinator, logger);
+  // A kernel record outlives the kernel by no more than its idle timeout.
+  const made = new ThreadRouter(coordinator, logger, config.code_execution.kernel_idle_timeout * 1000);
   late.router = made;
   return {
     router: made,

@@ -31,10 +31,14 @@ if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('GET', KEYS[2]) == ARGV[
 end
 return 0`;
 
-/** SET KEYS[3] only while ARGV[1] is the thread's newest token: a stale owner's write is refused. */
+/** SET KEYS[3] (for ARGV[3] ms when given) only while ARGV[1] is the thread's newest token: a stale owner's write is refused. */
 const FENCED_SET = `
 if redis.call('GET', KEYS[2]) == ARGV[1] then
-  redis.call('SET', KEYS[3], ARGV[2])
+  if ARGV[3] then
+    redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
+  else
+    redis.call('SET', KEYS[3], ARGV[2])
+  end
   return 1
 end
 return 0`;
@@ -83,9 +87,10 @@ export class RedisThreadLeases {
     return (await this.redis.get(this.keys.fence(lease.threadKey))) === String(lease.token);
   }
 
-  /** Sets `key` to `value` only while `lease.token` is the thread's newest; false when refused. */
-  async fencedSet(lease: ThreadLease, key: string, value: string): Promise<boolean> {
-    const done = await this.redis.eval(FENCED_SET, 3, this.keys.lease(lease.threadKey), this.keys.fence(lease.threadKey), key, String(lease.token), value);
+  /** Sets `key` to `value` (for `ttlMs` when given) only while `lease.token` is the thread's newest; false when refused. */
+  async fencedSet(lease: ThreadLease, key: string, value: string, ttlMs?: number): Promise<boolean> {
+    const extra = ttlMs === undefined ? [] : [Math.max(1, Math.round(ttlMs))];
+    const done = await this.redis.eval(FENCED_SET, 3, this.keys.lease(lease.threadKey), this.keys.fence(lease.threadKey), key, String(lease.token), value, ...extra);
     return Number(done) === 1;
   }
 }

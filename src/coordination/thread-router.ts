@@ -27,12 +27,39 @@ export class ThreadRouter {
   private readonly watched = new Map<string, NodeJS.Timeout>();
   private gateway: RoutedGateway | undefined;
   private readonly logger: Logger;
+  /** The lease under which each thread's kernel was last recorded here (recorded once per lease). */
+  private readonly kernels = new Map<string, ThreadLease>();
 
   constructor(
     private readonly coordinator: RedisCoordinator,
     logger: Logger = silentLogger(),
+    /** How long a kernel record lasts: an idle kernel ends after code_execution.kernel_idle_timeout anyway. */
+    private readonly kernelTtlMs = 1_800_000,
   ) {
     this.logger = logger.child({ component: 'thread-router', instance: coordinator.instanceId });
+  }
+
+  /**
+   * True once when the thread's Python state was in another instance's session kernel (the
+   * thread moved here, or that instance died): this turn starts without it.
+   */
+  async kernelMoved(threadKey: string): Promise<boolean> {
+    try {
+      return await this.coordinator.kernelMoved(threadKey);
+    } catch (error) {
+      this.logger.warn({ thread: threadKey, err: errorMessage(error) }, 'could not read where the thread’s kernel was');
+      return false;
+    }
+  }
+
+  /** execute_code runs here for the thread: its state is in this instance's kernel now. */
+  kernelHere(threadKey: string): void {
+    const lease = this.held.get(threadKey)?.lease;
+    if (!lease || this.kernels.get(threadKey) === lease) return;
+    this.kernels.set(threadKey, lease);
+    this.coordinator
+      .recordKernel(lease, this.kernelTtlMs)
+      .catch((error: unknown) => this.logger.warn({ thread: threadKey, err: errorMessage(error) }, 'could not record where the thread’s kernel is'));
   }
 
   /** The gateway whose lanes this router fills; set before messages arrive. */
@@ -115,6 +142,7 @@ export class ThreadRouter {
     const keeper = this.held.get(threadKey);
     if (!keeper) return;
     this.held.delete(threadKey);
+    this.kernels.delete(threadKey);
     keeper.release().catch((error: unknown) => this.logger.warn({ thread: threadKey, err: errorMessage(error) }, 'releasing a thread lease failed; it lapses on its own'));
   }
 

@@ -1,5 +1,5 @@
-import type { AgentRunner, ApprovalRequest } from '../agent/types.js';
-import { InterruptReason } from '../shared/notices.js';
+import type { AgentEvent, AgentRunner, ApprovalRequest } from '../agent/types.js';
+import { InterruptReason, KERNEL_MOVED_NOTE, KERNEL_MOVED_NOTICE } from '../shared/notices.js';
 import type { HermesConfig } from '../config/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
@@ -34,6 +34,10 @@ export interface GatewayThreadRouter {
   take?(threadKey: string): Promise<boolean>;
   /** Work taken with `take` is over. */
   done?(threadKey: string): void;
+  /** True once when the thread's Python state was in another instance's kernel (the thread moved here). */
+  kernelMoved?(threadKey: string): Promise<boolean>;
+  /** execute_code runs here for the thread (its state is in this instance's kernel now). */
+  kernelHere?(threadKey: string): void;
 }
 
 export interface GatewayOptions {
@@ -291,8 +295,10 @@ export class Gateway {
     // The turn answers the last message: its sender is who may answer its approval requests.
     const last = messages[messages.length - 1];
     const requester: ApprovalPerson = { platform: last.platform, id: last.user.id, ...(last.user.name ? { name: last.user.name } : {}) };
+    const kernels = this.kernelTracking(adapter, last);
     await runRenderedTurn(
       {
+        ...(await kernels.moved()),
         agent: this.options.agent,
         adapter,
         logger: this.logger,
@@ -304,10 +310,33 @@ export class Gateway {
         onFirstVisible: () => this.options.onFirstVisible?.(last.threadKey),
         files: this.turnFiles(last),
         requestApproval: (replyTo, request, turnSignal) => this.requestApproval(adapter, replyTo, request, turnSignal, requester),
+        ...kernels.events,
       },
       messages,
       signal,
     );
+  }
+
+  /**
+   * Several instances: a thread whose Python state was in another instance's kernel is told so
+   * once, before the answer, and so is the model; execute_code running here records it here.
+   */
+  private kernelTracking(adapter: PlatformAdapter, message: InboundMessage): { moved: () => Promise<{ notes?: string[] }>; events: { onEvent?: (event: AgentEvent) => void } } {
+    const router = this.options.router;
+    if (!router?.kernelMoved || !router.kernelHere || !this.options.config.code_execution.session_kernels) return { moved: async () => ({}), events: {} };
+    const here = router.kernelHere.bind(router);
+    return {
+      moved: async () => {
+        if (!(await router.kernelMoved!(message.threadKey))) return {};
+        await this.reply(adapter, message.replyTo, KERNEL_MOVED_NOTICE);
+        return { notes: [KERNEL_MOVED_NOTE] };
+      },
+      events: {
+        onEvent: (event) => {
+          if (event.type === 'tool_started' && event.name === 'execute_code') here(message.threadKey);
+        },
+      },
+    };
   }
 
   /** How the turn answering `message` moves files: through its session's environment, when the agent has one. */

@@ -28,6 +28,10 @@ export interface TurnDeps {
   onFirstVisible?: () => void;
   /** Texts people sent while the turn runs (`busy_input_mode: steer`), for the agent to take at its next tool-call boundary. */
   steer?: () => string[];
+  /** System notes for the model this turn (src/agent puts them before the person's text). */
+  notes?: string[];
+  /** Hears every agent event of the turn (several instances: where execute_code ran). */
+  onEvent?: (event: AgentEvent) => void;
 }
 
 /**
@@ -92,7 +96,9 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
       // Unless an adapter says only this machine's owner can write to it, anyone may have.
       audience: adapter.audience ?? 'others',
       ...(deps.steer ? { steer: deps.steer } : {}),
+      ...(deps.notes?.length ? { notes: deps.notes } : {}),
       onEvent: (event) => {
+        deps.onEvent?.(event);
         notice(event);
         progress.onEvent(event);
         if (event.type === 'text_delta') {

@@ -76,6 +76,14 @@ export const kernelDiedNotice = (detail: string): string =>
 export const TOOLS_CHANGED_NOTE =
   'The enabled tools changed, so the session kernel was restarted with a new hermes_tools; its state was lost.';
 
+/** What the person is told, once, when their thread's turn runs on another instance than the one whose kernel held its state. */
+export const KERNEL_MOVED_NOTICE =
+  'This thread moved to another gateway instance; variables and imports from earlier execute_code runs are gone.';
+
+/** The same for the model, in that turn's system note. */
+export const KERNEL_MOVED_NOTE =
+  '[System note: this thread moved to another gateway instance; variables and imports from earlier execute_code runs are gone. Import and compute again what you need.]';
+
 /** No session kernel could start, so the call ran one-shot (`kernel.note`). */
 export const kernelUnavailableNote = (why: string): string =>
   `session kernel unavailable: ${why}; this call ran as a one-shot script and keeps no state`;

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupAlive } from '../../src/environments/index.js';
+import { KERNEL_MOVED_NOTE, KERNEL_MOVED_NOTICE } from '../../src/shared/notices.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { e2eModel, requestFor, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
@@ -177,7 +178,11 @@ describe.runIf(runs)('an instance killed mid-turn (two gateway processes on one 
     expect(await send(other, 'what was the word? [AFTER]')).toBe(200);
     await api.waitFor(() => answers().some((text) => text.includes('[AFTER]')), 'the answer after the kill');
     const users = requestFor(model.requests, '[AFTER]')?.body.messages.filter((m) => m.role === 'user').map((m) => String(m.content));
-    expect(users).toEqual(['remember the word PLUM [H1]', 'work on it [SLOW:K]', 'what was the word? [AFTER]']);
+    // The killed instance's kernel ran the script: the model is told its state is gone, in this turn's note.
+    expect(users).toEqual(['remember the word PLUM [H1]', 'work on it [SLOW:K]', `${KERNEL_MOVED_NOTE}\n\nwhat was the word? [AFTER]`]);
     expect(answers().filter((text) => text.includes('[AFTER]'))).toHaveLength(1);
+    // And so is the person: once, before the answer.
+    expect(answers().filter((text) => text === KERNEL_MOVED_NOTICE)).toHaveLength(1);
+    expect(answers().indexOf(KERNEL_MOVED_NOTICE)).toBeLessThan(answers().findIndex((text) => text.includes('[AFTER]')));
   }, 90_000);
 });

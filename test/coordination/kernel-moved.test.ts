@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { coordinationKeys } from '../../src/coordination/index.js';
+import { KERNEL_MOVED_NOTE, KERNEL_MOVED_NOTICE } from '../../src/shared/notices.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
+import { e2eModel, release, requestFor, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { FakeTelegramApi } from '../fakes/telegram-api.js';
+import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
+import { until } from './helpers.js';
+import { ownerOf, postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess } from './gateway-processes.js';
+
+/*
+ * Two live `hermes gateway` processes: a thread whose script ran in A's session kernel goes
+ * quiet, and its next message reaches B, which takes the thread without that kernel's state.
+ */
+const missingRedis = redisSkipReason('the kernel-moved test');
+const why = processesMissing();
+if (why && process.env.CI !== 'true') console.warn(`the kernel-moved test cannot run here: ${why}`);
+const runs = !missingRedis && (!why || process.env.CI === 'true');
+
+const KEY_VAR = 'HERMES_KERNEL_MOVED_KEY';
+const ADA = 1001;
+
+describe.runIf(runs)('a thread that moves away from the instance whose kernel held its state', () => {
+  let redis: TestRedis;
+  let api: FakeTelegramApi;
+  let model: FakeOpenAI;
+  let home: string;
+  const instances: GatewayProcess[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    api = await new FakeTelegramApi().start();
+    home = mkdtempSync(join(tmpdir(), 'hermes-kernel-moved-'));
+    model = await startFakeOpenAI({ fallback: e2eModel(home) });
+    writeFileSync(
+      join(home, 'config.yaml'),
+      [
+        'model:',
+        `  base_url: ${model.url}`,
+        '  name: fake-model',
+        `  api_key_env: ${KEY_VAR}`,
+        'platforms:',
+        '  telegram:',
+        `    api_root: ${api.apiRoot}`,
+        '  web:',
+        '    enabled: false',
+        'terminal:',
+        '  platform_backend: local',
+        'cron:',
+        '  enabled: false',
+        'coordination:',
+        '  backend: redis',
+        `  redis_url: ${redis.url}`,
+        '',
+      ].join('\n'),
+    );
+    const env = { [KEY_VAR]: 'sk-fake', TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: String(ADA) };
+    for (let i = 0; i < 2; i++) instances.push(await startGatewayProcess(home, env));
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const instance of instances) await stopGatewayProcess(instance);
+    await model?.close();
+    await api?.close();
+    await redis?.stop();
+    if (home) rmSync(home, { recursive: true, force: true });
+  }, 60_000);
+
+  it('tells the person once, before the answer, and the model in that turn, that the kernel state is gone', async () => {
+    const [a, b] = instances;
+    const answers = () => api.sentTo(ADA).map((sent) => sent.text).filter((text) => !text.startsWith('⚙️'));
+    // A script runs in A's session kernel and ends; the thread goes quiet (its lease is given up).
+    expect(await postUpdate(a, textUpdate(ADA, 'compute something [WAIT:K1]'))).toBe(200);
+    const pgid = await waitForPgid(home, 'K1');
+    expect(ownerOf(pgid, instances)).toBe(a);
+    release(home, 'K1');
+    await api.waitFor(() => answers().some((text) => text.includes('K1-DONE')), 'the script’s answer');
+    expect(answers()).not.toContain(KERNEL_MOVED_NOTICE);
+    // A gives the thread up once the turn has settled (a message to B before that would be passed to A).
+    const raw = new Redis(redis.url);
+    try {
+      await until(async () => (await raw.exists(coordinationKeys().lease(`telegram:${ADA}`))) === 0, 'A to give the thread up', 30_000);
+    } finally {
+      raw.disconnect();
+    }
+
+    // The next messages reach B: it takes the thread, and A's kernel is out of its reach.
+    expect(await postUpdate(b, textUpdate(ADA, 'and now? [M2]'))).toBe(200);
+    await api.waitFor(() => answers().some((text) => text.includes('[M2]')), 'the answer on B');
+    expect(await postUpdate(b, textUpdate(ADA, 'still there? [M3]'))).toBe(200);
+    await api.waitFor(() => answers().some((text) => text.includes('[M3]')), 'the next answer on B');
+
+    expect(answers().filter((text) => text === KERNEL_MOVED_NOTICE)).toHaveLength(1);
+    expect(answers().indexOf(KERNEL_MOVED_NOTICE)).toBeLessThan(answers().findIndex((text) => text.includes('[M2]')));
+    const lastUser = (tag: string) => {
+      const messages = requestFor(model.requests, tag)?.body.messages ?? [];
+      return String(messages.filter((m) => m.role === 'user').at(-1)?.content);
+    };
+    expect(lastUser('[M2]')).toBe(`${KERNEL_MOVED_NOTE}\n\nand now? [M2]`);
+    expect(lastUser('[M3]')).toBe('still there? [M3]');
+  }, 120_000);
+});
