@@ -139,6 +139,9 @@ export function migrate(db: Database.Database): number {
 /** The advisory lock the PostgreSQL migration runs under (a constant: "hermes-gateway schema"). */
 export const MIGRATION_LOCK_KEY = 0x48657273636d; // "Herscm"
 
+/** How long an instance waits for another's migration before it gives up. */
+const MIGRATION_WAIT_MS = 120_000;
+
 /**
  * Brings a PostgreSQL database up to the latest schema: the same versions as SQLite's, kept in
  * a `schema_version` table (a row per version applied). Runs in one transaction under an
@@ -146,6 +149,8 @@ export const MIGRATION_LOCK_KEY = 0x48657273636d; // "Herscm"
  */
 export function migratePostgres(db: PostgresDb): number {
   return db.transaction(() => {
+    // Another instance may be migrating: wait for it longer than for an ordinary writer's lock.
+    db.exec(`SET LOCAL lock_timeout = ${MIGRATION_WAIT_MS}`);
     db.query('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
     db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
     const row = db.query('SELECT COALESCE(MAX(version), 0) AS version FROM schema_version', []).rows[0];

@@ -30,6 +30,8 @@ async function connect(url: string, lockTimeoutMs: number): Promise<Connection> 
     // A writer waits this long for another instance's lock, as SQLite's busy timeout.
     lock_timeout: lockTimeoutMs,
     keepAlive: true,
+    // The caller is blocked while it waits: a server that stopped answering fails the statement instead of hanging the gateway.
+    query_timeout: 60_000,
     application_name: 'hermes-gateway',
   });
   const connection: Connection = { client, url, lockTimeoutMs };
