@@ -8,3 +8,4 @@ export type { PassedEnvelope, ThreadLease } from './types.js';
 export { ThreadRouter, type RoutedGateway } from './thread-router.js';
 export { startGatewayCoordination, type GatewayCoordination } from './gateway-coordination.js';
 export { RedisJobClaims, type JobClaim } from './job-claims.js';
+export { RedisLiveHub, startWebLiveHub, type RedisLiveHubOptions } from './web-live-hub.js';

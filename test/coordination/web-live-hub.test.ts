@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveEvent } from '../../adapters/web/index.js';
-import { RedisLiveHub } from '../../src/coordination/web-live-hub.js';
+import { RedisLiveHub } from '../../src/coordination/index.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
 import { until } from './helpers.js';
 

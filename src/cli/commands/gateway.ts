@@ -52,7 +52,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
     config.coordination.backend === 'redis' ? await (await import('../../coordination/index.js')).startGatewayCoordination(config, env, logger) : undefined;
   // …and the web chat's live events reach the pages open on the other instances.
   const webLive =
-    coordination && config.platforms.web.enabled ? await (await import('../../coordination/web-live-hub.js')).startWebLiveHub(config, env, logger) : undefined;
+    coordination && config.platforms.web.enabled ? await (await import('../../coordination/index.js')).startWebLiveHub(config, env, logger) : undefined;
   // The model follows config changes (the web chat's settings, an edited config.yaml) without a restart.
   // Scheduled jobs: the model gets the cronjob tool; the scheduler starts once the platforms run.
   // (It reads the outbox made below only once a turn calls the tool.)
