@@ -84,6 +84,31 @@ describe.runIf(!missing)('the state database on a real PostgreSQL', () => {
     expect(a.contextRev(session.id)).toBe(rev);
   });
 
+  it('after the server ends its connection (a restart, a failover), the store connects again and goes on', async () => {
+    const url = await server.createDatabase();
+    const store = SessionStore.open({ postgres: url, from: 'sessions.postgres_url' }, { logger: silentLogger() });
+    opened.push(store);
+    const session = store.currentOrCreate('k');
+    store.append(session.id, { role: 'user', content: 'before' });
+    const backends = async () =>
+      (await server.query<{ pid: number }>(url, "SELECT pid FROM pg_stat_activity WHERE application_name = 'hermes-gateway' AND datname = current_database()")).map((row) => row.pid);
+    const [before] = await backends();
+    await server.query(url, 'SELECT pg_terminate_backend($1)', [before]);
+    await until(async () => !(await backends()).includes(before), 'the backend to end');
+    await until(() => {
+      try {
+        return store.messageCount(session.id) === 1;
+      } catch {
+        return false;
+      }
+    }, 'the store to connect again');
+    store.append(session.id, { role: 'user', content: 'after' });
+    expect(store.messages(session.id).map((m) => m.content)).toEqual(['before', 'after']);
+    const now = await backends();
+    expect(now).toHaveLength(1);
+    expect(now[0]).not.toBe(before);
+  });
+
   it('gives BIGINT timestamps, counts and sums back as numbers, as SQLite does', async () => {
     const store = SessionStore.open({ postgres: await server.createDatabase(), from: 'sessions.postgres_url' }, { logger: silentLogger() });
     opened.push(store);

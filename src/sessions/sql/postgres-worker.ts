@@ -35,7 +35,9 @@ async function connect(url: string, lockTimeoutMs: number): Promise<Connection> 
     application_name: 'hermes-gateway',
   });
   const connection: Connection = { client, url, lockTimeoutMs };
-  client.on('error', (error) => (connection.broken = error));
+  // A server restart or a dropped link: noted here (this thread is idle between requests), mended at the next request.
+  client.on('error', (error) => (connection.broken ??= error));
+  client.on('end', () => (connection.broken ??= new Error('the server closed the connection')));
   await client.connect();
   return connection;
 }
