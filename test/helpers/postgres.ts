@@ -125,7 +125,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   const port = await freePort();
   const [command, args] = asPostgres(tool('postgres'), [
     '-D', data, '-k', dir, '-p', String(port),
-    '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+    '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'shared_buffers=16MB',
   ]);
   const child = spawn(command, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let said = '';
