@@ -63,8 +63,8 @@ export class RedisLiveHub implements LiveChannel {
   private readonly elsewhere = new Map<string, string>();
   /** Threads running a turn here (cleared in Redis at close). */
   private readonly busyHere = new Set<string>();
-  /** Threads heard of on the channel (the hash read at start does not overrule them). */
-  private readonly heard = new Set<string>();
+  /** Threads heard of on the channel while the hash is read at start (it does not overrule them); undefined after. */
+  private heard: Set<string> | undefined = new Set<string>();
   private last: Promise<unknown> = Promise.resolve();
   private timers: NodeJS.Timeout[] = [];
   private readonly channel: string;
@@ -174,7 +174,7 @@ export class RedisLiveHub implements LiveChannel {
     }
     if (carried.from === this.instanceId) return; // delivered here when published
     const { thread, event, from } = carried;
-    this.heard.add(thread);
+    this.heard?.add(thread);
     if (event.type === 'busy' && event.busy) this.elsewhere.set(thread, from);
     // A turn that ended elsewhere: unless a later one started on yet another instance.
     else if ((event.type === 'busy' || event.type === 'deleted') && this.elsewhere.get(thread) === from) this.elsewhere.delete(thread);
@@ -193,13 +193,14 @@ export class RedisLiveHub implements LiveChannel {
   private async readBusy(): Promise<void> {
     const marks = await this.redis.hgetall(this.busyKey);
     for (const [thread, owner] of Object.entries(marks)) {
-      if (owner === this.instanceId || this.heard.has(thread)) continue;
+      if (owner === this.instanceId || this.heard?.has(thread)) continue;
       if (await this.isAlive(owner)) {
-        if (!this.heard.has(thread)) this.elsewhere.set(thread, owner);
+        if (!this.heard?.has(thread)) this.elsewhere.set(thread, owner);
       } else {
         await this.redis.eval(CLEAR_BUSY, 1, this.busyKey, thread, owner);
       }
     }
+    this.heard = undefined;
   }
 
   /** A turn on an instance that died never ends by itself: once its heartbeat lapsed, the pages here hear it is over. */
