@@ -63,6 +63,7 @@ export class RedisCoordinator {
   private readonly logger: Logger;
   private inbox: Inbox | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
+  private claims: RedisJobClaims | undefined;
 
   private constructor(
     private readonly redis: Redis,
@@ -106,7 +107,8 @@ export class RedisCoordinator {
 
   /** Claims on scheduled job runs, made on this instance's connection; each lasts `ttlMs`. */
   jobClaims(ttlMs: number): RedisJobClaims {
-    return new RedisJobClaims(this.redis, this.instanceId, ttlMs, this.keys);
+    this.claims = new RedisJobClaims(this.redis, this.instanceId, ttlMs, this.keys);
+    return this.claims;
   }
 
   /** Records that this instance's session kernel holds the thread's state now (refused once `lease` is stale). */
@@ -181,6 +183,7 @@ export class RedisCoordinator {
 
   private async deliver(envelope: PassedEnvelope, handlers: CoordinatorHandlers): Promise<void> {
     if (envelope.kind === 'interrupt') await handlers.interrupt(envelope.threadKey, envelope.reason, envelope.from);
+    else if (envelope.kind === 'stop-job') this.claims?.stopHere(envelope.jobId, envelope.reason);
     else await handlers.message(envelope.threadKey, envelope.payload, envelope.from);
   }
 }

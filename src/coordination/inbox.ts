@@ -38,7 +38,7 @@ function parseEnvelope(fields: string[]): PassedEnvelope | undefined {
     const value: unknown = JSON.parse(fields[at + 1] ?? '');
     if (typeof value !== 'object' || value === null || !('kind' in value) || !('threadKey' in value)) return undefined;
     const kind = (value as { kind: unknown }).kind;
-    return kind === 'message' || kind === 'interrupt' ? (value as PassedEnvelope) : undefined;
+    return kind === 'message' || kind === 'interrupt' || kind === 'stop-job' ? (value as PassedEnvelope) : undefined;
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { passTo } from './inbox.js';
 import type { CoordinationKeys } from './keys.js';
 
 /**
@@ -35,6 +36,8 @@ return 0`;
  * schedulers find the same run due, exactly one runs it.
  */
 export class RedisJobClaims {
+  private stopper: ((jobId: string, reason: string) => void) | undefined;
+
   constructor(
     private readonly redis: Redis,
     private readonly instanceId: string,
@@ -47,6 +50,27 @@ export class RedisJobClaims {
     const alivePrefix = this.keys.alive('');
     const done = Number(await this.redis.eval(CLAIM, 2, this.keys.jobRun(jobId, scheduledAt), this.keys.jobRunning(jobId), this.instanceId, this.ttlMs, alivePrefix));
     return done === 1 ? 'run' : done === 2 ? 'busy' : 'taken';
+  }
+
+  /**
+   * Asks the live instance running the job's claimed run to stop it (through its inbox); false
+   * when no other live instance runs it.
+   */
+  async stopElsewhere(jobId: string, threadKey: string, reason: string): Promise<boolean> {
+    const holder = await this.redis.get(this.keys.jobRunning(jobId));
+    if (!holder || holder === this.instanceId || (await this.redis.exists(this.keys.alive(holder))) !== 1) return false;
+    await passTo(this.redis, holder, { kind: 'stop-job', threadKey, jobId, reason, from: this.instanceId }, this.keys);
+    return true;
+  }
+
+  /** Who stops a run here when another instance asks (the scheduler). */
+  onStop(stopper: (jobId: string, reason: string) => void): void {
+    this.stopper = stopper;
+  }
+
+  /** Another instance asked to stop the job's run here. */
+  stopHere(jobId: string, reason: string): void {
+    this.stopper?.(jobId, reason);
   }
 
   /** The run this instance claimed is over: the job's next run may start anywhere. */

@@ -23,6 +23,10 @@ export interface JobClaims {
   claim(jobId: string, scheduledAt: number): Promise<'run' | 'taken' | 'busy'>;
   /** A run claimed here is over. */
   finished(jobId: string): Promise<void>;
+  /** Asks the instance running the job's run to stop it; false when no other instance runs it. */
+  stopElsewhere?(jobId: string, threadKey: string, reason: string): Promise<boolean>;
+  /** Who stops a run here when another instance asks. */
+  onStop?(stopper: (jobId: string, reason: string) => void): void;
 }
 
 /** One instance: every due run is its own. */
@@ -60,6 +64,7 @@ export class CronScheduler {
   constructor(private readonly deps: SchedulerDeps) {
     this.slots = new Semaphore(deps.config.max_concurrent_runs);
     this.claims = deps.claims ?? OWN_RUNS;
+    this.claims.onStop?.((jobId, reason) => this.stopJob(jobId, reason));
   }
 
   /** Takes up the jobs state.db holds: runs a crash left open are marked, missed runs skipped or run once (`cron.missed_runs`). */
@@ -173,7 +178,24 @@ export class CronScheduler {
     return true;
   }
 
-  /** Stops every running job of `threadKey`; returns how many. */
+  /** Stops the job's running run here or on the instance that runs it; false when none runs. */
+  async stopAnywhere(job: CronJob, reason: string = InterruptReason.stop): Promise<boolean> {
+    if (this.stopJob(job.id, reason)) return true;
+    return (await this.claims.stopElsewhere?.(job.id, job.threadKey, reason)) ?? false;
+  }
+
+  /** Stops every running job of `threadKey`, here and on other instances; returns how many. */
+  async stopThreadAnywhere(threadKey: string): Promise<number> {
+    let stopped = this.stopThread(threadKey);
+    const elsewhere = this.claims.stopElsewhere?.bind(this.claims);
+    if (!elsewhere) return stopped;
+    for (const job of this.deps.store.jobs(threadKey)) {
+      if (!this.running.has(job.id) && (await elsewhere(job.id, threadKey, InterruptReason.stop))) stopped++;
+    }
+    return stopped;
+  }
+
+  /** Stops every running job of `threadKey` here; returns how many. */
   stopThread(threadKey: string): number {
     let stopped = 0;
     for (const [id, run] of this.running) if (run.threadKey === threadKey && this.stopJob(id)) stopped++;

@@ -13,7 +13,7 @@ import { cronjobTool } from './tool.js';
 
 /** What the scheduler needs of the gateway: /cron and /sethome handed over, /stop passed on, and posting through the outbox. */
 export interface CronGateway extends JobPoster {
-  extend(extension: { answer(name: 'cron' | 'sethome', args: string, message: InboundMessage): Promise<string>; stop(threadKey: string): number }): void;
+  extend(extension: { answer(name: 'cron' | 'sethome', args: string, message: InboundMessage): Promise<string>; stop(threadKey: string): number | Promise<number> }): void;
 }
 
 export interface CronServiceOptions {
@@ -60,13 +60,26 @@ export class CronService {
     host.gateway.extend({
       answer: async (name, args, message) => {
         const thread: CommandThread = { platform: message.platform, threadKey: message.threadKey, target: JSON.stringify(message.replyTo) };
-        return name === 'sethome' ? setHomeCommand(this.store, thread) : cronCommand(jobs, thread, args);
+        if (name === 'sethome') return setHomeCommand(this.store, thread);
+        return (await this.stoppedElsewhere(scheduler, thread, args)) ?? cronCommand(jobs, thread, args);
       },
-      stop: (threadKey) => scheduler.stopThread(threadKey),
+      stop: (threadKey) => scheduler.stopThreadAnywhere(threadKey),
     });
     this.scheduler = scheduler;
     this.jobs = jobs;
     scheduler.start();
+  }
+
+  /**
+   * `/cron stop <id>` of this thread's job whose run goes on at another instance: stopped there
+   * (undefined when that is not the case, and /cron answers as with one instance).
+   */
+  private async stoppedElsewhere(scheduler: CronScheduler, thread: CommandThread, args: string): Promise<string | undefined> {
+    const [verb = '', id = '', ...rest] = args.trim().split(/\s+/).filter(Boolean);
+    if (verb.toLowerCase() !== 'stop' || !id || rest.length > 0) return undefined;
+    const job = this.store.job(id);
+    if (!job || job.threadKey !== thread.threadKey || scheduler.isRunning(job.id)) return undefined;
+    return (await scheduler.stopAnywhere(job)) ? `Stopped the running ${job.id}.` : undefined;
   }
 
   /** Stops the timer and the running jobs (their scripts' process groups die), then closes state.db. */

@@ -66,8 +66,8 @@ export interface GatewayOptions {
 /** Chat commands another module answers (/cron, /sethome), and what /stop also stops there. */
 export interface CommandExtension {
   answer(name: 'cron' | 'sethome', args: string, message: InboundMessage): Promise<string>;
-  /** Stops what runs for `threadKey` (its scheduled jobs); returns how many it stopped. */
-  stop(threadKey: string): number;
+  /** Stops what runs for `threadKey` (its scheduled jobs, on any instance); returns how many it stopped. */
+  stop(threadKey: string): number | Promise<number>;
 }
 
 /** How a posted text ended: delivered, given up, or left for after a restart (`pending`). */
@@ -409,7 +409,7 @@ export class Gateway {
         return say(this.statusText(key));
       case 'stop': {
         const { stoppedTurn, dropped } = this.lanes.get(key)?.stop(InterruptReason.stop) ?? { stoppedTurn: false, dropped: 0 };
-        const jobs = this.extension?.stop(key) ?? 0;
+        const jobs = await (this.extension?.stop(key) ?? 0);
         const extra = dropped > 0 ? ` (and dropped ${dropped} waiting message${dropped === 1 ? '' : 's'})` : '';
         const jobText = jobs > 0 ? ` Stopped ${jobs} running scheduled job${jobs === 1 ? '' : 's'}.` : '';
         if (!stoppedTurn && dropped === 0) return say(jobText.trim() || 'Nothing is running.');
