@@ -1,6 +1,6 @@
 import type { HermesConfig } from '../../src/config/index.js';
 import type { Logger } from '../../src/shared/index.js';
-import { SlackAdapter } from './adapter.js';
+import { SlackAdapter, SlackAdapterError } from './adapter.js';
 
 export { SlackAdapter, SlackAdapterError, type SlackAdapterOptions } from './adapter.js';
 export { readSlackEvent, type SlackMessageEvent, type SlackReplyTarget, type SlackIdentity } from './inbound.js';
@@ -8,7 +8,9 @@ export { markdownToMrkdwn, escapeSlack, unescapeSlack } from './mrkdwn.js';
 
 /**
  * The Slack adapter when `platforms.slack.enabled` and SLACK_BOT_TOKEN are set, else undefined.
- * Socket Mode reads SLACK_APP_TOKEN, HTTP mode SLACK_SIGNING_SECRET (`platforms.slack.mode`).
+ * Socket Mode reads SLACK_APP_TOKEN, HTTP mode SLACK_SIGNING_SECRET (`platforms.slack.mode`) and
+ * listens on `platforms.slack.host`, port SLACK_HTTP_PORT else `platforms.slack.port` (instances
+ * sharing one HERMES_HOME each take their own port from the environment).
  */
 export function createSlackAdapter(options: {
   config: HermesConfig;
@@ -24,8 +26,20 @@ export function createSlackAdapter(options: {
     mode: slack.mode,
     appToken: env.SLACK_APP_TOKEN?.trim() || undefined,
     signingSecret: env.SLACK_SIGNING_SECRET?.trim() || undefined,
-    port: slack.port,
+    port: slack.mode === 'http' ? httpPort(env, slack.port) : slack.port,
+    host: slack.host,
     apiUrl: slack.api_url || undefined,
     logger: options.logger,
   });
+}
+
+/** SLACK_HTTP_PORT when set (a port number), else the configured port. */
+function httpPort(env: NodeJS.ProcessEnv, configured: number): number {
+  const raw = env.SLACK_HTTP_PORT?.trim();
+  if (!raw) return configured;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new SlackAdapterError(`SLACK_HTTP_PORT must be a port number from 1 to 65535, got "${raw}"; fix it or unset it to use platforms.slack.port`);
+  }
+  return port;
 }

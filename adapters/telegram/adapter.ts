@@ -39,6 +39,8 @@ export interface TelegramAdapterOptions {
   pollTimeoutSeconds?: number;
   /** Other limits than Telegram's (tests). */
   rates?: Partial<TelegramRates>;
+  /** false: no client-side rate limits (`platforms.telegram.throttle`; a Bot API without limits). */
+  throttle?: boolean;
   /** Keep the bot's rates in Redis, together with its other instances (`coordination.backend: redis`). */
   sharedRates?: SharedRatesOptions;
 }
@@ -119,7 +121,7 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
     const throttle = this.throttler.transformer;
     const throttled: Transformer = (prev, method, payload, signal) =>
       THROTTLED.has(method) ? throttle(prev, method, payload, signal) : prev(method, payload, signal);
-    this.bot.api.config.use(throttled);
+    if (options.throttle !== false) this.bot.api.config.use(throttled);
   }
 
   /** The webhook settings, when the adapter runs in webhook mode. */
@@ -399,8 +401,9 @@ export function createTelegramAdapter(options: {
     }
     webhook = { url, port, host: telegram.webhook_host, secret: env.TELEGRAM_WEBHOOK_SECRET?.trim() || randomBytes(24).toString('hex') };
   }
-  const sharedRates = options.config.coordination.backend === 'redis' ? { redisUrl: redisUrlFrom(options.config, env), botId: botIdOf(token) } : undefined;
-  return new TelegramAdapter({ token, apiRoot: telegram.api_root || undefined, webhook, logger: options.logger, sharedRates });
+  const shareRates = telegram.throttle && options.config.coordination.backend === 'redis';
+  const sharedRates = shareRates ? { redisUrl: redisUrlFrom(options.config, env), botId: botIdOf(token) } : undefined;
+  return new TelegramAdapter({ token, apiRoot: telegram.api_root || undefined, webhook, logger: options.logger, sharedRates, throttle: telegram.throttle });
 }
 
 /** A bot token is `<bot id>:<secret>`; the id names what instances of the bot share. */

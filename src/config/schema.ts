@@ -207,6 +207,7 @@ export const configSchema = z.strictObject({
       allowed_users: ids().default([]),
       mode: oneOf(['socket', 'http'] as const).default('socket'),
       port: port().default(3000),
+      host: text().min(1, { error: 'expected an address to listen on, such as 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
       api_url: text().default(''),
     }),
     discord: section({
@@ -219,6 +220,7 @@ export const configSchema = z.strictObject({
       allowed_users: ids().default([]),
       api_root: text().default(''),
       webhook_host: text().min(1, { error: 'expected an address to listen on, such as 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
+      throttle: bool().default(true),
     }),
     web: section({
       enabled: bool().default(true),

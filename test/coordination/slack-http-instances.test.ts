@@ -1,0 +1,154 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { groupAlive } from '../../src/environments/index.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
+import { e2eModel, requestFor, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { FakeSlack, type SlackCall } from '../fakes/slack-server.js';
+import { builtCli } from '../helpers/hermes-process.js';
+import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
+import { freePort, processesMissing } from './gateway-processes.js';
+import { until } from './helpers.js';
+
+/*
+ * Three `hermes gateway` processes in Slack's HTTP mode (the Events API: signed requests to
+ * /slack/events) on one HERMES_HOME and one Redis, each on its own port (SLACK_HTTP_PORT), behind
+ * a fake Slack that sends each event to the next instance in turn, as a load balancer would.
+ */
+const missingRedis = redisSkipReason('the Slack HTTP several-instances tests');
+const missingProcesses = process.env.CI === 'true' ? undefined : processesMissing();
+if (missingProcesses) console.warn(`the Slack HTTP several-instances tests cannot run here: ${missingProcesses}`);
+
+const KEY_VAR = 'HERMES_SLACK_HTTP_INSTANCES_KEY';
+
+interface Instance {
+  name: string;
+  port: number;
+  child: ChildProcess;
+  output: () => string;
+}
+
+describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway processes in Slack HTTP mode on one Redis, events sent round robin', () => {
+  let redis: TestRedis;
+  let slack: FakeSlack;
+  let model: FakeOpenAI;
+  let home: string;
+  const instances: Instance[] = [];
+
+  const start = async (name: string): Promise<Instance> => {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    // Nothing of the environment's own platforms, allow-lists, Redis or HERMES_* settings.
+    for (const key of Object.keys(env)) {
+      if (/^(TELEGRAM|SLACK|DISCORD|HERMES)_/.test(key) || key === 'GATEWAY_ALLOW_ALL_USERS' || key === 'REDIS_URL') delete env[key];
+    }
+    Object.assign(env, {
+      [KEY_VAR]: 'sk-fake',
+      SLACK_BOT_TOKEN: slack.botToken,
+      SLACK_SIGNING_SECRET: slack.signingSecret,
+      SLACK_ALLOWED_USERS: 'U1',
+      SLACK_HTTP_PORT: String(port),
+    });
+    let output = '';
+    const child = spawn(process.execPath, [builtCli, '--home', home, 'gateway'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await until(() => output.includes('started slack') || child.exitCode !== null, `instance ${name} to start`, 60_000);
+    if (!output.includes('started slack')) throw new Error(`hermes gateway ${name} did not start: ${output}`);
+    return { name, port, child, output: () => output };
+  };
+
+  const url = (to: Instance) => `http://127.0.0.1:${to.port}/slack/events`;
+  /** A mention of the bot by U1 in channel C1: a thread's first message (ts), or one inside it (thread_ts). */
+  const mention = (text: string, ts: string, threadTs?: string) =>
+    slack.eventBody({ type: 'app_mention', channel: 'C1', user: 'U1', text: `<@${slack.botUserId}> ${text}`, ts, ...(threadTs ? { thread_ts: threadTs } : {}) });
+  const deliver = async (to: Instance, body: Record<string, unknown>) => {
+    const response = await slack.deliverHttp(url(to), body);
+    expect(response.status, `${to.name} answered ${response.text}`).toBe(200);
+  };
+  const answersIn = (root: string) =>
+    slack
+      .callsTo('chat.postMessage')
+      .filter((call: SlackCall) => call.params.thread_ts === root && String(call.params.text).startsWith('echo: '))
+      .map((call) => String(call.params.text));
+  const userTexts = (tag: string) =>
+    requestFor(model.requests, tag)?.body.messages.filter((m) => m.role === 'user').map((m) => String(m.content)) ?? [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    slack = await new FakeSlack().listen();
+    home = mkdtempSync(join(tmpdir(), 'hermes-slack-instances-'));
+    model = await startFakeOpenAI({ fallback: e2eModel(home) });
+    const config = {
+      model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR },
+      terminal: { platform_backend: 'local' },
+      cron: { enabled: false },
+      platforms: {
+        slack: { mode: 'http', api_url: slack.apiUrl, host: '127.0.0.1' },
+        telegram: { enabled: false },
+        discord: { enabled: false },
+        web: { enabled: false },
+      },
+      coordination: { backend: 'redis', redis_url: redis.url },
+    };
+    writeFileSync(join(home, 'config.yaml'), stringify(config));
+    for (const name of ['A', 'B', 'C']) instances.push(await start(name));
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(
+      instances.map(async ({ child }) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }),
+    );
+    await model?.close();
+    await slack?.close();
+    await redis?.stop();
+    if (home) rmSync(home, { recursive: true, force: true });
+  }, 60_000);
+
+  it('two threads written to round robin over A, B and C are answered in order, each turn with the whole thread', async () => {
+    const order = instances;
+    const [one, two] = [slack.nextTs(), slack.nextTs()];
+    for (let i = 0; i < 6; i++) {
+      // Each thread goes round the instances from a different start.
+      await deliver(order[i % 3], mention(`one ${i} [RR]`, i === 0 ? one : slack.nextTs(), i === 0 ? undefined : one));
+      await deliver(order[(i + 1) % 3], mention(`two ${i} [RR]`, i === 0 ? two : slack.nextTs(), i === 0 ? undefined : two));
+      await until(() => answersIn(one).length === i + 1 && answersIn(two).length === i + 1, `the answers to message ${i}`, 30_000);
+    }
+    expect(answersIn(one)).toEqual(Array.from({ length: 6 }, (_, i) => `echo: one ${i} [RR]`));
+    expect(answersIn(two)).toEqual(Array.from({ length: 6 }, (_, i) => `echo: two ${i} [RR]`));
+    expect(userTexts('one 5 [RR]')).toEqual(Array.from({ length: 6 }, (_, i) => `one ${i} [RR]`));
+    expect(userTexts('two 5 [RR]')).toEqual(Array.from({ length: 6 }, (_, i) => `two ${i} [RR]`));
+  }, 180_000);
+
+  it('a message sent to B interrupts the script running on A: its process group dies and the message is answered in the thread', async () => {
+    const [a, b] = instances;
+    const root = slack.nextTs();
+    await deliver(a, mention('start the slow job [SLOW:Q]', root));
+    const pgid = await waitForPgid(home, 'Q');
+    expect(groupAlive(pgid)).toBe(true);
+    await deliver(b, mention('never mind [Q2]', slack.nextTs(), root));
+    await until(() => answersIn(root).some((text) => text.includes('never mind [Q2]')), 'the answer to the message sent to B', 60_000);
+    await waitForGroupGone(pgid);
+    expect(groupAlive(pgid)).toBe(false);
+    expect(toolResultsFor(model.requests, '[Q2]').some((content) => content.includes('[execution interrupted — user sent a new message]'))).toBe(true);
+  }, 120_000);
+
+  it('/stop sent to C stops the script running on B', async () => {
+    const [, b, c] = instances;
+    const root = slack.nextTs();
+    await deliver(b, mention('run forever [SLOW:P]', root));
+    const pgid = await waitForPgid(home, 'P');
+    await deliver(c, mention('/stop', slack.nextTs(), root));
+    await until(() => slack.callsTo('chat.postMessage').some((call) => call.params.thread_ts === root && String(call.params.text).includes('Stopped')), 'Stopped', 60_000);
+    await waitForGroupGone(pgid);
+    expect(groupAlive(pgid)).toBe(false);
+  }, 120_000);
+});
