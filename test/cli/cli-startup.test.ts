@@ -12,42 +12,49 @@ interface Loads {
   stdout: string;
   stderr: string;
   status: number | null;
-  /** Every module file loaded, relative to the package root, in order. */
+  /** Every module file loaded, relative to the package root: ES modules in load order, then what require() loaded. */
   loaded: string[];
 }
 
-/** Runs the built CLI with a module hook that lists every module it loads (file: URLs, in order). */
+/**
+ * Runs the built CLI with a module hook that lists every ES module it loads (file: URLs, in
+ * order) and, at exit, every file in require()'s cache (CommonJS packages, the bundle's externals).
+ */
 function loadsOf(args: string[], input?: string, options: { env?: NodeJS.ProcessEnv; config?: string } = {}): Loads {
   const dir = mkdtempSync(join(tmpdir(), 'hermes-startup-'));
   if (options.config !== undefined) writeFileSync(join(dir, 'config.yaml'), options.config);
   const hooks = join(dir, 'hooks.mjs');
   const log = join(dir, 'loaded.txt');
   writeFileSync(hooks, `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (url.startsWith('file:')) appendFileSync(${JSON.stringify(log)}, url + '\\n');\n  return next(url, context);\n}\n`);
-  const register = join(dir, 'register.mjs');
-  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  const register = join(dir, 'register.cjs');
+  writeFileSync(
+    register,
+    `const { register } = require('node:module');\nconst { appendFileSync } = require('node:fs');\nconst { pathToFileURL } = require('node:url');\n` +
+      `register(${JSON.stringify(pathToFileURL(hooks).href)});\n` +
+      `process.on('exit', () => appendFileSync(${JSON.stringify(log)}, Object.keys(require.cache).map((file) => pathToFileURL(file).href + '\\n').join('')));\n`,
+  );
   writeFileSync(log, '');
-  const run = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, builtCli, ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, HERMES_HOME: dir, HERMES_EXEC_BUNDLE: '', ...options.env }, input });
+  const run = spawnSync(process.execPath, ['--require', register, builtCli, ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, HERMES_HOME: dir, HERMES_EXEC_BUNDLE: '', ...options.env }, input });
   const root = pathToFileURL(packageRoot()).href;
-  const loaded = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((url) => url.replace(`${root}/`, ''));
+  const loaded = [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean).map((url) => url.replace(`${root}/`, '')))].filter((url) => url !== pathToFileURL(register).href);
   return { stdout: run.stdout, stderr: run.stderr, status: run.status, loaded };
 }
 
 const distDir = join(packageRoot(), 'dist');
 
-/** The compiled modules (and packages' files) esbuild put into one output of dist/exec-bundle, from its meta.json. */
-function bundleInputs(output: string): string[] {
-  const meta = JSON.parse(readFileSync(join(distDir, 'exec-bundle/meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
-  const entry = meta.outputs[output];
-  if (!entry) throw new Error(`${output} is not an output of dist/exec-bundle/meta.json`);
-  return Object.keys(entry.inputs);
+/** The compiled modules and packages' files esbuild put into dist/exec-bundle, from its meta.json. */
+function bundleInputs(): string[] {
+  const meta = JSON.parse(readFileSync(join(distDir, 'exec-bundle/meta.json'), 'utf8')) as { inputs: Record<string, unknown> };
+  return Object.keys(meta.inputs);
 }
 
 /** The bundle tests need the bundle of this build: `npm run build` makes it, a later `tsc` alone outdates it. */
-function expectCurrentBundle(): void {
+function currentBundle(): ExecBundleManifest {
   const path = join(distDir, 'exec-bundle/manifest.json');
   if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run build\` (npm test does)`);
   const manifest = JSON.parse(readFileSync(path, 'utf8')) as ExecBundleManifest;
-  if (!bundleIsCurrent(manifest, pathToFileURL(distDir + '/'))) throw new Error('dist/exec-bundle is older than dist/src (tsc ran after the bundle): run `npm run build`');
+  if (!bundleIsCurrent(manifest, distDir)) throw new Error('dist/exec-bundle is older than dist/src (tsc ran after the bundle): run `npm run build`');
+  return manifest;
 }
 
 describe('hermes start-up', () => {
@@ -86,8 +93,9 @@ describe('hermes start-up', () => {
     expect([...packages]).toEqual(['commander']);
   });
 
-  /** What a run of print(6 * 7) must not load, whether from the modules or from the bundle's chunks. */
-  function expectLeanExecRun(run: Loads, modules: string[]): void {
+  /** What a run of print(6 * 7) from the modules must load, and must not. */
+  function expectLeanExecRun(run: Loads): void {
+    const modules = run.loaded;
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('42\n');
     expect(run.status).toBe(0);
@@ -109,29 +117,45 @@ describe('hermes start-up', () => {
     const run = loadsOf(['exec', '-'], 'print(6 * 7)\n', { env: { HERMES_EXEC_BUNDLE: '0' } });
     expect(run.loaded.filter((url) => url.startsWith('dist/exec-bundle/'))).toEqual([]);
     expect(run.loaded).toContain('dist/src/cli/commands/exec-run.js');
-    expectLeanExecRun(run, run.loaded);
+    expectLeanExecRun(run);
   });
 
-  it('exec runs a script from dist/exec-bundle, and the chunks it loads hold no MCP SDK, chat platform, model client, gateway, other backend\'s environment or approvals engine', () => {
-    expectCurrentBundle();
+  it('exec runs a script from dist/exec-bundle: of dist/ it loads only the program, exec.js and the bundle loader, and no MCP SDK, chat platform, model client or SQLite', () => {
+    currentBundle();
     const run = loadsOf(['exec', '-'], 'print(6 * 7)\n');
-    const ours = run.loaded.filter((url) => url.startsWith('dist/') && !url.startsWith('dist/exec-bundle/'));
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('42\n');
+    expect(run.status).toBe(0);
+    // No exec-run.js and no other module of dist/src: the run came from the bundle (evaluated through vm, seen by no hook).
+    const ours = run.loaded.filter((url) => url.startsWith('dist/'));
     expect(ours.sort()).toEqual(['dist/src/cli/command-table.js', 'dist/src/cli/commands/exec.js', 'dist/src/cli/exec-bundle.js', 'dist/src/cli/main.js', 'dist/src/shared/package-root.js']);
-    const chunks = run.loaded.filter((url) => url.startsWith('dist/exec-bundle/'));
-    expect(chunks).toContain('dist/exec-bundle/exec-run.js');
-    // Everything outside the bundle it loaded from node_modules is commander's (the program) or an external of the bundle.
-    const outside = run.loaded.filter((url) => url.startsWith('node_modules/') && !url.startsWith('node_modules/commander/'));
-    expect(outside).toEqual([]);
-    // The modules the loaded chunks were built from: the same claims as for the modules' run.
-    expectLeanExecRun(run, chunks.flatMap((chunk) => bundleInputs(chunk)));
+    // Outside the bundle, only commander (the program) came from node_modules.
+    expect(run.loaded.filter((url) => url.startsWith('node_modules/') && !url.startsWith('node_modules/commander/'))).toEqual([]);
+    // And the bundle holds none of them, nor the gateway, the agent or the stores.
+    const inside = bundleInputs();
+    expect(inside).toContain('dist/src/cli/commands/exec-run.js');
+    expect(inside.some((path) => path.startsWith('node_modules/execa/'))).toBe(true);
+    expect(inside.filter((path) => /^node_modules\/(@modelcontextprotocol\/sdk|@slack\/bolt|discord\.js|grammy|openai|hono|better-sqlite3)\/|^dist\/src\/(gateway|agent|sessions|coordination|cron)\//.test(path))).toEqual([]);
+  });
+
+  it('the build\'s V8 code cache of the bundle is accepted by this Node', () => {
+    const manifest = currentBundle();
+    const loader = pathToFileURL(join(distDir, 'src/cli/exec-bundle.js')).href;
+    const script = `import { evaluateBundle } from ${JSON.stringify(loader)};
+import { readFileSync } from 'node:fs';
+const { script, exports } = evaluateBundle(${JSON.stringify(join(distDir, 'exec-bundle', manifest.entry))}, readFileSync(${JSON.stringify(join(distDir, 'exec-bundle', manifest.cache))}));
+console.log(JSON.stringify({ rejected: script.cachedDataRejected, exports: Object.keys(exports) }));`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: tmpdir() });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ rejected: false, exports: ['runExec'] });
   });
 
   it('exec from the bundle fails on a bad config.yaml with the file, the key and the reason', () => {
-    expectCurrentBundle();
+    currentBundle();
     const run = loadsOf(['exec', '-'], 'print(1)\n', { config: 'code_execution:\n  timeout: -3\n' });
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/^hermes: .*config\.yaml: code_execution\.timeout: expected a positive number, got -3\n$/);
-    expect(run.loaded).toContain('dist/exec-bundle/exec-run.js');
+    expect(run.loaded).not.toContain('dist/src/cli/commands/exec-run.js');
   });
 });
