@@ -53,7 +53,7 @@ class LiveStream {
     });
     if (response.status !== 200 || !response.body) throw new Error(`the event stream on ${this.instance.name} answered ${response.status}`);
     void this.read(response.body).catch(() => undefined);
-    await until(() => this.events.some((event) => event.type === 'snapshot'), `the snapshot on ${this.instance.name}`);
+    await until(() => this.events.some((event) => event.type === 'snapshot'), `the snapshot on ${this.instance.name}`, 30_000);
   }
 
   close(): void {
@@ -209,7 +209,7 @@ describe.runIf(runs)('the web chat behind a load balancer: three gateway instanc
     const pgid = await waitForPgid(home, 'W1');
     groups.push(pgid);
     expect(ownerOf(pgid, [a, b, c])?.name, 'the script runs under A').toBe('A');
-    await until(() => onC.busy() === true && onC.shown().some((entry) => entry.kind === 'tool' && entry.status === 'running'), 'C to hear the turn and its running script');
+    await until(() => onC.busy() === true && onC.shown().some((entry) => entry.kind === 'tool' && entry.status === 'running'), 'C to hear the turn and its running script', 30_000);
     // C knows the turn runs elsewhere: a reload there shows it busy, and it refuses to delete the thread.
     expect((await api(c, 'GET', `/api/threads/${storyThread}`)).json.busy).toBe(true);
     expect((await api(c, 'DELETE', `/api/threads/${storyThread}`)).status).toBe(409);
@@ -220,10 +220,10 @@ describe.runIf(runs)('the web chat behind a load balancer: three gateway instanc
 
     expect((await post(b, storyThread, 'hello [B1]')).status).toBe(202);
     await waitForGroupGone(pgid);
-    await until(() => onC.shown().some((entry) => entry.kind === 'assistant' && entry.text.startsWith('echo:') && entry.text.includes('hello [B1]')), 'the answer on C').catch((error: unknown) => {
+    await until(() => onC.shown().some((entry) => entry.kind === 'assistant' && entry.text.startsWith('echo:') && entry.text.includes('hello [B1]')), 'the answer on C', 30_000).catch((error: unknown) => {
       throw new Error(`${String(error)}; C heard ${JSON.stringify(onC.events)}; on A: ${JSON.stringify(a.output())}`);
     });
-    await until(() => onC.busy() === false, 'C to hear the turn end');
+    await until(() => onC.busy() === false, 'C to hear the turn end', 30_000);
     expect(texts(onC.shown())).toEqual([
       'user:work on it [SLOW:W1]',
       'tool:interrupted',
@@ -255,14 +255,14 @@ describe.runIf(runs)('the web chat behind a load balancer: three gateway instanc
     const pgid = await waitForPgid(home, 'S1');
     groups.push(pgid);
     expect(ownerOf(pgid, [a, b, c])?.name, 'the script runs under A').toBe('A');
-    await until(() => onB.busy() === true, 'B to hear the turn start');
-    await until(async () => (await api(c, 'GET', `/api/threads/${thread}`)).json.busy === true, 'C to know the thread is busy elsewhere');
+    await until(() => onB.busy() === true, 'B to hear the turn start', 30_000);
+    await until(async () => (await api(c, 'GET', `/api/threads/${thread}`)).json.busy === true, 'C to know the thread is busy elsewhere', 30_000);
     // The page's Stop button sends /stop as a message.
     expect((await post(c, thread, '/stop')).status).toBe(202);
     await waitForGroupGone(pgid);
     expect(groupAlive(pgid)).toBe(false);
-    await until(() => onB.busy() === false, 'B to hear the turn end');
-    await until(() => onB.shown().some((entry) => entry.kind === 'tool' && entry.status === 'interrupted'), 'the script card on B to say interrupted');
+    await until(() => onB.busy() === false, 'B to hear the turn end', 30_000);
+    await until(() => onB.shown().some((entry) => entry.kind === 'tool' && entry.status === 'interrupted'), 'the script card on B to say interrupted', 30_000);
     expect(model.requests.some((request) => JSON.stringify(request.body.messages.at(-1)).includes('/stop'))).toBe(false);
   }, 90_000);
 
@@ -277,7 +277,7 @@ describe.runIf(runs)('the web chat behind a load balancer: three gateway instanc
 
     const onA = await follow(a, storyThread);
     expect((await api(c, 'DELETE', `/api/threads/${storyThread}`)).status).toBe(200);
-    await until(() => onA.events.some((event) => event.type === 'deleted'), 'the page on A to hear the thread is gone');
+    await until(() => onA.events.some((event) => event.type === 'deleted'), 'the page on A to hear the thread is gone', 30_000);
     for (const instance of [a, b, c]) {
       expect((await api(instance, 'GET', `/api/threads/${storyThread}`)).status, instance.name).toBe(404);
       expect((await listed(instance)).some((line) => line.startsWith(`${storyThread}:`)), instance.name).toBe(false);
@@ -288,13 +288,13 @@ describe.runIf(runs)('the web chat behind a load balancer: three gateway instanc
     const saved = await api(a, 'POST', '/api/settings', { provider: 'custom', baseUrl: model.url, model: 'fake-model-2', apiKey: 'sk-second' });
     expect(saved.status, JSON.stringify(saved.json)).toBe(200);
     for (const instance of [b, c]) {
-      await until(async () => (await api(instance, 'GET', '/api/settings')).json.model === 'fake-model-2', `${instance.name} to read the saved settings`);
+      await until(async () => (await api(instance, 'GET', '/api/settings')).json.model === 'fake-model-2', `${instance.name} to read the saved settings`, 30_000);
       expect((await api(instance, 'GET', '/api/settings')).json).toMatchObject({ model: 'fake-model-2', apiKeyEnv: 'MODEL_API_KEY', keySet: true });
     }
     const thread = await newThread(c);
     const onB = await follow(b, thread);
     expect((await post(c, thread, 'which model [M2]')).status).toBe(202);
-    await until(() => onB.shown().some((entry) => entry.kind === 'assistant' && entry.text.includes('[M2]')), 'the answer on B');
+    await until(() => onB.shown().some((entry) => entry.kind === 'assistant' && entry.text.includes('[M2]')), 'the answer on B', 30_000);
     expect(requestFor(model.requests, '[M2]')?.body.model).toBe('fake-model-2');
   }, 60_000);
 });
