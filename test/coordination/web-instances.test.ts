@@ -7,7 +7,7 @@ import type { LiveEvent, WebEntry } from '../../adapters/web/index.js';
 import { groupAlive } from '../../src/environments/index.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { e2eModel, requestFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
-import { builtCli } from '../helpers/hermes-process.js';
+import { builtCli, hermes } from '../helpers/hermes-process.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
 import { freePort, ownerOf, processesMissing, stopGatewayProcess } from './gateway-processes.js';
 import { until } from './helpers.js';
@@ -296,5 +296,20 @@ describe.runIf(runs)('the web chat behind a load balancer: three gateway instanc
     expect((await post(c, thread, 'which model [M2]')).status).toBe(202);
     await until(() => onB.shown().some((entry) => entry.kind === 'assistant' && entry.text.includes('[M2]')), 'the answer on B', 30_000);
     expect(requestFor(model.requests, '[M2]')?.body.model).toBe('fake-model-2');
+  }, 60_000);
+});
+
+describe('hermes gateway --web-port: each instance on one HERMES_HOME its own web chat port', () => {
+  it('refuses what is not a port number, naming the option, before anything starts', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'hermes-web-port-'));
+    try {
+      for (const bad of ['abc', '65536', '-1', '80.5']) {
+        const run = await hermes(home, ['gateway', '--web-port', bad]);
+        expect(run.code, bad).not.toBe(0);
+        expect(run.stderr, bad).toContain(`'--web-port <port>' argument '${bad}' is invalid`);
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { LoadedConfig } from '../../config/index.js';
 import type { Gateway, StartReport } from '../../gateway/index.js';
 import { loadForCli } from '../common.js';
@@ -126,14 +126,21 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   };
 }
 
+/** `--web-port`: a port number, 0 to 65535. */
+function webPort(value: string): number {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(port <= 65535)) throw new InvalidArgumentError(`expected a port number from 0 to 65535, got "${value}"`);
+  return port;
+}
+
 export function registerGatewayCommand(program: Command): void {
   const gateway = program
     .command('gateway')
     .description('run the chat gateway: every platform that has its tokens, and the local web chat')
     // Several instances share one config.yaml: each needs a web chat port of its own.
-    .option('--web-port <port>', "this instance's web chat port (platforms.web.port); 0 picks a free one")
-    .action(async (options: { webPort?: string }, command: Command) => {
-      const loaded = loadForCli(command, options.webPort === undefined ? undefined : { platforms: { web: { port: Number(options.webPort) } } });
+    .option('--web-port <port>', "this instance's web chat port (platforms.web.port); 0 picks a free one", webPort)
+    .action(async (options: { webPort?: number }, command: Command) => {
+      const loaded = loadForCli(command, options.webPort === undefined ? undefined : { platforms: { web: { port: options.webPort } } });
       // Nothing else may hold the event loop open when no platform runs.
       const keepAlive = setInterval(() => {}, 1 << 30);
       const starting = startGateway(loaded, { print: (line) => console.log(line) });
