@@ -206,13 +206,13 @@ export class TranscriptStore {
       return undefined;
     }
     let state = this.threads.get(id);
-    const seen = state?.seen;
-    if (!state || !seen || seen.stale || seen.ino !== stat.ino || stat.size < seen.size) {
+    let taken = state?.seen;
+    if (!state || !taken || taken.stale || taken.ino !== stat.ino || stat.size < taken.size) {
       const title = state?.title;
-      state = { entries: [], index: new Map(), updatedAt: stat.mtimeMs, seen: { ino: stat.ino, size: 0, meta: '', stale: false }, ...(title ? { title } : {}) };
+      taken = { ino: stat.ino, size: 0, meta: '', stale: false };
+      state = { entries: [], index: new Map(), updatedAt: stat.mtimeMs, seen: taken, ...(title ? { title } : {}) };
       this.threads.set(id, state);
     }
-    const taken = state.seen!;
     if (stat.size > taken.size) {
       for (const { entry, before } of readLines(file, taken, stat.size)) apply(state, entry, before);
       state.updatedAt = Math.max(state.updatedAt, stat.mtimeMs);
