@@ -22,12 +22,18 @@ export function defineTool<S extends z.ZodObject>(spec: {
   args: S;
   run(args: z.output<S>, ctx: ToolContext): Promise<unknown>;
 }): Tool {
-  const parameters = z.toJSONSchema(spec.args, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  delete parameters.$schema;
+  let parameters: Record<string, unknown> | undefined;
   return {
     name: spec.name,
     description: spec.description,
-    parameters,
+    // Converted when first read (by the agent loop, for the model): `hermes exec` builds every script tool and reads none.
+    get parameters(): Record<string, unknown> {
+      if (!parameters) {
+        parameters = z.toJSONSchema(spec.args, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+        delete parameters.$schema;
+      }
+      return parameters;
+    },
     async handler(raw, ctx) {
       const parsed = spec.args.safeParse(raw ?? {}, { reportInput: true });
       if (!parsed.success) return { error: describeIssues(spec.name, parsed.error.issues) };

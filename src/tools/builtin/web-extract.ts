@@ -5,7 +5,6 @@ import type { ToolContext } from '../types.js';
 import { abortReason, interruptedNotice } from '../../shared/notices.js';
 import { errorMessage } from '../../shared/errors.js';
 import { decodeBody, htmlToMarkdown } from './web/readable.js';
-import { safeFetch } from './web/safe-fetch.js';
 
 /** URLs one call may fetch; more is a job for several calls (or a script loop). */
 const MAX_URLS = 20;
@@ -29,6 +28,8 @@ function cutTo(text: string, limit: number): string {
 async function extractOne(url: string, charLimit: number, ctx: ToolContext): Promise<PageResult> {
   const web = ctx.config.web;
   try {
+    // Loaded at the first fetch: node:http, https, zlib and dns cost `hermes exec` a start-up otherwise.
+    const { safeFetch } = await import('./web/safe-fetch.js');
     const page = await safeFetch(url, {
       timeoutMs: web.timeout * 1000,
       maxBytes: web.max_bytes,
