@@ -9,6 +9,7 @@ import { approvalBlocks, readApprovalPress, SLACK_APPROVAL_ACTIONS, type SlackAp
 import { sendSlackFile, slackAttachments, SLACK_FILE_MAX_BYTES } from './files.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
 import { RecentSet } from './recent-set.js';
+import type { SlackEventClaims } from './event-claims.js';
 import { slackLogger } from './slack-logger.js';
 import { chatStream, platformError, slackVerdict, SLACK_STREAM_INTERVAL_MS } from './stream.js';
 import { readHermesCommand, type SlackSlashCommand } from './slash-command.js';
@@ -28,6 +29,8 @@ export interface SlackAdapterOptions {
   /** Another Web API root (`platforms.slack.api_url`), e.g. a fake on 127.0.0.1. */
   apiUrl?: string;
   logger?: Logger;
+  /** Several instances: a message is taken by the one that claims it first (`coordination.backend: redis`). */
+  claims?: SlackEventClaims;
 }
 
 /** A Slack adapter could not start; the message says which token or setting to fix. */
@@ -113,6 +116,7 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
     this.app = undefined;
     this.server = undefined;
     if (app) await app.stop().catch((error: unknown) => this.logger.warn({ err: errorMessage(error) }, 'slack stop'));
+    await this.options.claims?.close();
   }
 
   async send(replyTo: SlackReplyTarget, text: string): Promise<{ messageId: string }> {
@@ -286,6 +290,8 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
       const threadId = `${event.channel}:${message.replyTo.threadTs ?? ''}`;
       if (!isDm && !mentioned && !(inThread && (await this.botInThread(event.channel, event.thread_ts ?? '')))) return;
       if (!this.seen.add(`ts:${event.channel}:${event.ts}`)) return;
+      // Its twin (app_mention or message) or a redelivery may have reached another instance.
+      if (this.options.claims && !(await this.options.claims.claim(`${me.teamId}:${event.channel}:${event.ts}`))) return;
       if (!isDm) this.threads.set(threadId, true);
       if (!isDm) this.remember(event.channel, message.user.id, message.replyTo);
       const files = event.files?.length ? slackAttachments(event.files, app.client, this.options.botToken) : [];

@@ -1,6 +1,9 @@
 import type { HermesConfig } from '../../src/config/index.js';
 import type { Logger } from '../../src/shared/index.js';
+import { redisUrlFrom } from '../../src/coordination/redis-url.js';
+import { silentLogger } from '../../src/shared/logger.js';
 import { SlackAdapter, SlackAdapterError } from './adapter.js';
+import { redisEventClaims } from './event-claims.js';
 
 export { SlackAdapter, SlackAdapterError, type SlackAdapterOptions } from './adapter.js';
 export { readSlackEvent, type SlackMessageEvent, type SlackReplyTarget, type SlackIdentity } from './inbound.js';
@@ -21,6 +24,10 @@ export function createSlackAdapter(options: {
   const slack = options.config.platforms.slack;
   const botToken = env.SLACK_BOT_TOKEN?.trim();
   if (!slack.enabled || !botToken) return undefined;
+  const claims =
+    options.config.coordination.backend === 'redis'
+      ? redisEventClaims({ redisUrl: redisUrlFrom(options.config, env), logger: options.logger ?? silentLogger() })
+      : undefined;
   return new SlackAdapter({
     botToken,
     mode: slack.mode,
@@ -30,6 +37,7 @@ export function createSlackAdapter(options: {
     host: slack.host,
     apiUrl: slack.api_url || undefined,
     logger: options.logger,
+    claims,
   });
 }
 

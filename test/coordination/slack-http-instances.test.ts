@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { groupAlive } from '../../src/environments/index.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { e2eModel, requestFor, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
-import { FakeSlack, type SlackCall } from '../fakes/slack-server.js';
+import { FakeSlack, slackMessage, type SlackCall } from '../fakes/slack-server.js';
 import { builtCli } from '../helpers/hermes-process.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
 import { freePort, processesMissing } from './gateway-processes.js';
@@ -65,8 +65,8 @@ describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway process
   /** A mention of the bot by U1 in channel C1: a thread's first message (ts), or one inside it (thread_ts). */
   const mention = (text: string, ts: string, threadTs?: string) =>
     slack.eventBody({ type: 'app_mention', channel: 'C1', user: 'U1', text: `<@${slack.botUserId}> ${text}`, ts, ...(threadTs ? { thread_ts: threadTs } : {}) });
-  const deliver = async (to: Instance, body: Record<string, unknown>) => {
-    const response = await slack.deliverHttp(url(to), body);
+  const deliver = async (to: Instance, body: Record<string, unknown>, retryNum?: number) => {
+    const response = await slack.deliverHttp(url(to), body, { retryNum });
     expect(response.status, `${to.name} answered ${response.text}`).toBe(200);
   };
   const answersIn = (root: string) =>
@@ -139,6 +139,23 @@ describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway process
     await waitForGroupGone(pgid);
     expect(groupAlive(pgid)).toBe(false);
     expect(toolResultsFor(model.requests, '[Q2]').some((content) => content.includes('[execution interrupted — user sent a new message]'))).toBe(true);
+  }, 120_000);
+
+  it('a mention Slack sends as app_mention to A, as message to B and again as a retry to C is answered once', async () => {
+    const [a, b, c] = instances;
+    const root = slack.nextTs();
+    const text = `<@${slack.botUserId}> just once [TWIN]`;
+    const asMention = slack.eventBody({ type: 'app_mention', channel: 'C1', user: 'U1', text, ts: root });
+    const asMessage = slack.eventBody(slackMessage({ channel: 'C1', user: 'U1', text, ts: root }));
+    await Promise.all([deliver(a, asMention), deliver(b, asMessage)]);
+    await deliver(c, asMention, 1);
+    await until(() => answersIn(root).length > 0, 'the answer to the mention', 60_000);
+    // A later message of the same thread is answered after anything the twins started there.
+    await deliver(c, mention('and then [TWIN2]', slack.nextTs(), root));
+    await until(() => answersIn(root).some((answer) => answer.includes('[TWIN2]')), 'the answer to the later message', 60_000);
+    expect(answersIn(root)).toEqual(['echo: just once [TWIN]', 'echo: and then [TWIN2]']);
+    const asked = model.requests.filter((request) => String(request.body.messages[request.body.messages.length - 1].content).includes('[TWIN]'));
+    expect(asked).toHaveLength(1);
   }, 120_000);
 
   it('/stop sent to C stops the script running on B', async () => {
