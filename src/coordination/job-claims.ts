@@ -63,6 +63,12 @@ export class RedisJobClaims {
     return true;
   }
 
+  /** Whether another live instance runs the job's claimed run now. */
+  async runningElsewhere(jobId: string): Promise<boolean> {
+    const holder = await this.redis.get(this.keys.jobRunning(jobId));
+    return !!holder && holder !== this.instanceId && (await this.redis.exists(this.keys.alive(holder))) === 1;
+  }
+
   /** Who stops a run here when another instance asks (the scheduler). */
   onStop(stopper: (jobId: string, reason: string) => void): void {
     this.stopper = stopper;

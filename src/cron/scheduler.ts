@@ -25,6 +25,8 @@ export interface JobClaims {
   finished(jobId: string): Promise<void>;
   /** Asks the instance running the job's run to stop it; false when no other instance runs it. */
   stopElsewhere?(jobId: string, threadKey: string, reason: string): Promise<boolean>;
+  /** Whether another live instance runs the job now (its runs in the store are not leftovers). */
+  runningElsewhere?(jobId: string): Promise<boolean>;
   /** Who stops a run here when another instance asks. */
   onStop?(stopper: (jobId: string, reason: string) => void): void;
 }
@@ -41,6 +43,11 @@ export interface SchedulerDeps {
   /** Several instances on one store: claims decide which runs a due run (none: this one). */
   claims?: JobClaims;
 }
+
+/** How many of a job's latest runs are looked at for ones left open (the store keeps 20). */
+const KEEP_LOOKED_AT = 20;
+/** What a run left open says, as the store's own leftover marking writes it. */
+const LEFTOVER_OUTPUT = 'the gateway stopped during this run';
 
 /** The longest a timer is set for; it is set again from there (Node timers cap at about 24 days). */
 const MAX_TIMER_MS = 3_600_000;
@@ -70,8 +77,14 @@ export class CronScheduler {
   /** Takes up the jobs state.db holds: runs a crash left open are marked, missed runs skipped or run once (`cron.missed_runs`). */
   start(now = Date.now()): void {
     const { store, config, logger } = this.deps;
-    const leftovers = store.interruptLeftovers(now);
-    if (leftovers > 0) logger.info({ runs: leftovers }, 'cron: runs the last gateway process left open marked interrupted');
+    const elsewhere = this.claims.runningElsewhere?.bind(this.claims);
+    if (elsewhere) {
+      // Several instances: a run another live instance is running is not a leftover.
+      this.checking = this.checking.then(() => this.interruptLeftoversOf(elsewhere, now));
+    } else {
+      const leftovers = store.interruptLeftovers(now);
+      if (leftovers > 0) logger.info({ runs: leftovers }, 'cron: runs the last gateway process left open marked interrupted');
+    }
     for (const job of store.jobs()) {
       if (job.state !== 'active') continue;
       if (job.nextRunAt !== null && job.nextRunAt >= now) continue;
@@ -81,6 +94,22 @@ export class CronScheduler {
       if (missed) logger.info({ job: job.id, policy: config.missed_runs }, 'cron: a run was missed while the gateway was down');
     }
     this.arm();
+  }
+
+  /** Marks `running` runs interrupted, except a job's that a live instance runs now. */
+  private async interruptLeftoversOf(elsewhere: (jobId: string) => Promise<boolean>, now: number): Promise<void> {
+    try {
+      let marked = 0;
+      for (const job of this.deps.store.jobs()) {
+        const open = this.deps.store.runs(job.id, KEEP_LOOKED_AT).filter((run) => run.status === 'running');
+        if (open.length === 0 || this.running.has(job.id) || (await elsewhere(job.id))) continue;
+        for (const run of open) this.deps.store.finishRun(run.seq, 'interrupted', LEFTOVER_OUTPUT, now);
+        marked += open.length;
+      }
+      if (marked > 0) this.deps.logger.info({ runs: marked }, 'cron: runs an instance that stopped or died left open marked interrupted');
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'cron: could not mark the runs stopped instances left open');
+    }
   }
 
   /** The next run of `job` after `after`, or undefined when its schedule is unreadable or ends. */

@@ -108,6 +108,13 @@ describe.runIf(runs)('stopping a scheduled job from another instance than the on
   it('/cron stop <id> sent to the other instance kills the job’s script where it runs', async () => {
     const { pgid, other } = await running('J1');
     expect(groupAlive(pgid)).toBe(true);
+    // The instance that started after the run began did not take it for one a stopped gateway left open.
+    const store = CronStore.open(join(home, 'state.db'));
+    try {
+      expect(store.runs(ids[0])[0]?.status).toBe('running');
+    } finally {
+      store.close();
+    }
     expect(await postUpdate(other, textUpdate(ADA, `/cron stop ${ids[0]}`))).toBe(200);
     await api.waitFor(() => texts().includes(`Stopped the running ${ids[0]}.`), 'the answer to /cron stop');
     await waitForGroupGone(pgid);
