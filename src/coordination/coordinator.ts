@@ -126,6 +126,11 @@ export class RedisCoordinator {
     return Number(await this.redis.eval(DELETE_IF, 1, this.keys.kernel(threadKey), owner)) === 1;
   }
 
+  /** The thread starts over (/new): no kernel holds state of it any more. */
+  async forgetKernel(threadKey: string): Promise<void> {
+    await this.redis.del(this.keys.kernel(threadKey));
+  }
+
   /** How long a lease lasts without renewals. */
   get leaseMs(): number {
     return this.leaseTtlMs;

@@ -52,6 +52,12 @@ export class ThreadRouter {
     }
   }
 
+  /** The thread started a new session (/new): its earlier kernel state is gone on purpose, nothing to tell. */
+  kernelReset(threadKey: string): void {
+    this.kernels.delete(threadKey);
+    this.coordinator.forgetKernel(threadKey).catch((error: unknown) => this.logger.warn({ thread: threadKey, err: errorMessage(error) }, 'could not forget where the thread’s kernel was'));
+  }
+
   /** execute_code runs here for the thread: its state is in this instance's kernel now. */
   kernelHere(threadKey: string): void {
     const lease = this.held.get(threadKey)?.lease;

@@ -38,6 +38,8 @@ export interface GatewayThreadRouter {
   kernelMoved?(threadKey: string): Promise<boolean>;
   /** execute_code runs here for the thread (its state is in this instance's kernel now). */
   kernelHere?(threadKey: string): void;
+  /** The thread started a new session (/new): its kernel state is gone on purpose. */
+  kernelReset?(threadKey: string): void;
 }
 
 export interface GatewayOptions {
@@ -424,6 +426,7 @@ export class Gateway {
         try {
           this.approvals.endSession(key);
           await this.lane(key).reset(InterruptReason.newSession);
+          this.options.router?.kernelReset?.(key);
           return say('Started a new session. The earlier conversation is kept but no longer used.');
         } catch (error) {
           this.logger.error({ err: error, thread: key }, 'could not start a new session');

@@ -23,6 +23,7 @@ const runs = !missingRedis && (!why || process.env.CI === 'true');
 
 const KEY_VAR = 'HERMES_KERNEL_MOVED_KEY';
 const ADA = 1001;
+const BOB = 2002;
 
 describe.runIf(runs)('a thread that moves away from the instance whose kernel held its state', () => {
   let redis: TestRedis;
@@ -58,7 +59,7 @@ describe.runIf(runs)('a thread that moves away from the instance whose kernel he
         '',
       ].join('\n'),
     );
-    const env = { [KEY_VAR]: 'sk-fake', TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: String(ADA) };
+    const env = { [KEY_VAR]: 'sk-fake', TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: `${ADA},${BOB}` };
     for (let i = 0; i < 2; i++) instances.push(await startGatewayProcess(home, env));
   }, 90_000);
 
@@ -70,6 +71,20 @@ describe.runIf(runs)('a thread that moves away from the instance whose kernel he
     if (home) rmSync(home, { recursive: true, force: true });
   }, 60_000);
 
+  /** A gives the thread up once its work has settled (a message to B before that would be passed to A). */
+  const released = async (chat: number) => {
+    const raw = new Redis(redis.url);
+    try {
+      await until(async () => (await raw.exists(coordinationKeys().lease(`telegram:${chat}`))) === 0, 'A to give the thread up', 30_000);
+    } finally {
+      raw.disconnect();
+    }
+  };
+  const lastUser = (tag: string) => {
+    const messages = requestFor(model.requests, tag)?.body.messages ?? [];
+    return String(messages.filter((m) => m.role === 'user').at(-1)?.content);
+  };
+
   it('tells the person once, before the answer, and the model in that turn, that the kernel state is gone', async () => {
     const [a, b] = instances;
     const answers = () => api.sentTo(ADA).map((sent) => sent.text).filter((text) => !text.startsWith('⚙️'));
@@ -80,13 +95,7 @@ describe.runIf(runs)('a thread that moves away from the instance whose kernel he
     release(home, 'K1');
     await api.waitFor(() => answers().some((text) => text.includes('K1-DONE')), 'the script’s answer');
     expect(answers()).not.toContain(KERNEL_MOVED_NOTICE);
-    // A gives the thread up once the turn has settled (a message to B before that would be passed to A).
-    const raw = new Redis(redis.url);
-    try {
-      await until(async () => (await raw.exists(coordinationKeys().lease(`telegram:${ADA}`))) === 0, 'A to give the thread up', 30_000);
-    } finally {
-      raw.disconnect();
-    }
+    await released(ADA);
 
     // The next messages reach B: it takes the thread, and A's kernel is out of its reach.
     expect(await postUpdate(b, textUpdate(ADA, 'and now? [M2]'))).toBe(200);
@@ -96,11 +105,24 @@ describe.runIf(runs)('a thread that moves away from the instance whose kernel he
 
     expect(answers().filter((text) => text === KERNEL_MOVED_NOTICE)).toHaveLength(1);
     expect(answers().indexOf(KERNEL_MOVED_NOTICE)).toBeLessThan(answers().findIndex((text) => text.includes('[M2]')));
-    const lastUser = (tag: string) => {
-      const messages = requestFor(model.requests, tag)?.body.messages ?? [];
-      return String(messages.filter((m) => m.role === 'user').at(-1)?.content);
-    };
     expect(lastUser('[M2]')).toBe(`${KERNEL_MOVED_NOTE}\n\nand now? [M2]`);
     expect(lastUser('[M3]')).toBe('still there? [M3]');
+  }, 120_000);
+
+  it('says nothing after /new: the new session starts without the kernel state on purpose', async () => {
+    const [a, b] = instances;
+    const answers = () => api.sentTo(BOB).map((sent) => sent.text).filter((text) => !text.startsWith('⚙️'));
+    expect(await postUpdate(a, textUpdate(BOB, 'compute something [WAIT:K2]'))).toBe(200);
+    await waitForPgid(home, 'K2');
+    release(home, 'K2');
+    await api.waitFor(() => answers().some((text) => text.includes('K2-DONE')), 'the script’s answer');
+    await released(BOB);
+    expect(await postUpdate(a, textUpdate(BOB, '/new'))).toBe(200);
+    await api.waitFor(() => answers().some((text) => text.startsWith('Started a new session')), 'the answer to /new');
+    await released(BOB);
+    expect(await postUpdate(b, textUpdate(BOB, 'hello again [N2]'))).toBe(200);
+    await api.waitFor(() => answers().some((text) => text.includes('[N2]')), 'the answer on B');
+    expect(answers()).not.toContain(KERNEL_MOVED_NOTICE);
+    expect(lastUser('[N2]')).toBe('hello again [N2]');
   }, 120_000);
 });
