@@ -44,8 +44,7 @@ export interface TelegramThrottler {
 /** How long a shared limit's state stays in Redis once nobody sends (Bottleneck's Group default). */
 const SHARED_IDLE_MS = 5 * 60_000;
 
-type Call = () => Promise<unknown>;
-type Scheduler = (chatKey: string, isGroup: boolean, call: Call) => Promise<unknown>;
+type Scheduler = <T>(chatKey: string, isGroup: boolean, call: () => Promise<T>) => Promise<T>;
 
 /**
  * Telegram's rates for the calls it is given. Alone, grammY's throttler (Bottleneck in this
@@ -66,7 +65,7 @@ export function telegramThrottler(options: TelegramThrottlerOptions = {}): Teleg
     if (!payload || !('chat_id' in payload)) return prev(method, payload, signal);
     const chatId = String((payload as { chat_id: unknown }).chat_id);
     const { schedule } = await ready;
-    return schedule(chatId, Number(chatId) < 0, () => prev(method, payload, signal)) as ReturnType<typeof prev>;
+    return schedule(chatId, Number(chatId) < 0, () => prev(method, payload, signal));
   };
   return {
     transformer,
