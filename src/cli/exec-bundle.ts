@@ -30,14 +30,15 @@ function readManifest(bundleDir: string): ExecBundleManifest | undefined {
 }
 
 /**
- * True when every compiled module the bundle holds is still the file it was built from. A
- * `tsc` run after `npm run build` rewrites them, and exec then runs the new modules rather
- * than a bundle of the old ones.
+ * True when every compiled module the bundle holds is still the file it was built from: the
+ * same size and not written since. A `tsc` run after `npm run build` rewrites them, and exec
+ * then runs the new modules rather than a bundle of the old ones. An older mtime is fine:
+ * `npm pack` sets every file's to 1985.
  */
 export function bundleIsCurrent(manifest: ExecBundleManifest, distDir: string = DIST): boolean {
   for (const [path, [size, mtimeMs]] of Object.entries(manifest.inputs)) {
     const stat = statSync(join(distDir, path), { throwIfNoEntry: false });
-    if (!stat || stat.size !== size || stat.mtimeMs !== mtimeMs) return false;
+    if (!stat || stat.size !== size || stat.mtimeMs > mtimeMs) return false;
   }
   return true;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appendFileSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evaluateBundle, loadExecRunner } from '../../src/cli/exec-bundle.js';
@@ -30,6 +30,20 @@ describe('exec bundle loading', () => {
     const { dist, input } = fakeDist();
     appendFileSync(input, '// rebuilt\n');
     expect((await loadExecRunner({ distDir: dist, env: {} })).runExec).toBe(modules.runExec);
+  });
+
+  it('falls back to the modules once a module the bundle holds was written after it, at the same size', async () => {
+    const { dist, input } = fakeDist();
+    const later = new Date(statSync(input).mtimeMs + 60_000);
+    utimesSync(input, later, later);
+    expect((await loadExecRunner({ distDir: dist, env: {} })).runExec).toBe(modules.runExec);
+  });
+
+  it('still uses the bundle when its modules carry an older mtime (npm pack sets 1985)', async () => {
+    const { dist, input } = fakeDist();
+    const packed = new Date('1985-10-26T08:15:00Z');
+    utimesSync(input, packed, packed);
+    expect((await loadExecRunner({ distDir: dist, env: {} })).runExec).not.toBe(modules.runExec);
   });
 
   it('falls back to the modules when the bundle has no manifest, and when HERMES_EXEC_BUNDLE=0', async () => {
