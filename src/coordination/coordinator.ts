@@ -126,6 +126,19 @@ export class RedisCoordinator {
     return Number(await this.redis.eval(DELETE_IF, 1, this.keys.kernel(threadKey), owner)) === 1;
   }
 
+  /** Marks (or unmarks) this instance as sending replies in the thread outside its lease. */
+  async markSending(threadKey: string, on: boolean): Promise<void> {
+    if (on) await this.redis.sadd(this.keys.sending(threadKey), this.instanceId);
+    else await this.redis.srem(this.keys.sending(threadKey), this.instanceId);
+  }
+
+  /** Whether another live instance is sending replies in the thread outside its lease. */
+  async othersSending(threadKey: string): Promise<boolean> {
+    const senders = await this.redis.smembers(this.keys.sending(threadKey));
+    for (const sender of senders) if (sender !== this.instanceId && (await this.isAlive(sender))) return true;
+    return false;
+  }
+
   /** The thread starts over (/new): no kernel holds state of it any more. */
   async forgetKernel(threadKey: string): Promise<void> {
     await this.redis.del(this.keys.kernel(threadKey));

@@ -7,6 +7,8 @@ export interface CoordinationKeys {
   alive(instanceId: string): string;
   /** A dead instance's inbox while one instance takes its messages over. */
   adopted(instanceId: string): string;
+  /** The instances sending replies in the thread without holding its lease (a job's output, a command's answer). */
+  sending(threadKey: string): string;
   /** The instance whose session kernel last held the thread's Python state. */
   kernel(threadKey: string): string;
   /** Who runs a scheduled job's run due at `scheduledAt` (one key per run, set once). */
@@ -24,6 +26,7 @@ export function coordinationKeys(prefix = DEFAULT_PREFIX): CoordinationKeys {
     inbox: (instanceId) => `${prefix}inbox:${instanceId}`,
     alive: (instanceId) => `${prefix}alive:${instanceId}`,
     adopted: (instanceId) => `${prefix}adopted:${instanceId}`,
+    sending: (threadKey) => `${prefix}sending:${threadKey}`,
     kernel: (threadKey) => `${prefix}kernel:${threadKey}`,
     jobRun: (jobId, scheduledAt) => `${prefix}job-run:${jobId}:${scheduledAt}`,
     jobRunning: (jobId) => `${prefix}job-running:${jobId}`,

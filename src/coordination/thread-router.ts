@@ -27,6 +27,8 @@ export class ThreadRouter {
   private readonly watched = new Map<string, NodeJS.Timeout>();
   private gateway: RoutedGateway | undefined;
   private readonly logger: Logger;
+  /** Replies on their way here outside a thread's lease, by thread. */
+  private readonly sendingCount = new Map<string, number>();
   /** The lease under which each thread's kernel was last recorded here (recorded once per lease). */
   private readonly kernels = new Map<string, ThreadLease>();
 
@@ -122,6 +124,7 @@ export class ThreadRouter {
    * it). A dead owner's lease is waited out. Call `done` when the work is over.
    */
   async take(threadKey: string): Promise<boolean> {
+    if (await this.coordinator.othersSending(threadKey)) return false;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (this.held.get(threadKey)?.held) return true;
       this.held.delete(threadKey);
@@ -136,6 +139,30 @@ export class ThreadRouter {
       if (owner) await this.lapse(threadKey, owner);
     }
     return false;
+  }
+
+  /**
+   * Replies go out in the thread outside its lease (a job's output, a command's answer): marked
+   * in Redis first, so an instance starting meanwhile leaves them to this one. Returns the unmark.
+   */
+  async sending(threadKey: string): Promise<() => void> {
+    const count = (this.sendingCount.get(threadKey) ?? 0) + 1;
+    this.sendingCount.set(threadKey, count);
+    if (count === 1) {
+      await this.coordinator.markSending(threadKey, true).catch((error: unknown) => this.logger.warn({ thread: threadKey, err: errorMessage(error) }, 'could not mark replies on their way'));
+    }
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const left = (this.sendingCount.get(threadKey) ?? 1) - 1;
+      if (left > 0) {
+        this.sendingCount.set(threadKey, left);
+        return;
+      }
+      this.sendingCount.delete(threadKey);
+      this.coordinator.markSending(threadKey, false).catch((error: unknown) => this.logger.warn({ thread: threadKey, err: errorMessage(error) }, 'could not unmark replies on their way'));
+    };
   }
 
   /** Work taken with `take` is over: the lease goes unless the thread has messages running or waiting here. */

@@ -169,6 +169,8 @@ export class CronScheduler {
           continue;
         }
         this.taken.delete(job.id);
+        // Paused or removed while the claim was on its way: it stays as it was made.
+        if (this.deps.store.job(job.id)?.state !== 'active') continue;
         this.deps.store.setNextRun(job.id, this.nextAfter(job, at, now) ?? null);
         if (this.stopped) return;
         if (claim === 'busy' || this.running.has(job.id)) {

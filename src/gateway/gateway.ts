@@ -40,6 +40,8 @@ export interface GatewayThreadRouter {
   kernelHere?(threadKey: string): void;
   /** The thread started a new session (/new): its kernel state is gone on purpose. */
   kernelReset?(threadKey: string): void;
+  /** Replies go out in the thread outside its lease (a job's output, a command's answer); resolves with the function that ends it. */
+  sending?(threadKey: string): Promise<() => void>;
 }
 
 export interface GatewayOptions {
@@ -142,10 +144,17 @@ export class Gateway {
     const decoded = adapter.decodeTarget ? adapter.decodeTarget(data) : plain;
     if (!decoded) return { error: `the ${platform} adapter cannot read the reply target` };
     const replies = this.replies(adapter, decoded);
-    const outboxId = replies.beginTurn('', 'reply');
-    const done = replies.stream(outboxId).finish(text);
-    replies.finishTurn(outboxId, 'completed');
-    await done;
+    // Several instances: marked before it is in the outbox, so one starting meanwhile leaves it to this one.
+    const sent = (await this.options.router?.sending?.(decoded.threadKey)) ?? (() => {});
+    let outboxId: string;
+    try {
+      outboxId = replies.beginTurn('', 'reply');
+      const done = replies.stream(outboxId).finish(text);
+      replies.finishTurn(outboxId, 'completed');
+      await done;
+    } finally {
+      sent();
+    }
     const parts = this.outbox.parts(outboxId);
     const state = parts.some((part) => part.state === 'failed') ? 'failed' : parts.every((part) => part.state === 'delivered') ? 'delivered' : 'pending';
     return { outboxId, state };
@@ -216,10 +225,20 @@ export class Gateway {
     const command = message.attachments?.length ? undefined : parseCommand(message.text);
     if (command) {
       this.logger.info({ ...log, command: command.name }, 'chat command');
-      this.track(this.command(command.name, command.args, message, adapter));
+      this.track(this.answering(message.threadKey, () => this.command(command.name, command.args, message, adapter)));
       return;
     }
     this.lane(message.threadKey).push(message);
+  }
+
+  /**
+   * A command's answer: several instances are told it is on its way, as a job's output is. The
+   * command starts at once (what it does comes before the thread's next message), beside the mark.
+   */
+  private async answering(threadKey: string, work: () => Promise<void>): Promise<void> {
+    const [ran, marked] = await Promise.allSettled([work(), this.options.router?.sending?.(threadKey)]);
+    if (marked.status === 'fulfilled') marked.value?.();
+    if (ran.status === 'rejected') throw ran.reason;
   }
 
   private async takeThread(threadKey: string): Promise<(() => void) | undefined> {
