@@ -14,6 +14,7 @@ import {
   type Message,
 } from 'discord.js';
 import type { InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, TurnReaction } from '../../src/gateway/types.js';
+import type { EventClaims } from '../../src/coordination/event-claims.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
 import { approvalRow, DISCORD_APPROVAL_BUTTONS, fitMessage } from './approval.js';
 import { commandOptionName, DISCORD_COMMAND_NAMES, DISCORD_COMMANDS } from './commands.js';
@@ -27,6 +28,11 @@ export interface DiscordAdapterOptions {
   /** Another REST root (`platforms.discord.api_url`), e.g. `http://127.0.0.1:PORT/api`; the Gateway URL comes from its `/gateway/bot`. */
   apiUrl?: string;
   logger?: Logger;
+  /**
+   * Several instances (`coordination.backend: redis`): every gateway connection of the bot gets
+   * every event, so a message or an interaction is taken by the instance that claims it first.
+   */
+  claims?: EventClaims;
 }
 
 /** The Discord adapter could not start; the message says what to fix. */
@@ -119,6 +125,7 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     this.client = undefined;
     this.interactions.clear();
     if (client) await client.destroy();
+    await this.options.claims?.close();
   }
 
   async send(replyTo: DiscordReplyTarget, text: string): Promise<{ messageId: string }> {
@@ -250,6 +257,11 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     return undefined;
   }
 
+  /** True when this instance takes the event (always, with one instance). */
+  private async claim(kind: 'message' | 'interaction', id: string): Promise<boolean> {
+    return this.options.claims ? this.options.claims.claim('discord', `${kind}:${id}`) : true;
+  }
+
   private async guard(kind: string, work: () => Promise<void>): Promise<void> {
     try {
       await work();
@@ -274,6 +286,7 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     const attachments = files.length > 0 ? { attachments: files } : {};
     const user = { id: message.author.id, name: message.author.username };
     if (!message.guildId || message.channel.type === ChannelType.DM) {
+      if (!(await this.claim('message', message.id))) return;
       const threadKey = discordThreadKey(null, message.channelId);
       const replyTo: DiscordReplyTarget = { threadKey, channelId: message.channelId, reactTo: { channelId: message.channelId, messageId: message.id } };
       await handler({ platform: 'discord', threadKey, chat: { id: message.channelId, type: 'dm' }, user, text, messageId: message.id, replyTo, ...attachments });
@@ -284,9 +297,11 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     let threadId: string;
     if (channel.isThread()) {
       if (!mentioned && !this.botThreads.has(channel.id) && channel.ownerId !== me.id) return;
+      if (!(await this.claim('message', message.id))) return;
       threadId = channel.id;
     } else {
-      if (!mentioned) return;
+      // Claimed before the thread is opened: one instance opens it.
+      if (!mentioned || !(await this.claim('message', message.id))) return;
       threadId = await this.openThread(message, text);
     }
     this.botThreads.add(threadId);
@@ -311,6 +326,8 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
   private async onInteraction(interaction: Interaction, handler: MessageHandler<DiscordReplyTarget>): Promise<void> {
     if (interaction.isButton()) return this.onButton(interaction, handler);
     if (!interaction.isChatInputCommand() || !DISCORD_COMMAND_NAMES.has(interaction.commandName)) return;
+    // Only one instance may acknowledge an interaction (a second callback is refused).
+    if (!(await this.claim('interaction', interaction.id))) return;
     // Discord drops an interaction that is not acknowledged within 3 s; defer before anything else.
     await interaction.deferReply();
     const now = Date.now();
@@ -327,7 +344,7 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
    */
   private async onButton(interaction: ButtonInteraction, handler: MessageHandler<DiscordReplyTarget>): Promise<void> {
     const text = DISCORD_APPROVAL_BUTTONS.get(interaction.customId);
-    if (!text) return;
+    if (!text || !(await this.claim('interaction', interaction.id))) return;
     await interaction.deferUpdate();
     await handler(interactionInbound(interaction, text, {}));
   }

@@ -291,7 +291,7 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
       if (!isDm && !mentioned && !(inThread && (await this.botInThread(event.channel, event.thread_ts ?? '')))) return;
       if (!this.seen.add(`ts:${event.channel}:${event.ts}`)) return;
       // Its twin (app_mention or message) or a redelivery may have reached another instance.
-      if (this.options.claims && !(await this.options.claims.claim(`${me.teamId}:${event.channel}:${event.ts}`))) return;
+      if (this.options.claims && !(await this.options.claims.claim('slack', `${me.teamId}:${event.channel}:${event.ts}`))) return;
       if (!isDm) this.threads.set(threadId, true);
       if (!isDm) this.remember(event.channel, message.user.id, message.replyTo);
       const files = event.files?.length ? slackAttachments(event.files, app.client, this.options.botToken) : [];
