@@ -1,0 +1,143 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { groupAlive } from '../../src/environments/index.js';
+import { FakeDiscord, type DiscordCall, type FakeDiscordUser } from '../fakes/discord-server.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
+import { e2eModel, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { builtCli } from '../helpers/hermes-process.js';
+import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
+import { processesMissing } from './gateway-processes.js';
+import { until } from './helpers.js';
+
+/*
+ * Three `hermes gateway` processes on one HERMES_HOME and one Redis, each connected to the fake
+ * Discord's Gateway as the same bot: every event reaches all three, as with Discord itself.
+ */
+const missingRedis = redisSkipReason('the Discord several-instances tests');
+const missingProcesses = process.env.CI === 'true' ? undefined : processesMissing();
+if (missingProcesses) console.warn(`the Discord several-instances tests cannot run here: ${missingProcesses}`);
+
+const KEY_VAR = 'HERMES_DISCORD_INSTANCES_KEY';
+const alice: FakeDiscordUser = { id: '800000000000000001', username: 'alice' };
+
+describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway processes on one Discord bot and one Redis', () => {
+  let redis: TestRedis;
+  let discord: FakeDiscord;
+  let model: FakeOpenAI;
+  let home: string;
+  const children: ChildProcess[] = [];
+
+  const start = async (name: string): Promise<void> => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    // Nothing of the environment's own platforms, allow-lists, Redis or HERMES_* settings.
+    for (const key of Object.keys(env)) {
+      if (/^(TELEGRAM|SLACK|DISCORD|HERMES)_/.test(key) || key === 'GATEWAY_ALLOW_ALL_USERS' || key === 'REDIS_URL') delete env[key];
+    }
+    Object.assign(env, { [KEY_VAR]: 'sk-fake', DISCORD_BOT_TOKEN: discord.token, DISCORD_ALLOWED_USERS: alice.id });
+    let output = '';
+    const child = spawn(process.execPath, [builtCli, '--home', home, 'gateway'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    children.push(child);
+    await until(() => output.includes('started discord') || child.exitCode !== null, `instance ${name} to start`, 60_000);
+    if (!output.includes('started discord')) throw new Error(`hermes gateway ${name} did not start: ${output}`);
+  };
+
+  /** The model requests whose last message is the user's text with `tag`. */
+  const asked = (tag: string) =>
+    model.requests.filter((request) => {
+      const last = request.body.messages[request.body.messages.length - 1];
+      return last.role === 'user' && String(last.content).includes(tag);
+    });
+  const postsIn = (channelId: string, text: string) =>
+    discord.calls.filter((call: DiscordCall) => call.method === 'POST' && call.path === `/channels/${channelId}/messages` && String(call.body?.content).includes(text));
+  const threadsFrom = (messageId: string) => discord.callsTo('POST', new RegExp(`^/channels/\\d+/messages/${messageId}/threads$`));
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    discord = await new FakeDiscord().listen();
+    home = mkdtempSync(join(tmpdir(), 'hermes-discord-instances-'));
+    model = await startFakeOpenAI({ fallback: e2eModel(home) });
+    const config = {
+      model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR },
+      terminal: { platform_backend: 'local' },
+      cron: { enabled: false },
+      platforms: {
+        discord: { api_url: discord.apiUrl },
+        slack: { enabled: false },
+        telegram: { enabled: false },
+        web: { enabled: false },
+      },
+      coordination: { backend: 'redis', redis_url: redis.url },
+    };
+    writeFileSync(join(home, 'config.yaml'), stringify(config));
+    for (const name of ['A', 'B', 'C']) await start(name);
+    await until(() => discord.sessionCount === 3, 'three Gateway sessions', 30_000);
+    await until(() => discord.callsTo('PUT', /\/commands$/).length === 3, 'the slash commands of all three', 30_000);
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(
+      children.map(async (child) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }),
+    );
+    await model?.close();
+    await discord?.close();
+    await redis?.stop();
+    if (home) rmSync(home, { recursive: true, force: true });
+  }, 60_000);
+
+  it('a mention every instance receives opens one thread, makes one model request and is answered once', async () => {
+    const first = discord.userMessage({ author: alice, content: 'just once [ONCE]', mentionBot: true });
+    await until(() => postsIn(first, 'echo: just once [ONCE]').length > 0, 'the answer to the mention', 60_000);
+    // A later message in the thread is answered after anything the copies of the first started there.
+    discord.userMessage({ author: alice, content: 'and then [ONCE2]', channelId: first });
+    await until(() => postsIn(first, 'echo: and then [ONCE2]').length > 0, 'the answer to the later message', 60_000);
+    expect(threadsFrom(first)).toHaveLength(1);
+    expect(asked('[ONCE]')).toHaveLength(1);
+    expect(asked('[ONCE2]')).toHaveLength(1);
+    expect(postsIn(first, 'echo: just once [ONCE]')).toHaveLength(1);
+    expect(postsIn(first, 'echo: and then [ONCE2]')).toHaveLength(1);
+  }, 120_000);
+
+  it('a slash command every instance receives is acknowledged once and answered once through its interaction', async () => {
+    const ask = discord.slashCommand({ user: alice, name: 'ask', prompt: 'one answer [SC]' });
+    const answers = () =>
+      discord.callsTo('PATCH', new RegExp(`^/webhooks/\\d+/${ask.token}/messages/@original$`)).filter((call) => String(call.body?.content).includes('echo: one answer [SC]'));
+    await until(() => answers().length > 0, 'the answer to /ask', 60_000);
+    // A later command in the channel runs after anything the copies of the first started.
+    const later = discord.slashCommand({ user: alice, name: 'ask', prompt: 'later [SC2]' });
+    await until(
+      () => discord.callsTo('PATCH', new RegExp(`^/webhooks/\\d+/${later.token}/messages/@original$`)).some((call) => String(call.body?.content).includes('[SC2]')),
+      'the answer to the later /ask',
+      60_000,
+    );
+    const callbacks = discord.callsTo('POST', new RegExp(`^/interactions/${ask.id}/${ask.token}/callback$`));
+    expect(callbacks).toHaveLength(1);
+    expect(callbacks[0].body?.type).toBe(5);
+    expect(asked('[SC]')).toHaveLength(1);
+    expect(answers()).toHaveLength(1);
+    expect(discord.calls.filter((call) => String(call.body?.content ?? '').includes('echo: one answer [SC]'))).toHaveLength(1);
+  }, 120_000);
+
+  it('a message in a thread whose script runs on one instance, received by all, kills that script and is answered once', async () => {
+    const thread = discord.userMessage({ author: alice, content: 'start the slow job [SLOW:D]', mentionBot: true });
+    const pgid = await waitForPgid(home, 'D');
+    expect(groupAlive(pgid)).toBe(true);
+    discord.userMessage({ author: alice, content: 'never mind [D2]', channelId: thread });
+    await until(() => postsIn(thread, 'never mind [D2]').length > 0, 'the answer to the interrupting message', 60_000);
+    await waitForGroupGone(pgid);
+    expect(groupAlive(pgid)).toBe(false);
+    expect(toolResultsFor(model.requests, '[D2]').some((content) => content.includes('[execution interrupted — user sent a new message]'))).toBe(true);
+    expect(asked('[D2]')).toHaveLength(1);
+    expect(postsIn(thread, 'never mind [D2]')).toHaveLength(1);
+  }, 120_000);
+});
