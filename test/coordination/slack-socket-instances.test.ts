@@ -1,0 +1,110 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
+import { e2eModel } from '../fakes/slack-e2e-model.js';
+import { FakeSlack, slackMessage, type SlackCall } from '../fakes/slack-server.js';
+import { builtCli } from '../helpers/hermes-process.js';
+import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
+import { processesMissing } from './gateway-processes.js';
+import { until } from './helpers.js';
+
+/*
+ * Two `hermes gateway` processes in Slack's Socket Mode on one HERMES_HOME and one Redis. Slack
+ * sends an event to one of an app's connections; the fake sends it to every one (harder than
+ * Slack): each instance drops a twin it saw already, and of the two that take the first copy one
+ * wins the claim in Redis (the thread router, which would pass the other copy to the turn's
+ * instance, where it interrupts a turn that may not have asked the model yet, backs it up).
+ */
+const missingRedis = redisSkipReason('the Slack Socket Mode several-instances tests');
+const missingProcesses = process.env.CI === 'true' ? undefined : processesMissing();
+if (missingProcesses) console.warn(`the Slack Socket Mode several-instances tests cannot run here: ${missingProcesses}`);
+
+const KEY_VAR = 'HERMES_SLACK_SOCKET_INSTANCES_KEY';
+
+describe.runIf(!missingRedis && !missingProcesses)('two hermes gateway processes in Slack Socket Mode on one Redis', () => {
+  let redis: TestRedis;
+  let slack: FakeSlack;
+  let model: FakeOpenAI;
+  let home: string;
+  const children: ChildProcess[] = [];
+
+  const start = async (name: string): Promise<void> => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    // Nothing of the environment's own platforms, allow-lists, Redis or HERMES_* settings.
+    for (const key of Object.keys(env)) {
+      if (/^(TELEGRAM|SLACK|DISCORD|HERMES)_/.test(key) || key === 'GATEWAY_ALLOW_ALL_USERS' || key === 'REDIS_URL') delete env[key];
+    }
+    Object.assign(env, { [KEY_VAR]: 'sk-fake', SLACK_BOT_TOKEN: slack.botToken, SLACK_APP_TOKEN: slack.appToken, SLACK_ALLOWED_USERS: 'U1' });
+    let output = '';
+    const child = spawn(process.execPath, [builtCli, '--home', home, 'gateway'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    children.push(child);
+    await until(() => output.includes('started slack') || child.exitCode !== null, `instance ${name} to start`, 60_000);
+    if (!output.includes('started slack')) throw new Error(`hermes gateway ${name} did not start: ${output}`);
+  };
+
+  const answersIn = (root: string) =>
+    slack
+      .callsTo('chat.postMessage')
+      .filter((call: SlackCall) => call.params.thread_ts === root && String(call.params.text).startsWith('echo: '))
+      .map((call) => String(call.params.text));
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    slack = await new FakeSlack().listen();
+    home = mkdtempSync(join(tmpdir(), 'hermes-slack-socket-instances-'));
+    model = await startFakeOpenAI({ fallback: e2eModel(home) });
+    const config = {
+      model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR },
+      terminal: { platform_backend: 'local' },
+      cron: { enabled: false },
+      platforms: {
+        slack: { mode: 'socket', api_url: slack.apiUrl },
+        telegram: { enabled: false },
+        discord: { enabled: false },
+        web: { enabled: false },
+      },
+      coordination: { backend: 'redis', redis_url: redis.url },
+    };
+    writeFileSync(join(home, 'config.yaml'), stringify(config));
+    for (const name of ['A', 'B']) await start(name);
+    await until(() => slack.socketCount === 2, 'two Socket Mode connections', 30_000);
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(
+      children.map(async (child) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }),
+    );
+    await model?.close();
+    await slack?.close();
+    await redis?.stop();
+    if (home) rmSync(home, { recursive: true, force: true });
+  }, 60_000);
+
+  it('a mention sent as app_mention and as message over both connections is answered once', async () => {
+    const root = slack.nextTs();
+    const text = `<@${slack.botUserId}> just once [SOCK]`;
+    await Promise.all([
+      slack.deliverSocket(slack.eventBody({ type: 'app_mention', channel: 'C1', user: 'U1', text, ts: root })),
+      slack.deliverSocket(slack.eventBody(slackMessage({ channel: 'C1', user: 'U1', text, ts: root }))),
+    ]);
+    await until(() => answersIn(root).length > 0, 'the answer to the mention', 60_000);
+    // A later message of the thread is answered after anything the copies started there.
+    const later = slack.nextTs();
+    await slack.deliverSocket(slack.eventBody({ type: 'app_mention', channel: 'C1', user: 'U1', text: `<@${slack.botUserId}> and then [SOCK2]`, ts: later, thread_ts: root }));
+    await until(() => answersIn(root).some((answer) => answer.includes('[SOCK2]')), 'the answer to the later message', 60_000);
+    expect(answersIn(root)).toEqual(['echo: just once [SOCK]', 'echo: and then [SOCK2]']);
+    const asked = model.requests.filter((request) => String(request.body.messages[request.body.messages.length - 1].content).includes('[SOCK]'));
+    expect(asked).toHaveLength(1);
+  }, 120_000);
+});
