@@ -6,14 +6,14 @@ import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import type { Message } from 'grammy/types';
 import type { HermesConfig } from '../../src/config/index.js';
 import { COMMANDS, GatewayError } from '../../src/gateway/index.js';
-import type { DeliveryVerdict, InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, StreamedMessage, TurnReaction } from '../../src/gateway/index.js';
+import type { AttachmentDescription, DeliveryVerdict, InboundAttachment, InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, StreamedMessage, TurnReaction } from '../../src/gateway/index.js';
 import { redisUrlFrom } from '../../src/coordination/redis-url.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { APPROVAL_KEYBOARD, pressToInbound, inboundFrom } from './approval.js';
 import { markdownToTelegramHtml } from './html.js';
 import { draftMessage, telegramVerdict, TELEGRAM_EDIT_INTERVAL_MS } from './stream.js';
-import { sendTelegramFile, telegramAttachments, TELEGRAM_FILE_MAX_BYTES, type TelegramFileSource } from './files.js';
+import { reopenTelegramAttachment, sendTelegramFile, telegramAttachments, TELEGRAM_FILE_MAX_BYTES, type TelegramFileSource } from './files.js';
 import { telegramThrottler, type SharedRatesOptions, type TelegramRates, type TelegramThrottler } from './throttler.js';
 
 export interface TelegramWebhookOptions {
@@ -301,6 +301,11 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
       'typing',
       target.messageThreadId !== undefined ? { message_thread_id: target.messageThreadId } : {},
     );
+  }
+
+  /** A file another instance of this bot received (passed with its message): fetched again by its file id. */
+  async reopenAttachment(ref: unknown, described: AttachmentDescription): Promise<InboundAttachment | undefined> {
+    return reopenTelegramAttachment(ref, described, this.files);
   }
 
   /** The inbound message for a Telegram message, or undefined when the bot should not answer. */

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { GrammyError, InputFile, type Api } from 'grammy';
 import type { Message } from 'grammy/types';
-import type { InboundAttachment, OutboundFile } from '../../src/gateway/index.js';
+import type { AttachmentDescription, InboundAttachment, OutboundFile } from '../../src/gateway/index.js';
 
 /** The Bot API's limits on its cloud server: a photo up to 10 MB, any upload up to 50 MB, a caption up to 1,024 characters. */
 export const TELEGRAM_PHOTO_MAX_BYTES = 10 * 1024 * 1024;
@@ -13,7 +13,7 @@ const PHOTO_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp']);
 
 /** Where files are downloaded from: `<api root>/file/bot<token>/<file_path>`. */
 export interface TelegramFileSource {
-  api: Api;
+  api: Pick<Api, 'getFile'>;
   token: string;
   /** The Bot API root in use (grammY's default unless `platforms.telegram.api_root`). */
   root(): string;
@@ -26,7 +26,7 @@ export function telegramAttachments(message: Message, source: TelegramFileSource
   if (message.photo && message.photo.length > 0) {
     // Telegram sends one photo in several sizes, smallest first: the last is the original.
     const photo = message.photo[message.photo.length - 1];
-    found.push({ kind: 'photo', mimeType: 'image/jpeg', size: photo.file_size, open: open(photo.file_id) });
+    found.push({ kind: 'photo', mimeType: 'image/jpeg', size: photo.file_size, open: open(photo.file_id), ref: { platform: 'telegram', fileId: photo.file_id } });
   }
   const kinds = [
     ['document', message.document],
@@ -37,9 +37,23 @@ export function telegramAttachments(message: Message, source: TelegramFileSource
   for (const [kind, file] of kinds) {
     if (!file) continue;
     const name = 'file_name' in file ? file.file_name : undefined;
-    found.push({ kind, ...(name ? { name } : {}), mimeType: file.mime_type, size: file.file_size, open: open(file.file_id) });
+    found.push({ kind, ...(name ? { name } : {}), mimeType: file.mime_type, size: file.file_size, open: open(file.file_id), ref: { platform: 'telegram', fileId: file.file_id } });
   }
   return found;
+}
+
+/** Telegram's file ids are URL-safe base64 tokens; anything else is not one it gave. */
+const FILE_ID = /^[A-Za-z0-9_-]{1,256}$/;
+
+/**
+ * A file another instance received, reopened from its ref (a file id stays valid for the bot
+ * that received it: all instances are that bot); undefined for a ref that is not a plain Telegram file id.
+ */
+export function reopenTelegramAttachment(ref: unknown, described: AttachmentDescription, source: TelegramFileSource): InboundAttachment | undefined {
+  if (typeof ref !== 'object' || ref === null) return undefined;
+  const { platform, fileId, ...rest } = ref as Record<string, unknown>;
+  if (platform !== 'telegram' || typeof fileId !== 'string' || !FILE_ID.test(fileId) || Object.keys(rest).length > 0) return undefined;
+  return { ...described, ref: { platform, fileId }, open: (signal) => downloadTelegramFile(source, fileId, signal) };
 }
 
 /** getFile, then the download, as a stream. */

@@ -1,4 +1,5 @@
-import type { InboundMessage } from '../gateway/index.js';
+import type { InboundMessage, PassedAttachment } from '../gateway/index.js';
+import { passableAttachments } from '../gateway/passed-attachments.js';
 import { errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import type { RedisCoordinator } from './coordinator.js';
@@ -8,6 +9,8 @@ import type { ThreadLease } from './types.js';
 /** What the router needs of the gateway it routes for. */
 export interface RoutedGateway {
   dispatch(message: InboundMessage): Promise<void>;
+  /** A message another instance passed, with its files as that instance described them (untrusted). */
+  dispatchPassed?(message: InboundMessage, attachments: unknown): Promise<void>;
   threadState(threadKey: string): { running: boolean; queued: number };
 }
 
@@ -82,7 +85,9 @@ export class ThreadRouter {
       this.logger.warn('a passed message that is not a chat message was dropped');
       return;
     }
-    await this.gateway?.dispatch(message);
+    const { attachments, ...rest } = message as InboundMessage & { attachments?: unknown };
+    if (attachments !== undefined && this.gateway?.dispatchPassed) await this.gateway.dispatchPassed(rest, attachments);
+    else await this.gateway?.dispatch(rest);
   }
 
   /** True when the message runs here; false when it went to the thread's owner (or could not be placed). */
@@ -108,7 +113,6 @@ export class ThreadRouter {
         continue;
       }
       if (owner && owner !== this.coordinator.instanceId) {
-        if (message.attachments?.length) this.logger.warn({ thread: key, owner }, 'files cannot be passed to another instance; the message goes on without them');
         await this.coordinator.passMessage(owner, key, portable(message));
         this.watch(owner);
         return false;
@@ -235,10 +239,10 @@ export class ThreadRouter {
   }
 }
 
-/** The message as plain data (files stay behind: they are streams from the platform). */
-function portable(message: InboundMessage): InboundMessage {
-  const { attachments: _files, ...rest } = message;
-  return rest;
+/** The message as plain data: its files as what they are and where to fetch them again (the owner reopens them). */
+function portable(message: InboundMessage): Omit<InboundMessage, 'attachments'> & { attachments?: PassedAttachment[] } {
+  const { attachments, ...rest } = message;
+  return attachments?.length ? { ...rest, attachments: passableAttachments(attachments) } : rest;
 }
 
 function inboundFrom(payload: unknown): InboundMessage | undefined {

@@ -19,6 +19,7 @@ import { ThreadReplies } from './stream/replies.js';
 import type { TurnFiles } from './turn-files.js';
 import type { Environment } from '../environments/index.js';
 import type { InboundMessage, PlatformAdapter, ReplyTarget } from './types.js';
+import { reopenPassedAttachments } from './passed-attachments.js';
 
 
 /**
@@ -229,6 +230,20 @@ export class Gateway {
       return;
     }
     this.lane(message.threadKey).push(message);
+  }
+
+  /**
+   * A message another instance passed here (it holds the thread): its files are rebuilt through
+   * this instance's adapter from the refs that came with them, and those that cannot be are told.
+   */
+  async dispatchPassed(message: InboundMessage, attachments: unknown): Promise<void> {
+    const adapter = this.adapters.get(message.platform);
+    if (!adapter || this.closing) return this.dispatch(message);
+    const reopened = await reopenPassedAttachments(attachments, adapter, this.logger);
+    if (reopened.refusals.length > 0 && this.access.isAllowed(message.platform, message.user.id)) {
+      this.track(this.reply(adapter, message.replyTo, reopened.refusals.join('\n')));
+    }
+    return this.dispatch(reopened.attachments.length > 0 ? { ...message, attachments: reopened.attachments } : message);
   }
 
   /**

@@ -1,6 +1,9 @@
 export type {
   InboundMessage,
   InboundAttachment,
+  AttachmentRef,
+  AttachmentDescription,
+  PassedAttachment,
   OutboundFile,
   PlatformAdapter,
   ReplyTarget,

@@ -35,7 +35,22 @@ export interface InboundAttachment {
   kind?: 'photo' | 'document' | 'audio' | 'voice' | 'video' | 'file';
   /** A stream of the file's bytes from the platform. */
   open(signal: AbortSignal): Promise<Readable>;
+  /**
+   * Plain data another instance can reopen the file from (its adapter's `reopenAttachment`)
+   * when the message is passed to the instance that holds the thread; without it the file
+   * stays behind.
+   */
+  ref?: AttachmentRef;
 }
+
+/** Where a file can be fetched again: a Telegram file id, or an upload under the web chat's inbox. */
+export type AttachmentRef = { platform: 'telegram'; fileId: string } | { platform: 'web'; upload: string };
+
+/** What is known of a file besides its bytes. */
+export type AttachmentDescription = Omit<InboundAttachment, 'open' | 'ref'>;
+
+/** An attachment as plain data, as it travels to another instance; its `ref` is untrusted there. */
+export type PassedAttachment = AttachmentDescription & { ref?: unknown };
 
 /** A file on its way to a chat, as `sendFile` gets it. */
 export interface OutboundFile {
@@ -144,6 +159,11 @@ export interface PlatformAdapter<Target extends ReplyTarget = ReplyTarget> {
   deliveryVerdict?(error: unknown): DeliveryVerdict;
   /** Puts `reaction` on the message the turn answers, replacing the one before (`display.reactions`). */
   react?(target: Target, reaction: TurnReaction): Promise<void>;
+  /**
+   * The file a `ref` this adapter made names, for a message another instance passed here; undefined
+   * when the ref is not one this adapter can vouch for (wrong shape, outside its files).
+   */
+  reopenAttachment?(ref: unknown, described: AttachmentDescription): Promise<InboundAttachment | undefined>;
   /** Optional richer rendering of agent events (the web chat streams them live). */
   onAgentEvent?(replyTo: Target, event: AgentEvent | TurnNotice): void;
 }

@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from '../fakes/openai-server.js';
+import { e2eModel, release, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { FakeTelegramApi } from '../fakes/telegram-api.js';
+import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
+import { ownerOf, postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess } from './gateway-processes.js';
+
+/*
+ * Two live `hermes gateway` processes on one Redis: a document sent to B for a thread whose
+ * lease A holds goes to A with the message, and A's script reads it.
+ */
+const missingRedis = redisSkipReason('the files-across-instances test');
+const why = processesMissing();
+if (why && process.env.CI !== 'true') console.warn(`the files-across-instances test cannot run here: ${why}`);
+const runs = !missingRedis && (!why || process.env.CI === 'true');
+
+const KEY_VAR = 'HERMES_FILES_ACROSS_KEY';
+const ADA = 1001;
+
+/** A file in uploads/ → a script that marks its process group (`READ.pgid`), waits for `READ.go`, and prints the file. */
+function readingModel(dir: string): FakeReply {
+  const fallback = e2eModel(dir);
+  if (!('respond' in fallback)) throw new Error('e2eModel answers by a function');
+  return {
+    respond: (request) => {
+      const last = request.body.messages[request.body.messages.length - 1];
+      const text = typeof last.content === 'string' ? last.content : JSON.stringify(last.content);
+      const attached = /\[attached: (uploads\/[^\s\]]+) — /.exec(text);
+      if (last.role !== 'user' || !attached) return fallback.respond(request);
+      const marker = JSON.stringify(join(dir, 'READ.pgid'));
+      const go = JSON.stringify(join(dir, 'READ.go'));
+      const code = [
+        'import os, time',
+        `with open(${marker} + '.tmp', 'w') as f:`,
+        '    f.write(str(os.getpgrp()))',
+        `os.replace(${marker} + '.tmp', ${marker})`,
+        `while not os.path.exists(${go}):`,
+        '    time.sleep(0.05)',
+        `print('CONTENT', open(${JSON.stringify(attached[1])}).read())`,
+        '',
+      ].join('\n');
+      return { toolCalls: [{ name: 'execute_code', arguments: { code } }] };
+    },
+  };
+}
+
+describe.runIf(runs)('files sent to an instance that does not hold the thread', () => {
+  let redis: TestRedis;
+  let api: FakeTelegramApi;
+  let model: FakeOpenAI;
+  let home: string;
+  const instances: GatewayProcess[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    api = await new FakeTelegramApi().start();
+    home = mkdtempSync(join(tmpdir(), 'hermes-files-across-'));
+    model = await startFakeOpenAI({ fallback: readingModel(home) });
+    writeFileSync(
+      join(home, 'config.yaml'),
+      [
+        'model:',
+        `  base_url: ${model.url}`,
+        '  name: fake-model',
+        `  api_key_env: ${KEY_VAR}`,
+        'platforms:',
+        '  telegram:',
+        `    api_root: ${api.apiRoot}`,
+        '  web:',
+        '    enabled: false',
+        'terminal:',
+        '  platform_backend: local',
+        'cron:',
+        '  enabled: false',
+        'coordination:',
+        '  backend: redis',
+        `  redis_url: ${redis.url}`,
+        '',
+      ].join('\n'),
+    );
+    const env = { [KEY_VAR]: 'sk-fake', TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: String(ADA) };
+    for (let i = 0; i < 2; i++) instances.push(await startGatewayProcess(home, env));
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const instance of instances) await stopGatewayProcess(instance);
+    await model?.close();
+    await api?.close();
+    await redis?.stop();
+    if (home) rmSync(home, { recursive: true, force: true });
+  }, 60_000);
+
+  it('a document sent to B while A holds the thread is saved on A and read by the script A runs', async () => {
+    const [a, b] = instances;
+    const answers = () => api.sentTo(ADA).map((sent) => sent.text).filter((text) => !text.startsWith('⚙️'));
+    // A holds the thread: its script waits.
+    expect(await postUpdate(a, textUpdate(ADA, 'hold on [WAIT:H1]'))).toBe(200);
+    expect(ownerOf(await waitForPgid(home, 'H1'), instances)).toBe(a);
+
+    const bytes = Buffer.from('passed-from-b 42\n');
+    const file = api.addFile(bytes, 'txt');
+    const update = textUpdate(ADA, '');
+    delete update.message.text;
+    update.message.caption = 'read this';
+    update.message.document = { file_id: file.file_id, file_unique_id: file.file_unique_id, file_name: 'notes.txt', mime_type: 'text/plain', file_size: bytes.length };
+    expect(await postUpdate(b, update)).toBe(200);
+
+    // The script that reads the file runs on A, the instance holding the thread.
+    const pgid = await waitForPgid(home, 'READ');
+    expect(ownerOf(pgid, instances)).toBe(a);
+    release(home, 'READ');
+    release(home, 'H1');
+    await api.waitFor(() => answers().some((text) => text.includes('CONTENT passed-from-b 42')), 'the answer with the file’s content');
+    expect(answers().some((text) => text.includes('could not fetch it'))).toBe(false);
+  }, 120_000);
+});
