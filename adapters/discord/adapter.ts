@@ -18,7 +18,7 @@ import type { EventClaims } from '../../src/coordination/event-claims.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
 import { approvalRow, DISCORD_APPROVAL_BUTTONS, fitMessage } from './approval.js';
 import { commandOptionName, DISCORD_COMMAND_NAMES, DISCORD_COMMANDS } from './commands.js';
-import { discordAttachments, discordUpload, DISCORD_FILE_MAX_BYTES } from './files.js';
+import { discordAttachments, discordUpload, DISCORD_FILE_MAX_BYTES, type DiscordUpload } from './files.js';
 import { decodeDiscordTarget, discordThreadKey, stripBotMention, threadName, type DiscordReplyTarget } from './inbound.js';
 
 /** How the Discord adapter connects. */
@@ -43,9 +43,12 @@ export class DiscordAdapterError extends HermesError {
   }
 }
 
-/** A slash command being answered: its deferred reply is edited first, later replies follow up. */
+/**
+ * A slash command being answered through its webhook (any instance holding the token may): its
+ * deferred reply is edited first, later replies follow up.
+ */
 interface OpenInteraction {
-  interaction: ChatInputCommandInteraction;
+  token: string;
   answered: boolean;
   /** Ids of the messages this interaction's webhook owns (the answer and follow-ups). */
   messages: Set<string>;
@@ -131,14 +134,7 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
   async send(replyTo: DiscordReplyTarget, text: string): Promise<{ messageId: string }> {
     const target = replyTo;
     const open = this.openInteraction(target);
-    if (open) {
-      const message = open.answered
-        ? await open.interaction.followUp({ content: text, allowedMentions: NO_PINGS })
-        : await open.interaction.editReply({ content: text, allowedMentions: NO_PINGS });
-      open.answered = true;
-      open.messages.add(message.id);
-      return { messageId: message.id };
-    }
+    if (open) return { messageId: await this.answerInteraction(open, { content: text, allowed_mentions: NO_PINGS }) };
     const message = (await this.rest().post(Routes.channelMessages(target.channelId), {
       body: { content: text, allowed_mentions: NO_PINGS },
     })) as APIMessage;
@@ -152,11 +148,8 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     const open = this.openInteraction(target);
     let messageId: string;
     if (open) {
-      const options = { ...(upload.content ? { content: upload.content } : {}), files: upload.files.map((f) => ({ attachment: f.data, name: f.name })), allowedMentions: NO_PINGS };
-      const message = open.answered ? await open.interaction.followUp(options) : await open.interaction.editReply(options);
-      open.answered = true;
-      open.messages.add(message.id);
-      messageId = message.id;
+      const body = { ...(upload.content ? { content: upload.content } : {}), attachments: upload.attachments, allowed_mentions: NO_PINGS };
+      messageId = await this.answerInteraction(open, body, upload.files);
     } else {
       const message = (await this.rest().post(Routes.channelMessages(target.channelId), {
         body: { ...(upload.content ? { content: upload.content } : {}), attachments: upload.attachments, allowed_mentions: NO_PINGS },
@@ -174,14 +167,7 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     const content = fitMessage(text, this.maxMessageLength);
     const components = [approvalRow()];
     const open = this.openInteraction(target);
-    if (open) {
-      const message = open.answered
-        ? await open.interaction.followUp({ content, components, allowedMentions: NO_PINGS })
-        : await open.interaction.editReply({ content, components, allowedMentions: NO_PINGS });
-      open.answered = true;
-      open.messages.add(message.id);
-      return { messageId: message.id };
-    }
+    if (open) return { messageId: await this.answerInteraction(open, { content, components, allowed_mentions: NO_PINGS }) };
     const message = (await this.rest().post(Routes.channelMessages(target.channelId), {
       body: { content, components, allowed_mentions: NO_PINGS },
     })) as APIMessage;
@@ -192,7 +178,10 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     const target = replyTo;
     const open = this.openInteraction(target);
     if (open?.messages.has(messageId)) {
-      await open.interaction.webhook.editMessage(messageId, { content: text, components: [], allowedMentions: NO_PINGS });
+      await this.rest().patch(Routes.webhookMessage(this.applicationId(), open.token, messageId), {
+        body: { content: text, components: [], allowed_mentions: NO_PINGS },
+        auth: false,
+      });
       return;
     }
     // Without `components: []` Discord keeps the old ones (an approval request's buttons).
@@ -251,10 +240,35 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
 
   private openInteraction(target: DiscordReplyTarget): OpenInteraction | undefined {
     if (!target.interactionId) return undefined;
-    const open = this.interactions.get(target.interactionId);
+    let open = this.interactions.get(target.interactionId);
+    // Deferred by another instance, which passed the message here: answered from here through its token.
+    if (!open && target.interactionToken && target.interactionExpiresAt) {
+      open = { token: target.interactionToken, answered: false, messages: new Set(), expiresAt: target.interactionExpiresAt };
+      this.interactions.set(target.interactionId, open);
+    }
     if (open && open.expiresAt > Date.now()) return open;
     this.interactions.delete(target.interactionId);
     return undefined;
+  }
+
+  /** Edits the deferred answer the first time, follows up after; returns the message's id. */
+  private async answerInteraction(open: OpenInteraction, body: Record<string, unknown>, files?: DiscordUpload['files']): Promise<string> {
+    const rest = this.rest();
+    const applicationId = this.applicationId();
+    const message = (
+      open.answered
+        ? await rest.post(Routes.webhook(applicationId, open.token), { body, files, auth: false, query: new URLSearchParams({ wait: 'true' }) })
+        : await rest.patch(Routes.webhookMessage(applicationId, open.token, '@original'), { body, files, auth: false })
+    ) as APIMessage;
+    open.answered = true;
+    open.messages.add(message.id);
+    return message.id;
+  }
+
+  private applicationId(): string {
+    const id = this.client?.application?.id;
+    if (!id) throw new DiscordAdapterError('The Discord adapter has no application id yet; call start() and wait for it before answering a slash command.');
+    return id;
   }
 
   /** True when this instance takes the event (always, with one instance). */
@@ -332,9 +346,10 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     await interaction.deferReply();
     const now = Date.now();
     for (const [id, open] of this.interactions) if (open.expiresAt <= now) this.interactions.delete(id);
-    this.interactions.set(interaction.id, { interaction, answered: false, messages: new Set(), expiresAt: now + INTERACTION_LIFETIME_MS });
+    const expiresAt = now + INTERACTION_LIFETIME_MS;
+    this.interactions.set(interaction.id, { token: interaction.token, answered: false, messages: new Set(), expiresAt });
     const text = interaction.commandName === 'ask' ? interaction.options.getString('prompt', true) : commandText(interaction);
-    await handler(interactionInbound(interaction, text, { interactionId: interaction.id }));
+    await handler(interactionInbound(interaction, text, { interactionId: interaction.id, interactionToken: interaction.token, interactionExpiresAt: expiresAt }));
   }
 
   /**

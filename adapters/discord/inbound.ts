@@ -5,6 +5,12 @@ export interface DiscordReplyTarget extends ReplyTarget {
   channelId: string;
   /** Set for slash commands: replies edit the deferred answer, then follow up. */
   interactionId?: string;
+  /**
+   * The slash command's webhook token and when it lapses (ms since the epoch), so the instance a
+   * message was passed to (several instances) answers the interaction the first one deferred.
+   */
+  interactionToken?: string;
+  interactionExpiresAt?: number;
   /** The message the turn answers, where its reactions go (`display.reactions`); a thread's first message is in the parent channel. */
   reactTo?: { channelId: string; messageId: string };
 }

@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { groupAlive } from '../../src/environments/index.js';
 import { FakeDiscord, type DiscordCall, type FakeDiscordUser } from '../fakes/discord-server.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
-import { e2eModel, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { e2eModel, release, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { builtCli } from '../helpers/hermes-process.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
 import { processesMissing } from './gateway-processes.js';
@@ -126,6 +126,24 @@ describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway process
     expect(asked('[SC]')).toHaveLength(1);
     expect(answers()).toHaveLength(1);
     expect(discord.calls.filter((call) => String(call.body?.content ?? '').includes('echo: one answer [SC]'))).toHaveLength(1);
+  }, 120_000);
+
+  it('a slash command taken by any instance while a turn runs in its channel elsewhere is answered through its own interaction where that turn runs', async () => {
+    // In a DM channel of its own, so no earlier test's turn is in the way.
+    const dm = '940000000000000009';
+    const first = discord.slashCommand({ user: alice, name: 'ask', prompt: 'wait here [WAIT:I]', channelId: dm, dm: true });
+    await waitForPgid(home, 'I');
+    // Whichever instance claims the second, it runs where the channel's turn runs (queued or interrupting it there).
+    const second = discord.slashCommand({ user: alice, name: 'ask', prompt: 'second [SC3]', channelId: dm, dm: true });
+    const original = (token: string) => discord.callsTo('PATCH', new RegExp(`^/webhooks/\\d+/${token}/messages/@original$`));
+    await until(() => discord.callsTo('POST', new RegExp(`^/interactions/${second.id}/`)).length > 0, 'the second command acknowledged', 60_000);
+    release(home, 'I');
+    await until(() => original(second.token).some((call) => String(call.body?.content).includes('second [SC3]')), 'the answer to the second command', 60_000);
+    expect(discord.callsTo('POST', new RegExp(`^/interactions/${first.id}/`))).toHaveLength(1);
+    expect(discord.callsTo('POST', new RegExp(`^/interactions/${second.id}/`))).toHaveLength(1);
+    expect(asked('[SC3]')).toHaveLength(1);
+    // Not posted to the channel instead, where the deferred answer would stay "thinking…".
+    expect(postsIn(dm, 'second [SC3]')).toHaveLength(0);
   }, 120_000);
 
   it('a message in a thread whose script runs on one instance, received by all, kills that script and is answered once', async () => {
