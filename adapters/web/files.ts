@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
@@ -58,9 +58,12 @@ export class WebFiles {
   async attachment(id: string): Promise<InboundAttachment | undefined> {
     if (!FILE_ID.test(id)) return undefined;
     const path = join(this.root, 'inbox', id);
+    // Only a plain file the inbox holds: a symlink could lead out of it.
+    if (!(await plainFile(path)) || !(await plainFile(`${path}.json`))) return undefined;
     const meta = await readMeta(path);
     if (!meta) return undefined;
     return {
+      ref: { platform: 'web', upload: id },
       kind: 'file',
       name: meta.name,
       mimeType: meta.mimeType,
@@ -71,6 +74,17 @@ export class WebFiles {
         return stream;
       },
     };
+  }
+
+  /**
+   * An upload another instance sharing this HERMES_HOME received, from its untrusted ref: only
+   * `{ platform: 'web', upload: <id> }` naming a plain file in the inbox; undefined for anything else.
+   */
+  async reopen(ref: unknown): Promise<InboundAttachment | undefined> {
+    if (typeof ref !== 'object' || ref === null) return undefined;
+    const { platform, upload, ...rest } = ref as Record<string, unknown>;
+    if (platform !== 'web' || typeof upload !== 'string' || Object.keys(rest).length > 0) return undefined;
+    return this.attachment(upload);
   }
 
   /** Keeps a file the agent sent to a thread; returns what the page shows of it. */
@@ -135,6 +149,10 @@ async function pruneOlder(dir: string, before: number): Promise<void> {
     const info = await stat(path).catch(() => undefined);
     if (info && info.mtimeMs < before) await rm(path, { force: true });
   }
+}
+
+async function plainFile(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => undefined))?.isFile() ?? false;
 }
 
 async function readMeta(path: string): Promise<Meta | undefined> {

@@ -231,6 +231,11 @@ export class WebAdapter implements PlatformAdapter {
     }
   }
 
+  /** An upload another instance received (passed with its message): read from the inbox all instances share. */
+  async reopenAttachment(ref: unknown): Promise<InboundAttachment | undefined> {
+    return this.files.reopen(ref);
+  }
+
   private threadOf(replyTo: ReplyTarget): string {
     const threadId = threadIdOf(replyTo);
     if (!threadId) throw new WebChatError('WEB_BAD_REPLY_TARGET', `web chat: "${String(replyTo.threadKey)}" is not a web thread key (web:<id>)`);
