@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +7,10 @@ import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from '../fakes/opena
 import { e2eModel, release, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { ownerOf, postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess } from './gateway-processes.js';
+import type { WebEntry } from '../../adapters/web/index.js';
+import { builtCli } from '../helpers/hermes-process.js';
+import { freePort, ownerOf, postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess } from './gateway-processes.js';
+import { until } from './helpers.js';
 
 /*
  * Two live `hermes gateway` processes on one Redis: a document sent to B for a thread whose
@@ -19,6 +23,26 @@ const runs = !missingRedis && (!why || process.env.CI === 'true');
 
 const KEY_VAR = 'HERMES_FILES_ACROSS_KEY';
 const ADA = 1001;
+
+/** config.yaml for the instances of one test: the fake model, local terminals, one Redis. */
+function configYaml(model: FakeOpenAI, redis: TestRedis, platforms: string[]): string {
+  return [
+    'model:',
+    `  base_url: ${model.url}`,
+    '  name: fake-model',
+    `  api_key_env: ${KEY_VAR}`,
+    ...platforms,
+    'terminal:',
+    '  backend: local',
+    '  platform_backend: local',
+    'cron:',
+    '  enabled: false',
+    'coordination:',
+    '  backend: redis',
+    `  redis_url: ${redis.url}`,
+    '',
+  ].join('\n');
+}
 
 /** A file in uploads/ → a script that marks its process group (`READ.pgid`), waits for `READ.go`, and prints the file. */
 function readingModel(dir: string): FakeReply {
@@ -115,5 +139,80 @@ describe.runIf(runs)('files sent to an instance that does not hold the thread', 
     release(home, 'H1');
     await api.waitFor(() => answers().some((text) => text.includes('CONTENT passed-from-b 42')), 'the answer with the file’s content');
     expect(answers().some((text) => text.includes('could not fetch it'))).toBe(false);
+  }, 120_000);
+});
+
+describe.runIf(runs)('web uploads posted to an instance that does not hold the thread', () => {
+  let redis: TestRedis;
+  let model: FakeOpenAI;
+  let home: string;
+  let token = '';
+  const instances: GatewayProcess[] = [];
+
+  const startWeb = async (): Promise<GatewayProcess> => {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const key of Object.keys(env)) {
+      if (/^(TELEGRAM|SLACK|DISCORD|HERMES)_/.test(key) || key === 'GATEWAY_ALLOW_ALL_USERS' || key === 'REDIS_URL' || key.endsWith('_API_KEY')) delete env[key];
+    }
+    env[KEY_VAR] = 'sk-fake';
+    let output = '';
+    const child: ChildProcess = spawn(process.execPath, [builtCli, '--home', home, 'gateway', '--web-port', String(port)], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const instance: GatewayProcess = { port, child, output: () => output };
+    instances.push(instance);
+    await until(() => output.includes('started web') || child.exitCode !== null, 'the web instance to start', 30_000);
+    if (!output.includes('started web')) throw new Error(`hermes gateway did not start: ${output}`);
+    return instance;
+  };
+  const call = async (to: GatewayProcess, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
+    const response = await fetch(`http://127.0.0.1:${to.port}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return (await response.json()) as Record<string, unknown>;
+  };
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    home = mkdtempSync(join(tmpdir(), 'hermes-files-across-web-'));
+    model = await startFakeOpenAI({ fallback: readingModel(home) });
+    writeFileSync(join(home, 'config.yaml'), configYaml(model, redis, []));
+    // One at a time: the first makes the login token, the other finds it.
+    await startWeb();
+    await startWeb();
+    token = readFileSync(join(home, 'web', 'token'), 'utf8').trim();
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const instance of instances) await stopGatewayProcess(instance);
+    await model?.close();
+    await redis?.stop();
+    if (home) rmSync(home, { recursive: true, force: true });
+  }, 60_000);
+
+  it('a file uploaded to B and sent in a message to B while A holds the thread is read by the script A runs', async () => {
+    const [a, b] = instances;
+    const threadId = String((await call(a, 'POST', '/api/threads')).id);
+    await call(a, 'POST', `/api/threads/${threadId}/messages`, { text: 'hold on [WAIT:W1]' });
+    expect(ownerOf(await waitForPgid(home, 'W1'), instances)).toBe(a);
+
+    const uploaded = await fetch(`http://127.0.0.1:${b.port}/api/threads/${threadId}/uploads`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain', 'x-hermes-file-name': 'notes.txt', 'x-hermes-upload': '1' },
+      body: 'uploaded-to-b 7\n',
+    });
+    expect(uploaded.status).toBe(201);
+    const { upload } = (await uploaded.json()) as { upload: { id: string } };
+    await call(b, 'POST', `/api/threads/${threadId}/messages`, { text: 'read this', files: [upload.id] });
+
+    const pgid = await waitForPgid(home, 'READ');
+    expect(ownerOf(pgid, instances)).toBe(a);
+    release(home, 'READ');
+    release(home, 'W1');
+    const texts = async () => ((await call(a, 'GET', `/api/threads/${threadId}`)).entries as WebEntry[]).map((entry) => ('text' in entry ? String(entry.text) : ''));
+    await until(async () => (await texts()).some((text) => text.includes('CONTENT uploaded-to-b 7')), 'the answer with the upload’s content', 60_000);
   }, 120_000);
 });
