@@ -7,7 +7,7 @@ import { startFakeOpenAI, type FakeOpenAI, type FakeReply, type RecordedRequest 
 import { e2eModel, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { ownerOf, postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess } from './gateway-processes.js';
+import { ownerOf, postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess, writeInstancesConfig } from './gateway-processes.js';
 
 /*
  * Two `hermes gateway` processes on one Redis and one state.db. A script on A asks for approval
@@ -85,30 +85,7 @@ describe.runIf(runs)('approvals and /stop answered on another instance than the 
     home = mkdtempSync(join(tmpdir(), 'hermes-approvals-across-'));
     mkdirSync(join(home, 'work'));
     model = await startFakeOpenAI({ fallback: riskyModel(home) });
-    writeFileSync(
-      join(home, 'config.yaml'),
-      [
-        'model:',
-        `  base_url: ${model.url}`,
-        '  name: fake-model',
-        `  api_key_env: ${KEY_VAR}`,
-        'platforms:',
-        '  telegram:',
-        `    api_root: ${api.apiRoot}`,
-        '  web:',
-        '    enabled: false',
-        'terminal:',
-        '  platform_backend: local',
-        'approvals:',
-        '  mode: "on"',
-        'cron:',
-        '  enabled: false',
-        'coordination:',
-        '  backend: redis',
-        `  redis_url: ${redis.url}`,
-        '',
-      ].join('\n'),
-    );
+    writeInstancesConfig(home, { modelUrl: model.url, keyVar: KEY_VAR, telegramApiRoot: api.apiRoot, redisUrl: redis.url }, { approvals: { mode: 'on' } });
     const env = { [KEY_VAR]: 'sk-fake', TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: Object.values(CHATS).join(',') };
     a = await startGatewayProcess(home, env);
     instances.push(a);

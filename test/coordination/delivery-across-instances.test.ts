@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -9,7 +9,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { e2eModel, release, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess } from './gateway-processes.js';
+import { postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess, writeInstancesConfig } from './gateway-processes.js';
 
 /*
  * An instance that starts resumes the replies state.db holds as unsent only in threads it can
@@ -38,30 +38,8 @@ describe.runIf(runs)('unsent replies when an instance starts beside others (one 
     api = await new FakeTelegramApi().start();
     home = mkdtempSync(join(tmpdir(), 'hermes-delivery-across-'));
     model = await startFakeOpenAI({ fallback: e2eModel(home) });
-    writeFileSync(
-      join(home, 'config.yaml'),
-      [
-        'model:',
-        `  base_url: ${model.url}`,
-        '  name: fake-model',
-        `  api_key_env: ${KEY_VAR}`,
-        'platforms:',
-        '  telegram:',
-        `    api_root: ${api.apiRoot}`,
-        '  web:',
-        '    enabled: false',
-        'terminal:',
-        '  platform_backend: local',
-        'cron:',
-        '  enabled: false',
-        'coordination:',
-        '  backend: redis',
-        `  redis_url: ${redis.url}`,
-        // Long enough that a live instance slowed by a loaded machine keeps its leases and heartbeat.
-        '  lease_seconds: 5',
-        '',
-      ].join('\n'),
-    );
+    // Long enough that a live instance slowed by a loaded machine keeps its leases and heartbeat.
+    writeInstancesConfig(home, { modelUrl: model.url, keyVar: KEY_VAR, telegramApiRoot: api.apiRoot, redisUrl: redis.url }, { coordination: { lease_seconds: 5 } });
   }, 30_000);
 
   afterAll(async () => {

@@ -1,8 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { stringify } from 'yaml';
 import { builtCli } from '../helpers/hermes-process.js';
 import { until } from './helpers.js';
 
@@ -18,6 +19,41 @@ export function processesMissing(): string | undefined {
   if (!existsSync(builtCli)) return 'dist/ is not built (npm run build)';
   if (spawnSync('python3', ['--version']).status !== 0) return 'python3 is not installed';
   return undefined;
+}
+
+/** Where the instances of a test find the fakes and Redis. */
+export interface InstanceEndpoints {
+  modelUrl: string;
+  /** The variable that holds the fake model's key. */
+  keyVar: string;
+  telegramApiRoot: string;
+  redisUrl: string;
+}
+
+type ConfigTree = { [key: string]: ConfigTree | string | number | boolean };
+
+function merged(base: ConfigTree, overrides: ConfigTree): ConfigTree {
+  const out: ConfigTree = { ...base };
+  for (const [key, value] of Object.entries(overrides)) {
+    const under = out[key];
+    out[key] = typeof value === 'object' && typeof under === 'object' ? merged(under, value) : value;
+  }
+  return out;
+}
+
+/**
+ * The config.yaml the instances share: the fake model and Telegram API, scripts on the host, no
+ * web chat, no jobs, coordination on Redis; `overrides` merged in (`{ cron: { enabled: true } }`).
+ */
+export function writeInstancesConfig(home: string, endpoints: InstanceEndpoints, overrides: ConfigTree = {}): void {
+  const base: ConfigTree = {
+    model: { base_url: endpoints.modelUrl, name: 'fake-model', api_key_env: endpoints.keyVar },
+    platforms: { telegram: { api_root: endpoints.telegramApiRoot }, web: { enabled: false } },
+    terminal: { platform_backend: 'local' },
+    cron: { enabled: false },
+    coordination: { backend: 'redis', redis_url: endpoints.redisUrl },
+  };
+  writeFileSync(join(home, 'config.yaml'), stringify(merged(base, overrides)));
 }
 
 export async function freePort(): Promise<number> {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { e2eModel, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { ownerOf, postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess } from './gateway-processes.js';
+import { ownerOf, postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess, writeInstancesConfig } from './gateway-processes.js';
 
 /*
  * Two `hermes gateway` processes with cron on one Redis and one state.db. Two jobs of one thread
@@ -37,29 +37,7 @@ describe.runIf(runs)('stopping a scheduled job from another instance than the on
     api = await new FakeTelegramApi().start();
     home = mkdtempSync(join(tmpdir(), 'hermes-job-stop-across-'));
     model = await startFakeOpenAI({ fallback: e2eModel(home) });
-    writeFileSync(
-      join(home, 'config.yaml'),
-      [
-        'model:',
-        `  base_url: ${model.url}`,
-        '  name: fake-model',
-        `  api_key_env: ${KEY_VAR}`,
-        'platforms:',
-        '  telegram:',
-        `    api_root: ${api.apiRoot}`,
-        '  web:',
-        '    enabled: false',
-        'terminal:',
-        '  platform_backend: local',
-        'cron:',
-        '  enabled: true',
-        '  missed_runs: run_once',
-        'coordination:',
-        '  backend: redis',
-        `  redis_url: ${redis.url}`,
-        '',
-      ].join('\n'),
-    );
+    writeInstancesConfig(home, { modelUrl: model.url, keyVar: KEY_VAR, telegramApiRoot: api.apiRoot, redisUrl: redis.url }, { cron: { enabled: true, missed_runs: 'run_once' } });
     const store = CronStore.open(join(home, 'state.db'));
     for (const name of ['J1', 'J2']) {
       const pgid = JSON.stringify(join(home, `${name}.pgid`));

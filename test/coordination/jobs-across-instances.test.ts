@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { e2eModel } from '../fakes/slack-e2e-model.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { killGatewayProcess, logLines, processesMissing, startGatewayProcess, stopGatewayProcess, type GatewayProcess } from './gateway-processes.js';
+import { killGatewayProcess, logLines, processesMissing, startGatewayProcess, stopGatewayProcess, type GatewayProcess, writeInstancesConfig } from './gateway-processes.js';
 
 /*
  * Three `hermes gateway` processes with cron enabled on one Redis and one state.db, and one job
@@ -33,29 +33,7 @@ describe.runIf(runs)('a job every second on three gateway instances sharing one 
     api = await new FakeTelegramApi().start();
     home = mkdtempSync(join(tmpdir(), 'hermes-jobs-across-'));
     model = await startFakeOpenAI({ fallback: e2eModel(home) });
-    writeFileSync(
-      join(home, 'config.yaml'),
-      [
-        'model:',
-        `  base_url: ${model.url}`,
-        '  name: fake-model',
-        `  api_key_env: ${KEY_VAR}`,
-        'platforms:',
-        '  telegram:',
-        `    api_root: ${api.apiRoot}`,
-        '  web:',
-        '    enabled: false',
-        'terminal:',
-        '  platform_backend: local',
-        'cron:',
-        '  enabled: true',
-        'coordination:',
-        '  backend: redis',
-        `  redis_url: ${redis.url}`,
-        '  lease_seconds: 1',
-        '',
-      ].join('\n'),
-    );
+    writeInstancesConfig(home, { modelUrl: model.url, keyVar: KEY_VAR, telegramApiRoot: api.apiRoot, redisUrl: redis.url }, { cron: { enabled: true }, coordination: { lease_seconds: 1 } });
   }, 30_000);
 
   afterAll(async () => {

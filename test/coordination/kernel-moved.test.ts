@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -10,7 +10,7 @@ import { e2eModel, release, requestFor, waitForPgid } from '../fakes/slack-e2e-m
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
 import { until } from './helpers.js';
-import { ownerOf, postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess } from './gateway-processes.js';
+import { ownerOf, postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess, writeInstancesConfig } from './gateway-processes.js';
 
 /*
  * Two live `hermes gateway` processes: a thread whose script ran in A's session kernel goes
@@ -37,28 +37,7 @@ describe.runIf(runs)('a thread that moves away from the instance whose kernel he
     api = await new FakeTelegramApi().start();
     home = mkdtempSync(join(tmpdir(), 'hermes-kernel-moved-'));
     model = await startFakeOpenAI({ fallback: e2eModel(home) });
-    writeFileSync(
-      join(home, 'config.yaml'),
-      [
-        'model:',
-        `  base_url: ${model.url}`,
-        '  name: fake-model',
-        `  api_key_env: ${KEY_VAR}`,
-        'platforms:',
-        '  telegram:',
-        `    api_root: ${api.apiRoot}`,
-        '  web:',
-        '    enabled: false',
-        'terminal:',
-        '  platform_backend: local',
-        'cron:',
-        '  enabled: false',
-        'coordination:',
-        '  backend: redis',
-        `  redis_url: ${redis.url}`,
-        '',
-      ].join('\n'),
-    );
+    writeInstancesConfig(home, { modelUrl: model.url, keyVar: KEY_VAR, telegramApiRoot: api.apiRoot, redisUrl: redis.url });
     const env = { [KEY_VAR]: 'sk-fake', TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: `${ADA},${BOB}` };
     for (let i = 0; i < 2; i++) instances.push(await startGatewayProcess(home, env));
   }, 90_000);

@@ -11,6 +11,7 @@ import { FakeTelegramApi } from '../fakes/telegram-api.js';
 import { builtCli } from '../helpers/hermes-process.js';
 import { postgresSkipReason, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
+import { writeInstancesConfig } from './gateway-processes.js';
 import { until } from './helpers.js';
 
 /*
@@ -81,29 +82,7 @@ describe.runIf(runs)('hermes gateway on PostgreSQL (two instances, two HERMES_HO
   /** A home of its own: config.yaml (postgres, redis) and .env with the database's address (password and all). */
   const makeHome = (url: string): string => {
     const home = mkdtempSync(join(tmpdir(), 'hermes-pg-e2e-home-'));
-    writeFileSync(
-      join(home, 'config.yaml'),
-      [
-        'model:',
-        `  base_url: ${model.url}`,
-        '  name: fake-model',
-        `  api_key_env: ${KEY_VAR}`,
-        'platforms:',
-        '  telegram:',
-        `    api_root: ${api.apiRoot}`,
-        '  web:',
-        '    enabled: false',
-        'terminal:',
-        '  platform_backend: local',
-        'sessions:',
-        '  store: postgres',
-        'coordination:',
-        '  backend: redis',
-        `  redis_url: ${redis.url}`,
-        '  lease_seconds: 1',
-        '',
-      ].join('\n'),
-    );
+    writeInstancesConfig(home, { modelUrl: model.url, keyVar: KEY_VAR, telegramApiRoot: api.apiRoot, redisUrl: redis.url }, { sessions: { store: 'postgres' }, coordination: { lease_seconds: 1 } });
     writeFileSync(join(home, '.env'), `DATABASE_URL=${url}\n`);
     return home;
   };
