@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { coordinationKeys } from '../../src/coordination/keys.js';
 import { groupAlive } from '../../src/environments/index.js';
 import { KERNEL_MOVED_NOTE, KERNEL_MOVED_NOTICE } from '../../src/shared/notices.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
@@ -19,6 +21,7 @@ import {
   writeInstancesConfig,
   type GatewayProcess,
 } from './gateway-processes.js';
+import { until } from './helpers.js';
 
 /*
  * Two `hermes gateway` processes (the built CLI; `npm test` builds first) on one Redis and one
@@ -77,6 +80,11 @@ describe.runIf(runs)('an instance killed mid-turn (two gateway processes on one 
     // B hands the turn to A when A still holds the thread from [H1]: kill whichever runs the script.
     const running = ownerOf(pgid, [a, b]);
     expect(running, 'the script runs under one of the two gateways').toBeDefined();
+    // The instance records its kernel as the cell starts, without holding the cell up: a crash
+    // within those few milliseconds leaves nothing to tell. Wait for the record, as a crash mid-turn would find it.
+    const raw = new Redis(redis.url);
+    await until(async () => (await raw.exists(coordinationKeys().kernel(`telegram:${ADA}`))) === 1, 'the kernel recorded in Redis');
+    raw.disconnect();
     const other = running === a ? b : a;
     await killGatewayProcess(running!);
     // Sent at once, while the dead one's lease and heartbeat still stand: the other waits it out and answers.
