@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,12 +11,14 @@ import { groupAlive } from '../../src/environments/index.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { e2eModel, requestFor, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
+import { postgresSkipReason, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
 
 const missingRedis = redisSkipReason('the several-instances end-to-end tests');
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 if (!hasPython && process.env.CI !== 'true') console.warn('the several-instances end-to-end tests cannot run here: python3 is not installed');
 const runs = !missingRedis && (hasPython || process.env.CI === 'true');
+const missingPostgres = postgresSkipReason('the several-instances end-to-end tests on PostgreSQL');
 
 const KEY_VAR = 'HERMES_SCALE_OUT_E2E_KEY';
 process.env[KEY_VAR] = 'sk-fake';
@@ -37,8 +39,17 @@ interface Instance {
   running: RunningGateway;
 }
 
-describe.runIf(runs)('three gateway instances on one Redis and one state.db, behind a fake Telegram webhook', () => {
+/** The same three instances on each store: one state.db file, or one PostgreSQL database. */
+const stores = [
+  { store: 'sqlite', where: 'one state.db', runs },
+  { store: 'postgres', where: 'one PostgreSQL database', runs: runs && !missingPostgres },
+] as const;
+
+describe.each(stores)('three gateway instances on one Redis and $where, behind a fake Telegram webhook', ({ store, runs: here }) => {
+  if (!here) return;
   let redis: TestRedis;
+  let postgres: TestPostgres | undefined;
+  let postgresUrl = '';
   let api: FakeTelegramApi;
   let model: FakeOpenAI;
   let home: string;
@@ -67,6 +78,9 @@ describe.runIf(runs)('three gateway instances on one Redis and one state.db, beh
 
   beforeAll(async () => {
     redis = await startRedis();
+    postgres = store === 'postgres' ? await startPostgres() : undefined;
+    if (postgres) postgresUrl = await postgres.createDatabase();
+    const sessions = postgres ? { store: 'postgres' as const, postgres_url: postgresUrl } : { store: 'sqlite' as const };
     api = await new FakeTelegramApi().start();
     home = mkdtempSync(join(tmpdir(), 'hermes-scale-out-'));
     model = await startFakeOpenAI({ fallback: e2eModel(home) });
@@ -92,6 +106,7 @@ describe.runIf(runs)('three gateway instances on one Redis and one state.db, beh
           platforms,
           terminal: { platform_backend: 'local' },
           coordination: { backend: 'redis', redis_url: redis.url },
+          sessions,
         },
       });
       const { startGateway } = await import('../../src/cli/commands/gateway.js');
@@ -106,6 +121,7 @@ describe.runIf(runs)('three gateway instances on one Redis and one state.db, beh
     await model?.close();
     await api?.close();
     await redis?.stop();
+    await postgres?.stop();
     if (home) rmSync(home, { recursive: true, force: true });
   }, 60_000);
 
@@ -125,6 +141,9 @@ describe.runIf(runs)('three gateway instances on one Redis and one state.db, beh
       requestFor(model.requests, tag)?.body.messages.filter((m) => m.role === 'user').map((m) => String(m.content)) ?? [];
     expect(userTexts('ada 5 [RR]')).toEqual(Array.from({ length: 6 }, (_, i) => `ada ${i} [RR]`));
     expect(userTexts('bob 5 [RR]')).toEqual(Array.from({ length: 6 }, (_, i) => `bob ${i} [RR]`));
+    // The history was where the store says: in PostgreSQL, with no state.db beside it.
+    expect(existsSync(join(home, 'state.db'))).toBe(store === 'sqlite');
+    if (postgres) expect((await postgres.query<{ n: number }>(postgresUrl, 'SELECT count(*)::int AS n FROM messages'))[0].n).toBeGreaterThanOrEqual(24);
   }, 120_000);
 
   it('a new message sent to B interrupts the script running on A: its process group dies and B’s message is answered', async () => {
