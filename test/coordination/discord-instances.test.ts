@@ -10,7 +10,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { e2eModel, release, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { builtCli } from '../helpers/hermes-process.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { processesMissing } from './gateway-processes.js';
+import { processesMissing, stopChild } from './gateway-processes.js';
 import { until } from './helpers.js';
 
 /*
@@ -81,14 +81,7 @@ describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway process
   }, 180_000);
 
   afterAll(async () => {
-    await Promise.all(
-      children.map(async (child) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }),
-    );
+    await Promise.all(children.map(stopChild));
     await model?.close();
     await discord?.close();
     await redis?.stop();

@@ -92,12 +92,17 @@ export async function startGatewayProcess(home: string, extraEnv: Record<string,
   return { port, child, output: () => output };
 }
 
+/** SIGTERM to a child process, and waits for its exit (nothing when it has exited already). */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 /** SIGTERM, and waits for the exit (nothing when it has exited already). */
 export async function stopGatewayProcess(instance: GatewayProcess): Promise<void> {
-  if (instance.child.exitCode !== null || instance.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => instance.child.once('exit', resolve));
-  instance.child.kill('SIGTERM');
-  await exited;
+  await stopChild(instance.child);
 }
 
 /** SIGKILL, and waits for the exit. */

@@ -10,7 +10,7 @@ import { e2eModel, requestFor, toolResultsFor, waitForGroupGone, waitForPgid } f
 import { FakeSlack, slackMessage, type SlackCall } from '../fakes/slack-server.js';
 import { builtCli } from '../helpers/hermes-process.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { freePort, processesMissing } from './gateway-processes.js';
+import { freePort, processesMissing, stopChild } from './gateway-processes.js';
 import { until } from './helpers.js';
 
 /*
@@ -99,14 +99,7 @@ describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway process
   }, 180_000);
 
   afterAll(async () => {
-    await Promise.all(
-      instances.map(async ({ child }) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }),
-    );
+    await Promise.all(instances.map(({ child }) => stopChild(child)));
     await model?.close();
     await slack?.close();
     await redis?.stop();

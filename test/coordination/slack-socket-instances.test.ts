@@ -9,7 +9,7 @@ import { e2eModel } from '../fakes/slack-e2e-model.js';
 import { FakeSlack, slackMessage, type SlackCall } from '../fakes/slack-server.js';
 import { builtCli } from '../helpers/hermes-process.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { processesMissing } from './gateway-processes.js';
+import { processesMissing, stopChild } from './gateway-processes.js';
 import { until } from './helpers.js';
 
 /*
@@ -77,14 +77,7 @@ describe.runIf(!missingRedis && !missingProcesses)('two hermes gateway processes
   }, 180_000);
 
   afterAll(async () => {
-    await Promise.all(
-      children.map(async (child) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }),
-    );
+    await Promise.all(children.map(stopChild));
     await model?.close();
     await slack?.close();
     await redis?.stop();
