@@ -210,10 +210,11 @@ export class RedisLiveHub implements LiveChannel {
         if (await this.isAlive(owner)) continue;
         for (const [thread, holder] of [...this.elsewhere]) {
           if (holder !== owner) continue;
+          // The pages hear it as the state changes here, then the dead instance's mark goes.
           this.elsewhere.delete(thread);
-          await this.redis.eval(CLEAR_BUSY, 1, this.busyKey, thread, owner);
-          this.logger.warn({ thread, owner }, 'a web chat turn ended with its instance (its heartbeat lapsed)');
           this.local.publish(thread, { type: 'busy', busy: false });
+          this.logger.warn({ thread, owner }, 'a web chat turn ended with its instance (its heartbeat lapsed)');
+          await this.redis.eval(CLEAR_BUSY, 1, this.busyKey, thread, owner);
         }
       }
     } catch (error) {
