@@ -1,20 +1,16 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseEnv } from 'node:util';
 import { ConfigError } from '../shared/errors.js';
+import { readConfigText } from './safe-read.js';
 
 /**
  * Loads `HERMES_HOME/.env` into `env` without overriding variables that are already set.
  * Returns the names it set. A missing file is not an error.
  */
 export function loadDotEnv(file: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
+  const text = readConfigText(file);
+  if (text === undefined) return [];
   const set: string[] = [];
   for (const [name, value] of Object.entries(parseEnv(text))) {
     if (env[name] !== undefined) continue;
@@ -50,12 +46,7 @@ export function dotEnvProblem(name: string, value: string): string | undefined {
 export function setDotEnvValue(file: string, name: string, value: string): void {
   const problem = dotEnvProblem(name, value);
   if (problem) throw new ConfigError(`${file}: ${name}: ${problem}; nothing was written`);
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+  const text = readConfigText(file) ?? '';
   const line = `${name}='${value}'`;
   const sets = new RegExp(`^\\s*(?:export\\s+)?${name}\\s*=`);
   const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
@@ -71,12 +62,10 @@ export function setDotEnvValue(file: string, name: string, value: string): void 
   renameSync(temp, file);
 }
 
-/** The variables the `.env` file sets, as Node reads them; a missing file sets none. */
+/**
+ * The variables the `.env` file sets, as Node reads them; a missing file sets none. A file
+ * that is not a regular file is refused (ConfigError) without blocking.
+ */
 export function readDotEnv(file: string): Record<string, string> {
-  try {
-    return parseEnv(readFileSync(file, 'utf8')) as Record<string, string>;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw error;
-  }
+  return parseEnv(readConfigText(file) ?? '') as Record<string, string>;
 }

@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync, mkdirSync, renameSync } from 'node:fs';
+import { writeFileSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Document, parseDocument, parse as parseYaml, isMap } from 'yaml';
 import { ConfigError } from '../shared/errors.js';
 import { validateConfig } from './load.js';
+import { readConfigText } from './safe-read.js';
 import type { HermesConfig } from './schema.js';
 
 /** Reads `a.b.c` out of a loaded configuration; undefined when there is no such key. */
@@ -46,12 +47,7 @@ export function setConfigValues(
   values: Record<string, unknown>,
   check?: (config: HermesConfig) => void,
 ): HermesConfig {
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+  const text = readConfigText(file) ?? '';
   const doc = text.trim() === '' ? new Document({}) : parseDocument(text);
   if (doc.errors.length > 0) throw new ConfigError(`${file}: is not valid YAML: ${doc.errors[0].message}`);
   if (!isMap(doc.contents)) throw new ConfigError(`${file}: expected a mapping of keys at the top level`);

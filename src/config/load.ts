@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { ConfigError } from '../shared/errors.js';
 import { configSchema, type ConfigOverrides, type HermesConfig } from './schema.js';
 import { formatIssue, unknownKeys } from './issues.js';
 import { hermesPaths, type HermesPaths } from './paths.js';
 import { loadDotEnv } from './dotenv.js';
+import { readConfigText } from './safe-read.js';
 
 export interface LoadedConfig {
   config: HermesConfig;
@@ -35,15 +35,17 @@ export function deepMerge(base: unknown, over: unknown): unknown {
   return out;
 }
 
-/** Reads a YAML file into a plain object; a missing file is an empty one. */
+/**
+ * Reads a YAML file into a plain object; a missing file is an empty one. A file that is not
+ * a regular file (a FIFO, a socket, a directory) is refused without blocking.
+ */
 export function readYamlFile(file: string): Plain {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigError(`${file}: cannot read: ${(error as Error).message}`, { cause: error });
-  }
+  const text = readConfigText(file);
+  return text === undefined ? {} : parseYamlText(text, file);
+}
+
+/** Parses config.yaml's text into a plain object; `file` names it in errors. */
+export function parseYamlText(text: string, file: string): Plain {
   let data: unknown;
   try {
     data = parseYaml(text);

@@ -2,8 +2,9 @@ import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { readDotEnv } from './dotenv.js';
-import { readYamlFile, validateConfig } from './load.js';
+import { parseEnv } from 'node:util';
+import { parseYamlText, validateConfig } from './load.js';
+import { readConfigText } from './safe-read.js';
 import type { HermesPaths } from './paths.js';
 import type { HermesConfig } from './schema.js';
 
@@ -92,28 +93,40 @@ export interface ConfigWatcher {
  * Watches `config.yaml` and `.env` (their folders, since editors and `hermes config set`
  * replace a file by renaming a new one over it) and applies changes while the gateway runs.
  * The values compared are the files' own, so settings laid over them at start (command-line
- * overrides) stay until the file changes that key. An invalid file is reported and the
- * running settings kept.
+ * overrides) stay until the file changes that key. An invalid file, one that is not a regular
+ * file (a FIFO, a socket: refused without blocking), and an empty or whitespace-only one (an
+ * editor truncates before it writes) are reported and the running settings kept; the next
+ * real change is compared with the last settings applied.
  */
 export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
   const { live, paths, logger } = options;
   const env = options.env ?? process.env;
-  let fileConfig = readConfigFile(paths.config);
-  let fileEnv = safeReadEnv(paths.env, logger) ?? {};
+  let fileConfig: HermesConfig;
+  try {
+    fileConfig = readConfigFile(paths.config) ?? structuredClone(live);
+  } catch (error) {
+    logger.warn({ err: errorMessage(error) }, `${paths.config} cannot be used; changes are compared with the running settings`);
+    fileConfig = structuredClone(live);
+  }
+  let fileEnv = safeReadEnv(paths.env, logger, false) ?? {};
 
   const reload = (): ConfigChange => {
     const change: ConfigChange = { applied: [], needsRestart: [] };
     try {
       const next = readConfigFile(paths.config);
-      const keys = changedKeys(fileConfig, next);
-      fileConfig = next;
-      const applied = applyConfigChanges(live, next, keys);
-      change.applied.push(...applied.applied);
-      change.needsRestart.push(...applied.needsRestart);
+      if (next === undefined) {
+        logger.warn(`${paths.config} is empty; the running settings stay until it holds settings again`);
+      } else {
+        const keys = changedKeys(fileConfig, next);
+        fileConfig = next;
+        const applied = applyConfigChanges(live, next, keys);
+        change.applied.push(...applied.applied);
+        change.needsRestart.push(...applied.needsRestart);
+      }
     } catch (error) {
       logger.warn({ err: errorMessage(error) }, `${paths.config} changed but cannot be used; the running settings stay`);
     }
-    const nextEnv = safeReadEnv(paths.env, logger);
+    const nextEnv = safeReadEnv(paths.env, logger, true);
     if (nextEnv) {
       for (const name of new Set([...Object.keys(fileEnv), ...Object.keys(nextEnv)])) {
         if (fileEnv[name] === nextEnv[name]) continue;
@@ -164,13 +177,28 @@ export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
   };
 }
 
-function readConfigFile(file: string): HermesConfig {
-  return validateConfig(readYamlFile(file), file).config;
+/**
+ * The file's settings; undefined when it is empty or blank (a save on its way), which a
+ * running gateway does not take for "all defaults". A missing file is the defaults.
+ */
+function readConfigFile(file: string): HermesConfig | undefined {
+  const text = readConfigText(file);
+  if (text !== undefined && text.trim() === '') return undefined;
+  return validateConfig(text === undefined ? {} : parseYamlText(text, file), file).config;
 }
 
-function safeReadEnv(file: string, logger: Logger): Record<string, string> | undefined {
+/**
+ * `.env`'s variables; undefined (and logged) when it cannot be read, or in a reload
+ * (`blankKeeps`) when it is empty or blank: a save on its way does not unset the keys.
+ */
+function safeReadEnv(file: string, logger: Logger, blankKeeps: boolean): Record<string, string> | undefined {
   try {
-    return readDotEnv(file);
+    const text = readConfigText(file);
+    if (blankKeeps && text !== undefined && text.trim() === '') {
+      logger.warn(`${file} is empty; its variables stay as they were`);
+      return undefined;
+    }
+    return parseEnv(text ?? '') as Record<string, string>;
   } catch (error) {
     logger.warn({ err: errorMessage(error) }, `${file} cannot be read; its variables stay as they were`);
     return undefined;
