@@ -34,7 +34,7 @@ export interface RunGroupResult {
  */
 export async function runInProcessGroup(file: string, args: string[], options: RunGroupOptions): Promise<RunGroupResult> {
   const capture = new OutputCapture(Math.floor(options.maxOutputBytes * 0.4), Math.ceil(options.maxOutputBytes * 0.6));
-  const child = spawnGroupLeader({ file, args, cwd: options.cwd, env: options.env, stdin: options.stdin, all: true });
+  const child = spawnGroupLeader({ file, args, cwd: options.cwd, env: options.env, stdin: options.stdin, all: true, graceMs: options.graceMs ?? 5000 });
   child.all?.on('data', (chunk: Buffer) => capture.push(chunk));
   const exit = await superviseGroup(child, { timeout: options.timeout, signal: options.signal, graceMs: options.graceMs ?? 5000 });
   return {

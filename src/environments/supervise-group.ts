@@ -4,6 +4,7 @@ import { execa, type ResultPromise } from 'execa';
 import { findExecutable } from './which.js';
 import { groupAlive, killGroup, terminateGroup } from './process-group.js';
 import { watchRun } from '../shared/run-limits.js';
+import { supervisedArgv, supervisorPython } from './supervisor.js';
 
 export interface GroupSpawn {
   file: string;
@@ -14,6 +15,8 @@ export interface GroupSpawn {
   stdin?: string;
   /** Merge stdout and stderr into `child.all`, in the order written. */
   all?: boolean;
+  /** Milliseconds the supervisor gives the tree between SIGTERM and its own SIGKILL (default 5000). */
+  graceMs?: number;
 }
 
 export interface GroupLimits {
@@ -40,11 +43,12 @@ export interface GroupExit {
 export type GroupChild = ResultPromise<{ buffer: false; reject: false; all: true }>;
 
 /**
- * The lifeline: a watcher started first in the new group holds fd 3, the far end of a socket
- * only the gateway holds. When the gateway goes — even by SIGKILL, when no handler runs — the
- * socket closes, `read` returns, and the watcher kills its whole group; then `exec` runs the
- * command as the group's leader, with fd 3 closed. A command that leaves the group (setsid)
- * escapes it: only the sandbox's PID namespace catches those.
+ * The lifeline: fd 3 is the far end of a socket only the gateway holds; when the gateway goes
+ * — even by SIGKILL, when no handler runs — it closes. The supervisor (hermes_supervisor.py, a
+ * child subreaper leading the group) holds it and then kills the command's whole tree, `setsid`
+ * and double forks included, as it does when the command ends or is terminated. Without a
+ * python3 on PATH a shell watcher holds it instead and kills the group only: a command that
+ * leaves the group (setsid) escapes that, but for the sandbox's PID namespace.
  */
 const LIFELINE_SCRIPT = '(exec 0<&3 1>/dev/null 2>/dev/null; read -r _; kill -KILL 0) & exec 3<&-; exec "$@"';
 const SHELL = '/bin/sh';
@@ -56,7 +60,12 @@ const SHELL = '/bin/sh';
 export function spawnGroupLeader(spawn: GroupSpawn): GroupChild {
   // A program that is not there is spawned as is, so it fails the way a spawn fails (ENOENT), not as exit 127.
   const found = findExecutable(spawn.file.includes('/') ? resolve(spawn.cwd, spawn.file) : spawn.file, spawn.env.PATH);
-  const [file, args] = found ? [SHELL, ['-c', LIFELINE_SCRIPT, 'hermes-lifeline', found, ...spawn.args]] : [spawn.file, spawn.args];
+  const python = found ? supervisorPython(spawn.env.PATH) : undefined;
+  const [file, args] = !found
+    ? [spawn.file, spawn.args]
+    : python
+      ? [python, supervisedArgv(python, 3, spawn.graceMs ?? 5000, found, spawn.args).slice(1)]
+      : [SHELL, ['-c', LIFELINE_SCRIPT, 'hermes-lifeline', found, ...spawn.args]];
   const child = execa(file, args, {
     cwd: spawn.cwd,
     env: spawn.env,
@@ -80,9 +89,10 @@ export function spawnGroupLeader(spawn: GroupSpawn): GroupChild {
 
 /**
  * Waits for a group leader to end, enforcing the limits on the whole group: a timeout or an
- * abort sends SIGTERM to the group and SIGKILL after the grace. When the leader exits,
- * members it left behind (a `cmd &`) are killed, so nothing outlives the call and the pipes
- * close. Resolves after the streams have ended.
+ * abort sends SIGTERM to the group and SIGKILL after the grace. When the command exits, the
+ * supervisor kills what it left behind (a `cmd &`, a `setsid -f`), and what is left of the
+ * group goes too, so nothing outlives the call and the pipes close. Resolves after the
+ * streams have ended.
  */
 export async function superviseGroup(child: GroupChild, limits: GroupLimits): Promise<GroupExit> {
   const pid = child.pid;

@@ -29,7 +29,7 @@ export interface ScriptRun extends GroupExit {
 export async function runScriptProcess(options: ScriptRunOptions): Promise<ScriptRun> {
   const stdout = new StdoutSink(options.maxStdoutBytes, options.maxSpillBytes, options.spill);
   const stderr = new OutputCapture(Math.floor(options.maxStderrBytes * 0.4), Math.ceil(options.maxStderrBytes * 0.6));
-  const child = spawnGroupLeader(options.command);
+  const child = spawnGroupLeader({ ...options.command, graceMs: options.graceMs });
   child.stdout?.on('data', (chunk: Buffer) => {
     stdout.push(chunk);
     options.onStdout?.(chunk);

@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
 import { Socket } from 'node:net';
 import type { HostCommand } from '../../environments/types.js';
 import { terminateGroup } from '../../environments/process-group.js';
+import { findExecutable } from '../../environments/which.js';
+import { descendants, newDescendants, supervisedArgv, supervisorPython, sweepThrough } from '../../environments/supervisor.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { errorMessage } from '../../shared/errors.js';
 import { EXIT_WAIT_MS, acceptsReply, armCell, cellSource, closeCell, finishWhenReady, openCell, type ActiveCell } from './active-cell.js';
@@ -20,14 +23,22 @@ const DRAIN_MS = 1000;
  * One resident Python kernel (kernel_runner.py): a child that leads its own process group
  * and runs cells in one persistent namespace. Cells run one at a time. A cell's output is
  * delivered through the callbacks up to its end marker; its outcome comes over a separate
- * control socket. Killing the kernel kills its whole group; if this Node process dies, the
- * kernel sees its lifeline close and kills its group itself.
+ * control socket. The kernel runs under the supervisor (hermes_supervisor.py, a child
+ * subreaper leading the group): after each cell that ends normally the processes under it are
+ * compared with those there at ready (a read of their /proc children files), and any new one
+ * — a `setsid`, a double fork, a `Popen(..., start_new_session=True)` — is killed by the
+ * supervisor before the cell's outcome is given. Killing the kernel kills its whole tree; if
+ * this Node process dies, the supervisor sees its control socket close and kills the tree.
  */
 export class KernelProcess {
   /** The kernel's pid, also its process group id (it is spawned detached). */
   readonly pid: number;
   readonly #control: Socket;
   readonly #lifeline: Socket;
+  /** The supervisor's control socket (fd 5), when the kernel runs under one. */
+  readonly #supervisor: Socket | undefined;
+  /** The processes under the group leader at ready (the kernel, a sandbox's bwrap and init): they stay. */
+  #baseline = new Set<number>();
   readonly #stdout = new MarkerSplitter();
   readonly #stderr = new MarkerSplitter();
   readonly #graceMs: number;
@@ -51,12 +62,14 @@ export class KernelProcess {
     this.pid = child.pid!;
     this.#graceMs = options.graceMs ?? 5000;
     this.#logger = options.logger ?? silentLogger();
-    const [, stdout, stderr, control, lifeline] = child.stdio;
-    if (!stdout || !stderr || !(control instanceof Socket) || !(lifeline instanceof Socket)) {
+    const [, stdout, stderr, control, lifeline, supervisor] = child.stdio as unknown as readonly unknown[];
+    if (!(stdout instanceof Socket) || !(stderr instanceof Socket) || !(control instanceof Socket) || !(lifeline instanceof Socket)) {
       throw new KernelStartError('The kernel was spawned without its pipes (stdio must be ignore, pipe, pipe, pipe, pipe).');
     }
     this.#control = control;
     this.#lifeline = lifeline;
+    this.#supervisor = supervisor instanceof Socket ? supervisor : undefined;
+    this.#supervisor?.on('error', (error) => this.#logger.debug({ pid: this.pid, err: error }, 'kernel supervisor socket error'));
     const frames = new FrameReader(MAX_INBOUND_FRAME, (frame) => this.#onFrame(frame), (why) => this.#protocolError(why));
     control.on('data', (chunk: Buffer) => frames.push(chunk));
     stdout.on('data', (chunk: Buffer) => this.#onOutput(this.#stdout, chunk));
@@ -71,7 +84,7 @@ export class KernelProcess {
     child.on('exit', (code, signal) => this.#onExit(code, signal));
     // An idle kernel must not keep Node running; a running cell refs the control socket.
     child.unref();
-    for (const stream of [stdout, stderr, control, lifeline]) unref(stream);
+    for (const stream of [stdout, stderr, control, lifeline, this.#supervisor]) unref(stream);
   }
 
   /**
@@ -80,11 +93,15 @@ export class KernelProcess {
    * @throws KernelStartError when it cannot be spawned, exits, or is not ready in time.
    */
   static async start(command: HostCommand, options: KernelStartOptions = {}): Promise<KernelProcess> {
-    const child = spawn(command.file, command.args, {
+    // A program that is not there is spawned as is, so it fails the way a spawn fails (ENOENT).
+    const found = findExecutable(command.file.includes('/') ? resolve(command.cwd, command.file) : command.file, command.env.PATH);
+    const python = found ? supervisorPython(command.env.PATH) : undefined;
+    const [file, ...args] = python ? supervisedArgv(python, 5, options.graceMs ?? 5000, command.file, command.args) : [command.file, ...command.args];
+    const child = spawn(file, args, {
       cwd: command.cwd,
       env: command.env,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', ...(python ? (['pipe'] as const) : [])],
     });
     if (child.pid === undefined) {
       const error = await new Promise<unknown>((resolve) => child.once('error', resolve));
@@ -159,6 +176,7 @@ export class KernelProcess {
           clearTimeout(timer);
           this.#starting = undefined;
           this.#alive = true;
+          this.#baseline = new Set(descendants(this.pid));
           this.#logger.debug({ pid: this.pid }, 'kernel ready');
           resolve();
         },
@@ -194,7 +212,25 @@ export class KernelProcess {
     if (!cell) return;
     // After sys.exit() the runner is ending on its own; then nothing of its group may outlive it.
     const ended = () => settleWithin(this.#exited, EXIT_WAIT_MS).then(() => this.#stop());
-    finishWhenReady(cell, { stdout: this.#stdout, stderr: this.#stderr }, (outcome) => this.#complete(cell, outcome), ended);
+    finishWhenReady(cell, { stdout: this.#stdout, stderr: this.#stderr }, (outcome) => this.#completeClean(cell, outcome), ended);
+  }
+
+  /**
+   * Completes a cell that ended normally once nothing it started is left: a new process under
+   * the supervisor is killed by it first (the kernel and what was there at ready stay).
+   */
+  #completeClean(cell: ActiveCell, outcome: CellOutcome): void {
+    const supervisor = this.#supervisor;
+    if (!supervisor || newDescendants(this.pid, this.#baseline).length === 0) return this.#complete(cell, outcome);
+    cell.settled = true;
+    this.#logger.info({ pid: this.pid }, 'the cell left processes behind; the supervisor kills them');
+    void sweepThrough(supervisor, this.#baseline, this.#graceMs + 2000).then((ok) => {
+      if (!ok) {
+        this.#logger.warn({ pid: this.pid }, 'the kernel supervisor did not answer; killing the kernel');
+        void this.#stop();
+      }
+      this.#complete(cell, outcome);
+    });
   }
 
   /** Timeout, interrupt, death, protocol error: kill the group, drain what was written, settle. */
@@ -252,6 +288,7 @@ export class KernelProcess {
       await settleWithin(this.#exited, 2000);
       // The control socket closes by itself once the runner is gone (its reply may still be in it).
       this.#lifeline.destroy();
+      this.#supervisor?.destroy();
     })();
     return this.#stopping;
   }
