@@ -22,13 +22,17 @@ carry only frames: `u32 big-endian length` + body, the body's first byte its kin
 
 The runner owns the real stdin and stdout; the child gets /dev/null, two pipes and (kernel)
 fds 3 and 4, so nothing the script prints or writes can reach the stream as a frame. The
-child leads its own session; when it ends, what is left of its group is killed. The runner
+child leads its own session. The runner is a child subreaper (hermes_process_tree.py), so
+whatever the child starts stays in its tree, `setsid` and double forks included: after each
+kernel reply (O, E or X on the control socket) every process but the kernel is killed before
+the reply is relayed, and when the child ends, is terminated or the gateway goes, the whole
+tree is. The runner
 keeps an exclusive flock on FOLDER/.lock while it lives (the sweep skips held folders) and
 removes FOLDER when it ends. End of stdin (the gateway or its connection is gone), SIGHUP or
 a failed write kill the child's group at once. Stdlib only, Python >= 3.8.
 
-The gateway sends remote_sweep.py, remote_stream_relay.py (frames out, the RPC relay) and
-this file as one text.
+The gateway sends hermes_process_tree.py, remote_sweep.py, remote_stream_relay.py (frames
+out, the RPC relay) and this file as one text.
 """
 
 import json as _json
@@ -62,6 +66,9 @@ class _Runner(_Relay):  # noqa: F821 (remote_stream_relay.py is prepended)
         self.ctl = None
         self.ctl_out = bytearray()
         self.life = None
+        self.ctl_head = bytearray()
+        self.ctl_left = 0
+        self.ctl_kind = b""
         self.kill_at = None
         self.drain_until = None
         self.grace = 5.0
@@ -262,6 +269,7 @@ class _Runner(_Relay):  # noqa: F821 (remote_stream_relay.py is prepended)
         if self.status is not None:
             return
         self.signal_group(_signal.SIGTERM)
+        self.signal_strays(_signal.SIGTERM)
         if self.kill_at is None:
             self.kill_at = _time.monotonic() + self.grace
 
@@ -273,18 +281,45 @@ class _Runner(_Relay):  # noqa: F821 (remote_stream_relay.py is prepended)
         except OSError:
             pass
 
+    def signal_strays(self, number):
+        """Signals the descendants that left the child's group (a setsid, a new session)."""
+        if self.pid is None:
+            return
+        strays = []
+        for pid in _pt_tree(_os.getpid()):  # noqa: F821 (hermes_process_tree.py)
+            try:
+                if _os.getpgid(pid) != self.pid:
+                    strays.append(pid)
+            except OSError:
+                pass
+        _pt_signal(strays, number)  # noqa: F821
+
+    def reap_orphans(self):
+        """Reaps every child that ended (orphans of the tree come to the subreaper)."""
+        while True:
+            try:
+                pid, status = _os.waitpid(-1, _os.WNOHANG)
+            except ChildProcessError:
+                if self.pid is not None and self.status is None:
+                    self.status = 0
+                return
+            if pid == 0:
+                return
+            if pid == self.pid and self.status is None:
+                self.status = status
+
+    def sweep(self, keep=()):
+        return _pt_sweep(_os.getpid(), keep, self.reap_orphans)  # noqa: F821
+
     def reap(self):
         if self.pid is None or self.status is not None:
             return
-        try:
-            pid, status = _os.waitpid(self.pid, _os.WNOHANG)
-        except ChildProcessError:
-            pid, status = self.pid, 0
-        if pid == 0:
+        self.reap_orphans()
+        if self.status is None:
             return
-        self.status = status
-        # What the child left in its group goes with it, while the group id cannot be reused.
+        # What the child left in its group and its tree goes with it, while the group id cannot be reused.
         self.signal_group(_signal.SIGKILL)
+        self.sweep()
         self.drain_until = _time.monotonic() + _DRAIN_SECONDS
 
     def exit_info(self):
@@ -322,11 +357,38 @@ class _Runner(_Relay):  # noqa: F821 (remote_stream_relay.py is prepended)
         except OSError:
             data = b""
         if data:
+            if self.ends_cell(data) and self.status is None:
+                # The cell is over: nothing it started may run on, and the gateway hears of its end after.
+                self.sweep((self.pid,))
             self.send(b"C", data)
             return
         self.sel.unregister(self.ctl)
         self.ctl.close()
         self.ctl = None
+
+    def ends_cell(self, data):
+        """True when `data` completes a reply frame (O, E, X) of the kernel's control stream."""
+        ended = False
+        view = memoryview(data)
+        while view:
+            if self.ctl_left:
+                take = min(self.ctl_left, len(view))
+                view = view[take:]
+                self.ctl_left -= take
+                if not self.ctl_left and self.ctl_kind in (b"O", b"E", b"X"):
+                    ended = True
+                continue
+            take = min(5 - len(self.ctl_head), len(view))
+            self.ctl_head += view[:take]
+            view = view[take:]
+            if len(self.ctl_head) < 5:
+                break
+            self.ctl_left = max(0, _struct.unpack(">I", bytes(self.ctl_head[:4]))[0] - 1)
+            self.ctl_kind = bytes(self.ctl_head[4:5])
+            self.ctl_head = bytearray()
+            if not self.ctl_left and self.ctl_kind in (b"O", b"E", b"X"):
+                ended = True
+        return ended
 
     def update_ctl(self):
         if self.ctl is None:
@@ -347,6 +409,7 @@ class _Runner(_Relay):  # noqa: F821 (remote_stream_relay.py is prepended)
                 return
             if self.kill_at is not None and now >= self.kill_at and self.status is None:
                 self.signal_group(_signal.SIGKILL)
+                self.sweep()
                 self.kill_at = now + 1.0
             waits = [t - now for t in (self.kill_at, self.drain_until) if t is not None]
             timeout = max(0.0, min(waits)) if waits else None
@@ -402,6 +465,7 @@ def _hang_up(number, frame):
 
 def _stream_main():
     _not_dumpable()
+    _pt_subreaper()  # noqa: F821 (hermes_process_tree.py)
     for fd in (0, 1):
         _os.set_blocking(fd, True)
     runner = _Runner()
@@ -422,12 +486,15 @@ def _stream_main():
     except _Gone:
         pass  # the gateway is gone: nothing of the child may outlive it (below)
     finally:
-        if runner.pid is not None and runner.status is None:
+        if runner.pid is not None:
+            # The gateway is gone or the child ended: nothing of its tree outlives the runner.
             runner.signal_group(_signal.SIGKILL)
-            try:
-                _os.waitpid(runner.pid, 0)
-            except OSError:
-                pass
+            runner.sweep()
+            if runner.status is None:
+                try:
+                    _os.waitpid(runner.pid, 0)
+                except OSError:
+                    pass
         runner.cleanup()
     return 0
 

@@ -40,8 +40,8 @@ export const STREAM_COMMAND = `command -v python3 >/dev/null 2>&1 || { echo '${N
 
 let payload: Buffer | undefined;
 
-/** The runner's parts, in the order they are joined: the sweep, the RPC relay, the runner itself. */
-const RUNNER_PARTS = ['remote_sweep.py', 'remote_stream_relay.py', 'remote_stream_runner.py'];
+/** The runner's parts, in the order they are joined: the process-tree kill, the folder sweep, the RPC relay, the runner itself. */
+const RUNNER_PARTS = ['hermes_process_tree.py', 'remote_sweep.py', 'remote_stream_relay.py', 'remote_stream_runner.py'];
 
 /** What the loader reads first: the runner's parts as one text, length-prefixed. */
 export function runnerPayload(): Buffer {
