@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { dotEnvProblem } from '../../src/config/dotenv.js';
+import type { ScopedKey } from '../../src/config/key-scope.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { listModels, probeError, testCall, type Endpoint } from './model-probe.js';
 
@@ -38,8 +39,11 @@ export interface SettingsDeps {
   /** True when requests carry the login token: only then may the page change settings. */
   ownerOnly: boolean;
   current: () => SettingsView;
-  /** The saved key of a provider's variable, for look-ups with the key field left empty. */
-  savedKey: (provider: ProviderId) => string;
+  /**
+   * The saved key of a provider's variable for a look-up at `baseUrl` with the key field left
+   * empty: only when it was saved for that base URL; otherwise none, and why.
+   */
+  savedKey: (provider: ProviderId, baseUrl: string) => ScopedKey;
   /** Writes the settings (key to .env, the rest to config.yaml) and applies them at once. */
   save: (settings: ModelSettings) => { needsRestart: string[] };
 }
@@ -78,7 +82,9 @@ function readSettings(body: unknown, needModel: boolean): Checked<ModelSettings>
  * The settings form's API: `GET /api/settings`, and with the login only, `POST
  * /api/settings/models` (the endpoint's model list), `POST /api/settings/test` (one short
  * request) and `POST /api/settings` (save and apply). The key goes in, never out: no answer
- * and no log line carries it, and a server's error text has it cut out.
+ * and no log line carries it, and a server's error text has it cut out. With the key field
+ * empty the saved key is sent only to the base URL it was saved for; to another one none is
+ * sent and the answer says so, and a save there is refused until the key is entered.
  */
 export function settingsRoutes(deps: SettingsDeps): Hono {
   const app = new Hono();
@@ -99,10 +105,16 @@ export function settingsRoutes(deps: SettingsDeps): Hono {
     return next();
   });
 
-  const endpointOf = (settings: ModelSettings): Endpoint => ({
-    baseUrl: settings.baseUrl,
-    apiKey: settings.apiKey || deps.savedKey(settings.provider),
-  });
+  /** The endpoint to ask: the typed key, else the saved one only where it was saved for. */
+  const endpointOf = (settings: ModelSettings): Endpoint & { withheld?: string } => {
+    if (settings.apiKey) return { baseUrl: settings.baseUrl, apiKey: settings.apiKey };
+    const saved = deps.savedKey(settings.provider, settings.baseUrl);
+    return { baseUrl: settings.baseUrl, apiKey: saved.key, ...(saved.withheld ? { withheld: saved.withheld } : {}) };
+  };
+  /** A failure's text, and when the saved key was withheld, that it was (the likely reason). */
+  const failure = (error: unknown, endpoint: Endpoint & { withheld?: string }) =>
+    `${probeError(error, endpoint)}${endpoint.withheld ? ` (${endpoint.withheld})` : ''}`;
+  const noted = (endpoint: { withheld?: string }) => (endpoint.withheld ? { note: endpoint.withheld } : {});
 
   const read = async (c: Context, needModel: boolean): Promise<Checked<ModelSettings>> => {
     const body = await c.req.json<unknown>().catch(() => undefined);
@@ -114,9 +126,9 @@ export function settingsRoutes(deps: SettingsDeps): Hono {
     if (!settings.ok) return c.json({ error: settings.error }, 400);
     const endpoint = endpointOf(settings.value);
     try {
-      return c.json({ models: await listModels(endpoint) });
+      return c.json({ models: await listModels(endpoint), ...noted(endpoint) });
     } catch (error) {
-      return c.json({ error: `${endpoint.baseUrl}/models did not answer with a model list: ${probeError(error, endpoint)}` }, 502);
+      return c.json({ error: `${endpoint.baseUrl}/models did not answer with a model list: ${failure(error, endpoint)}` }, 502);
     }
   });
 
@@ -125,9 +137,9 @@ export function settingsRoutes(deps: SettingsDeps): Hono {
     if (!settings.ok) return c.json({ error: settings.error }, 400);
     const endpoint = endpointOf(settings.value);
     try {
-      return c.json({ reply: await testCall(endpoint, settings.value.model) });
+      return c.json({ reply: await testCall(endpoint, settings.value.model), ...noted(endpoint) });
     } catch (error) {
-      return c.json({ error: `The test call to ${settings.value.model} failed: ${probeError(error, endpoint)}` }, 502);
+      return c.json({ error: `The test call to ${settings.value.model} failed: ${failure(error, endpoint)}` }, 502);
     }
   });
 
@@ -135,6 +147,10 @@ export function settingsRoutes(deps: SettingsDeps): Hono {
     const settings = await read(c, true);
     if (!settings.ok) return c.json({ error: settings.error }, 400);
     const endpoint = endpointOf(settings.value);
+    // Saved as it is, the variable would keep the other address's key and send it here.
+    if (endpoint.withheld) {
+      return c.json({ error: `Not saved: ${endpoint.withheld} (a server that takes no key: remove the variable from .env first)` }, 400);
+    }
     let reply: string;
     try {
       reply = await testCall(endpoint, settings.value.model);

@@ -8,6 +8,7 @@ import { defaultConfig } from '../../src/config/load.js';
 import { setConfigValues } from '../../src/config/edit.js';
 import { setDotEnvValue } from '../../src/config/dotenv.js';
 import { applyConfigChanges } from '../../src/config/watch.js';
+import { savedKeyFor } from '../../src/config/key-scope.js';
 import type { HermesPaths } from '../../src/config/paths.js';
 import type { InboundAttachment, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, StreamedMessage, TurnNotice } from '../../src/gateway/types.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
@@ -133,7 +134,7 @@ export class WebAdapter implements PlatformAdapter {
       settings: {
         ownerOnly: login.token !== '',
         current: () => this.settingsView(login.token !== ''),
-        savedKey: (provider) => this.env[PROVIDERS[provider].apiKeyEnv] ?? '',
+        savedKey: (provider, baseUrl) => savedKeyFor(PROVIDERS[provider].apiKeyEnv, baseUrl, this.options.config.model, this.env),
         save: (settings) => this.saveSettings(settings),
       },
       deleteThread: async (threadId) => {

@@ -1,3 +1,4 @@
+import { isAdmin } from '../config/admins.js';
 import { errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { approvalKey, keyString, personName, type ApprovalPerson, type ApprovalRequest, type ApprovalScope } from './request.js';
@@ -170,7 +171,7 @@ export class ApprovalQueue {
   /** Whether `by` may answer a request `requester` made: the same person, or an admin of the same platform. */
   mayAnswer(requester: ApprovalPerson, by: ApprovalPerson): boolean {
     if (requester.platform !== by.platform) return false;
-    return requester.id === by.id || (this.options.admins?.[by.platform]?.includes(by.id) ?? false);
+    return requester.id === by.id || isAdmin(this.options.admins, by.platform, by.id);
   }
 
   private remove(sessionKey: string, entry: Waiting): void {

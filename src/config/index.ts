@@ -12,3 +12,5 @@ export { getConfigValue, setConfigValue, setConfigValues, parseCliValue } from '
 export { hermesPaths, resolveHome, type HermesPaths } from './paths.js';
 export { loadDotEnv, readDotEnv, setDotEnvValue, dotEnvProblem } from './dotenv.js';
 export { watchConfig, applyConfigChanges, changedKeys, isHotKey, type ConfigChange, type ConfigWatcher, type WatchConfigOptions } from './watch.js';
+export { savedKeyFor, sameEndpoint, normalisedEndpoint, hostOf, type ScopedKey } from './key-scope.js';
+export { isAdmin, type Admins } from './admins.js';

@@ -170,7 +170,7 @@ const TOKEN_FLAGS: Record<string, string> = {
 /** The model settings from the flags, over the provider's defaults and the current config; tested unless --no-check. */
 async function modelFromFlags(options: SetupOptions, config: HermesConfig): Promise<ModelChoice> {
   const { MODEL_PROVIDERS, baseUrlProblem, isModelProvider, testModel } = await import('../setup/model-step.js');
-  const { defaultConfig } = await import('../../config/index.js');
+  const { defaultConfig, savedKeyFor } = await import('../../config/index.js');
   if (options.provider !== undefined && !isModelProvider(options.provider)) {
     throw new Error(`setup: --provider: expected one of ${Object.keys(MODEL_PROVIDERS).join(', ')}, got "${options.provider}"`);
   }
@@ -186,6 +186,9 @@ async function modelFromFlags(options: SetupOptions, config: HermesConfig): Prom
     apiKey: options.apiKey ?? '',
   };
   if (!choice.name) throw new Error('setup: no model: pass --model <id> (the server\'s model list: GET <base-url>/models)');
+  // The saved key goes only to the base URL it was saved for: written as it is, the variable would send it here.
+  const saved = choice.apiKey ? undefined : savedKeyFor(choice.apiKeyEnv, baseUrl, config.model, process.env).withheld;
+  if (saved) throw new Error(`setup: ${saved} (--api-key); the model settings were not written`);
   if (options.check) {
     const result = await testModel(config, choice);
     if (!result.ok) throw new Error(`setup: the test call failed: ${result.detail}${result.fix ? ` → ${result.fix}` : ''}. The model settings were not written (--no-check writes them anyway).`);

@@ -1,4 +1,4 @@
-import { defaultConfig, type HermesConfig } from '../../config/index.js';
+import { defaultConfig, savedKeyFor, type HermesConfig } from '../../config/index.js';
 import { errorMessage } from '../../shared/errors.js';
 import { checkModel, type ModelCheckResult } from '../model-check.js';
 import type { Asker } from './ask.js';
@@ -75,9 +75,18 @@ export async function askModel(ask: Asker, config: HermesConfig, env: NodeJS.Pro
     if (!problem) break;
     ask.say(problem);
   }
-  const keySet = Boolean(env[provider.apiKeyEnv]);
-  const apiKey = await ask.secret(`API key (saved as ${provider.apiKeyEnv} in HERMES_HOME/.env${provider.needsKey ? '' : '; Enter for none'})`, keySet);
-  const listed = await listModels(baseUrl, apiKey || env[provider.apiKeyEnv] || '');
+  // The saved key goes only to the base URL it was saved for.
+  const saved = savedKeyFor(provider.apiKeyEnv, baseUrl, config.model, env);
+  let apiKey = await ask.secret(`API key (saved as ${provider.apiKeyEnv} in HERMES_HOME/.env${provider.needsKey ? '' : '; Enter for none'})`, saved.key !== '');
+  if (!apiKey && saved.withheld) {
+    ask.say(saved.withheld);
+    apiKey = await ask.secret(`API key for ${baseUrl}`, false);
+    if (!apiKey) {
+      ask.say(`Model settings not saved: ${provider.apiKeyEnv} would send the key saved for another address to ${baseUrl} (a server that takes no key: remove ${provider.apiKeyEnv} from HERMES_HOME/.env first).`);
+      return undefined;
+    }
+  }
+  const listed = await listModels(baseUrl, apiKey || saved.key);
   let name: string;
   if ('ids' in listed && listed.ids.length > 0) {
     const shown = listed.ids.slice(0, 40);

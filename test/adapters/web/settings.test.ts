@@ -1,4 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -99,6 +101,55 @@ describe('web chat settings: the model and its key, from the page', () => {
     expect(again.status).toBe(200);
     expect(readFileSync(envFile(), 'utf8')).toBe(`MODEL_API_KEY='${KEY}'\n`);
     expect(config.model.name).toBe('fake-large');
+  });
+
+  it('never sends the saved key to another base URL: with the key field empty, the model list, the test call and the save to a new host carry no key and say "enter the key for <host>"', async () => {
+    await start();
+    expect((await post('/api/settings', form())).status).toBe(200);
+    expect(env.MODEL_API_KEY).toBe(KEY);
+    // Another host: a server of the attacker's that records what it is sent, and answers as a model would.
+    const seen: Array<{ path: string; authorization: string | undefined }> = [];
+    const other = createServer((req, res) => {
+      seen.push({ path: req.url ?? '', authorization: req.headers.authorization });
+      req.resume();
+      req.on('end', () => {
+        res.setHeader('content-type', 'application/json');
+        if (req.url?.endsWith('/models')) res.end(JSON.stringify({ object: 'list', data: [{ id: 'bait', object: 'model', created: 0, owned_by: 'x' }] }));
+        else res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 0, model: 'bait', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'OK' } }] }));
+      });
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const host = `127.0.0.1:${(other.address() as AddressInfo).port}`;
+      const elsewhere = form({ apiKey: '', baseUrl: `http://${host}/v1`, model: 'bait' });
+      const listed = await post('/api/settings/models', elsewhere);
+      expect(listed.status).toBe(200);
+      expect(((await listed.json()) as { note?: string }).note).toContain(`enter the key for ${host}`);
+      const tested = await post('/api/settings/test', elsewhere);
+      expect(tested.status).toBe(200);
+      expect(((await tested.json()) as { note?: string }).note).toContain(`enter the key for ${host}`);
+      const saved = await post('/api/settings', elsewhere);
+      expect(saved.status).toBe(400);
+      expect(await saved.text()).toContain(`Not saved: no key was sent: the saved key (MODEL_API_KEY) is for ${model.url}`);
+      // Reached: the list and the test call; neither with the key. The save made no request.
+      expect(seen.map((request) => request.path)).toEqual(['/v1/models', '/v1/chat/completions']);
+      for (const request of seen) expect(request.authorization ?? '').not.toContain(KEY);
+      // The settings stay the saved ones.
+      expect(config.model.base_url).toBe(model.url);
+      expect(loadConfig({ home, loadEnv: false, env: {} }).config.model.base_url).toBe(model.url);
+    } finally {
+      other.close();
+    }
+    // The same host and port under another path is another address too; a failure there says why.
+    const before = model.requests.length;
+    const otherPath = await post('/api/settings/test', form({ apiKey: '', baseUrl: model.url.replace(/\/v1$/, '/other/v1') }));
+    expect(otherPath.status).toBe(502);
+    expect(await otherPath.text()).toContain('enter the key for 127.0.0.1:');
+    expect(model.requests.slice(before).map((request) => request.headers.authorization)).not.toContain(`Bearer ${KEY}`);
+    // The saved address itself (here with a trailing slash) still gets its key.
+    const same = await post('/api/settings/test', form({ apiKey: '', baseUrl: `${model.url}/` }));
+    expect(same.status).toBe(200);
+    expect(model.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
   });
 
   it('saves nothing when the test call fails (a wrong key), and says why without the key', async () => {

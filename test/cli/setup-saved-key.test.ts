@@ -1,0 +1,61 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
+import { runHermes } from './cli-process.js';
+
+/*
+ * `hermes setup --non-interactive` reuses the key saved in .env when --api-key is not given:
+ * only for the base URL it was saved for. Pointed at another address (a server that records
+ * what reaches it), it sends nothing there and writes nothing.
+ */
+const KEY = 'sk-setup-saved-key-0123';
+const TOOL_CALL = { toolCalls: [{ name: 'hermes_check', arguments: { word: 'ready' } }] };
+
+let model: FakeOpenAI;
+let other: Server;
+let otherUrl: string;
+const seen: Array<string | undefined> = [];
+
+beforeAll(async () => {
+  model = await startFakeOpenAI({ apiKey: KEY, models: ['fake-tools-model'], listModels: ['fake-tools-model'], fallback: TOOL_CALL });
+  other = createServer((req, res) => {
+    seen.push(req.headers.authorization);
+    req.resume();
+    res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"no"}}');
+  });
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/v1`;
+});
+afterAll(async () => {
+  other.close();
+  await model.close();
+});
+
+describe('hermes setup and the saved key', { timeout: 60_000 }, () => {
+  it('with no --api-key, a new --base-url gets no saved key: setup fails saying "enter the key for <host>" and writes nothing; the saved URL still gets it', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'hermes-setup-key-'));
+    try {
+      const config = `model:\n  base_url: ${model.url}\n  name: fake-tools-model\n  api_key_env: MODEL_API_KEY\n`;
+      writeFileSync(join(root, 'config.yaml'), config);
+      writeFileSync(join(root, '.env'), `MODEL_API_KEY='${KEY}'\n`, { mode: 0o600 });
+      const run = await runHermes(root, ['setup', '--non-interactive', '--provider', 'custom', '--base-url', otherUrl, '--model', 'fake-tools-model']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`the saved key (MODEL_API_KEY) is for ${model.url}, not ${otherUrl}; enter the key for ${new URL(otherUrl).host}`);
+      expect(run.stderr).toContain('the model settings were not written');
+      expect(seen.filter((header) => header?.includes(KEY))).toEqual([]);
+      expect(readFileSync(join(root, 'config.yaml'), 'utf8')).toBe(config);
+
+      // The address it was saved for: the key is used, the test call passes.
+      const same = await runHermes(root, ['setup', '--non-interactive', '--provider', 'custom', '--base-url', `${model.url}/`, '--model', 'fake-tools-model']);
+      expect(same.stderr).toBe('');
+      expect(same.code).toBe(0);
+      expect(model.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
