@@ -6,6 +6,7 @@
  * visible in `ps` on either host.
  */
 import { shellQuote } from '../../shared/shell-quote.js';
+import { supervisorText } from '../supervisor.js';
 
 /**
  * The remote command line: reads a byte count, then that many bytes of script, and runs it.
@@ -27,7 +28,11 @@ export interface RemoteScriptOptions {
   env: Record<string, string>;
   /** Where the error message says the folder is missing (`ssh backend (user@host)`). */
   where: string;
+  /** Milliseconds the supervisor gives the command's tree between SIGTERM and its own SIGKILL (default 5000). */
+  graceMs?: number;
 }
+
+const SUPERVISOR_END = 'HERMES_SUPERVISOR_END';
 
 /**
  * The lines every remote script starts with (a command's and a stream's): `cd` to the working
@@ -51,12 +56,24 @@ export function preludeLines(options: { cwd: string; env: Record<string, string>
  * The script the bootstrap evaluates: the prelude, then `setsid` in the background so its
  * pid (which is its process group id: a background job of a non-interactive shell is not a
  * group leader, so setsid does not fork) can be recorded; then wait, kill stragglers, clean up.
+ * Where the backend has python3 the command runs under hermes_supervisor.py (its text comes in
+ * this script, on stdin), so what it leaves behind outside its group (`setsid -f`, a double
+ * fork) is killed when it ends or is terminated too.
  */
 export function remoteScript(options: RemoteScriptOptions): string {
   const file = pgidFile(options.id);
+  const bash = `bash --noprofile --norc -c ${shellQuote(options.command)}`;
+  const grace = Math.max(0, Math.round(options.graceMs ?? 5000));
   return [
     ...preludeLines(options),
-    `setsid bash --noprofile --norc -c ${shellQuote(options.command)} <&0 2>&1 &`,
+    `IFS= read -r -d '' hermes_sup <<'${SUPERVISOR_END}'`,
+    supervisorText().replace(new RegExp(`^${SUPERVISOR_END}$`, 'gm'), ''),
+    SUPERVISOR_END,
+    'if command -v python3 >/dev/null 2>&1; then',
+    `  setsid python3 -I -S -c "$hermes_sup" - ${grace} -- ${bash} <&0 2>&1 &`,
+    'else',
+    `  setsid ${bash} <&0 2>&1 &`,
+    'fi',
     'p=$!',
     `echo "$p" > ${file}`,
     'wait "$p"; rc=$?',

@@ -77,6 +77,7 @@ export abstract class RemoteShellEnvironment implements Environment {
       cwd: options.cwd ? this.resolvePath(options.cwd) : this.cwd,
       env: remoteEnv(this.remote.childEnv(), withoutStripped(options.env)),
       where: this.describe(),
+      graceMs: this.remote.graceMs,
     });
     const run = await this.runBootstrap(id, bootstrapInput(script, options.stdin), timeout, options.signal);
     return commandResult({ ...run, exitCode: run.exitCode }, timeout);
