@@ -6,6 +6,8 @@ import { RISKY_RULES, hiddenCharacters, runsDownloadedFile } from './risky-rules
 import { fileWriteReason } from './sensitive-paths.js';
 import { isCatastrophicTarget, isDiskDevice, type PathContext } from './paths.js';
 import { showWord, type SimpleCommand } from './command.js';
+import { forkLoop, readCode } from './interpreter-code.js';
+import { metadataIn } from './metadata.js';
 import { errorMessage } from '../shared/errors.js';
 
 /** What a command is, for the approvals policy. */
@@ -94,4 +96,40 @@ function judge(command: string, ctx: PathContext): Assessment {
 export function assessFileWrite(path: string, options: Partial<PathContext> = {}): Assessment {
   const reason = fileWriteReason(path, pathContext(options));
   return reason ? { level: 'risky', reason } : { level: 'safe' };
+}
+
+/** Longest script the assessment reads (an execute_code script's limit is the model's output). */
+const MAX_SCRIPT_CHARS = 256 * 1024;
+
+/**
+ * An execute_code script (Python), judged before it runs by what it does: each shell command
+ * it hands on (`os.system`, `subprocess`), delete (`shutil.rmtree`, `os.remove`), rename,
+ * copy, write (`open(…, "w")`) and signal (`os.kill`) is read as the shell command doing the
+ * same (interpreter-code.ts) and judged by assessCommand; the reason names the line. Its
+ * `hermes_tools` calls (`terminal("…")`) are judged when they are made, with the text they
+ * really get. A floor verdict here refuses the script whatever is approved.
+ */
+export function assessScript(code: string, options: Partial<PathContext> = {}): Assessment {
+  if (code.length > MAX_SCRIPT_CHARS) {
+    return { level: 'risky', reason: `a ${code.length}-character script, more than the ${MAX_SCRIPT_CHARS} read before it runs` };
+  }
+  const ctx = pathContext(options);
+  try {
+    if (forkLoop(code)) return { level: 'blocked', reason: 'fork bomb (the script forks in an endless loop)' };
+    const reading = readCode(code, 'python', ctx);
+    const judged = reading.commands.map((piece) => ({ piece, assessment: assessCommand(piece.text, ctx) }));
+    const at = (line: number, call: string, reason: string) => `line ${line} (${call}): ${reason}`;
+    const blockedCall = judged.find((one) => one.assessment.level === 'blocked');
+    if (blockedCall && blockedCall.assessment.level === 'blocked') return { level: 'blocked', reason: at(blockedCall.piece.line, blockedCall.piece.call, blockedCall.assessment.reason) };
+    const blockedFinding = reading.findings.find((one) => one.level === 'blocked');
+    if (blockedFinding) return { level: 'blocked', reason: at(blockedFinding.line, blockedFinding.call, blockedFinding.reason) };
+    const riskyCall = judged.find((one) => one.assessment.level === 'risky');
+    if (riskyCall && riskyCall.assessment.level === 'risky') return { level: 'risky', reason: at(riskyCall.piece.line, riskyCall.piece.call, riskyCall.assessment.reason) };
+    const riskyFinding = reading.findings[0];
+    if (riskyFinding) return { level: 'risky', reason: at(riskyFinding.line, riskyFinding.call, riskyFinding.reason) };
+    const metadata = metadataIn(code);
+    return metadata ? { level: 'risky', reason: `reaches ${metadata}` } : { level: 'safe' };
+  } catch (error) {
+    return { level: 'blocked', reason: `could not be checked before it runs (${errorMessage(error)})` };
+  }
 }

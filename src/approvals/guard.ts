@@ -1,6 +1,6 @@
 import type { Logger } from '../shared/logger.js';
 import { errorMessage } from '../shared/errors.js';
-import { assessCommand, assessFileWrite, pathContext, type Assessment } from './assess.js';
+import { assessCommand, assessFileWrite, assessScript, pathContext, type Assessment } from './assess.js';
 import type { PathContext } from './paths.js';
 import type { ApprovalKind, ApprovalRequest } from './request.js';
 
@@ -54,11 +54,19 @@ export function guardFileWrite(tool: string, paths: readonly string[], options: 
 }
 
 /**
- * `approvals.execute_code: ask`: a whole script waits for the user before it starts. Nothing
- * is on the floor here; the script's own tool calls are judged one by one as they come.
+ * An execute_code script before it starts. Its code is read for what it does (assessScript):
+ * a floor command in it (`os.system("rm -rf ~")`, `shutil.rmtree(os.environ["HOME"])`) refuses
+ * the whole script, naming the line, whatever the settings or answers; a risky one waits for
+ * the user as a risky command does. `wholeScript` (`approvals.execute_code: ask` on this host)
+ * is the reason to ask for every script; one question covers both. The script's own tool calls
+ * (`terminal(…)`) are judged one by one as they come.
  */
-export function guardScript(code: string, reason: string, options: GuardOptions): Promise<CommandVerdict> {
-  return decide({ level: 'risky', reason }, { command: code, kind: 'script' }, { ...options, label: options.label ?? 'execute_code' });
+export function guardScript(code: string, wholeScript: string | undefined, options: GuardOptions): Promise<CommandVerdict> {
+  const assessment = assessScript(code, options);
+  const asked = { command: code, kind: 'script' as const };
+  const settings = { ...options, label: options.label ?? 'execute_code' };
+  if (assessment.level !== 'safe' || wholeScript === undefined) return decide(assessment, asked, settings);
+  return decide({ level: 'risky', reason: wholeScript }, asked, settings);
 }
 
 /** The worst of several assessments: blocked over risky over safe, the first reason of that level. */

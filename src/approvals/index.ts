@@ -1,4 +1,4 @@
-export { assessCommand, assessFileWrite, pathContext, type Assessment } from './assess.js';
+export { assessCommand, assessFileWrite, assessScript, pathContext, type Assessment } from './assess.js';
 export { guardCommand, guardFileWrite, guardScript, worst, type GuardOptions, type CommandVerdict } from './guard.js';
 export { ApprovalQueue, type ApprovalQueueOptions, type ApprovalOutcome, type ApprovalAnswer, type AnswerResult, type AskOptions } from './queue.js';
 export { ApprovalRules, ApprovalRulesError, type ApprovalRule } from './rule-store.js';

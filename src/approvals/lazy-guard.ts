@@ -16,6 +16,6 @@ export async function guardFileWrite(tool: string, paths: readonly string[], opt
   return (await import('./guard.js')).guardFileWrite(tool, paths, options);
 }
 
-export async function guardScript(code: string, reason: string, options: GuardOptions): Promise<CommandVerdict> {
-  return (await import('./guard.js')).guardScript(code, reason, options);
+export async function guardScript(code: string, wholeScript: string | undefined, options: GuardOptions): Promise<CommandVerdict> {
+  return (await import('./guard.js')).guardScript(code, wholeScript, options);
 }

@@ -9,7 +9,7 @@ import { killsGateway } from './gateway-kill.js';
 import { metadataIn } from './metadata.js';
 import { GIT_OPTIONS, PROGRAM_OPTIONS, hasOption, parseOptions } from './options.js';
 import { expandPath, globParent, isCatastrophicTarget, within, type PathContext } from './paths.js';
-import { findRoots, type Rule } from './rules.js';
+import { findRoots, sysctlWrites, type Rule } from './rules.js';
 import { sensitiveWrite } from './sensitive-paths.js';
 import { writeTargets } from './write-targets.js';
 import { DECODERS, DOWNLOADERS } from './program-kinds.js';
@@ -228,6 +228,9 @@ export const RISKY_RULES: readonly Rule[] = [
     why: 'stopping system services or deleting cron jobs',
     check({ argv }) {
       if (argv[0] === 'systemctl' && argv.some((w) => /^(stop|disable|mask|kill)$/.test(w))) return 'stops or disables a system service';
+      if (argv[0] === 'systemctl' && argv.some((w) => /^(enable|reenable|link|edit|set-property|preset|preset-all|revert|set-default|add-wants|add-requires)$/.test(w))) {
+        return 'enables or changes a service (it then starts at every boot or login, outside the session)';
+      }
       if (argv[0] === 'crontab' && argv.includes('-r')) return 'crontab -r deletes every cron job';
       if (argv[0] === 'crontab' && argv.slice(1).some((w) => !w.startsWith('-') || w === '-')) return 'crontab replaces the cron jobs';
       return undefined;
@@ -269,6 +272,45 @@ export const RISKY_RULES: readonly Rule[] = [
       const [name = '', ...args] = argv;
       const entry = INFRASTRUCTURE.find((e) => e.program === name && e.words.every((word) => args.some((a) => a === word || a.startsWith(`${word}=`))));
       return entry ? `${name} ${entry.words.join(' ')}: ${entry.reason}` : undefined;
+    },
+  },
+  {
+    id: 'kernel-settings',
+    why: "changing the running kernel's settings for the whole machine (/proc/sys, /sys, sysctl)",
+    check(command, ctx) {
+      const write = writeTargets(command).map((target) => expandPath(target, ctx, command.cwd)).find((path) => /^\/(proc\/sys|sys)(\/|$)/.test(path));
+      if (write !== undefined) return `writes ${showWord(write)} (a kernel setting for the whole machine)`;
+      const [key] = sysctlWrites(command.argv);
+      if (key !== undefined) return `sysctl sets ${key} (a kernel setting for the whole machine)`;
+      if (command.argv[0] === 'sysctl' && command.argv.some((w) => /^(-p.*|--load(=.*)?|--system|-[a-zA-Z]*[pw])$/.test(w))) return 'sysctl changes kernel settings for the whole machine';
+      return undefined;
+    },
+  },
+  {
+    id: 'extract-into-protected-folder',
+    why: 'unpacking an archive into /, a system folder or a home folder (it can overwrite start-up files, credentials and programs there)',
+    check(command, ctx) {
+      const folder = extractionFolder(command.argv) ?? (isExtraction(command.argv) ? command.cwd : undefined);
+      if (folder === undefined || !isCatastrophicTarget(folder, ctx, command.cwd)) return undefined;
+      const shown = expandPath(folder, ctx, command.cwd);
+      return `${command.argv[0]} unpacks an archive into ${shown === ctx.home ? '~' : showWord(shown)} (it can overwrite start-up files, credentials and programs there)`;
+    },
+  },
+  {
+    id: 'firewall',
+    why: 'flushing or changing the firewall rules (iptables -F, nft flush ruleset, ufw disable)',
+    check({ argv }) {
+      const [name = '', ...args] = argv;
+      const first = args.find((a) => !a.startsWith('-')) ?? '';
+      if (/^(ip6?tables|ip6?tables-legacy|ip6?tables-nft|ebtables|arptables)$/.test(name)) {
+        const changes = args.some((w) => /^--(append|delete|insert|replace|flush|new-chain|delete-chain|policy|rename-chain)\b/.test(w) || /^-[a-zA-Z]*[ADIRFNXPE]/.test(w));
+        return changes ? `${name} changes the firewall rules` : undefined;
+      }
+      if (/^(ip6?tables|ebtables|arptables)(-legacy|-nft)?-restore$/.test(name)) return `${name} replaces the firewall rules`;
+      if (name === 'nft' && (/^(flush|delete|add|create|insert|replace|destroy|reset)$/.test(first) || args.some((w) => w === '-f' || w.startsWith('--file')))) return `nft ${first || '-f'} changes the firewall rules`;
+      if (name === 'ufw' && /^(disable|reset|delete|default|allow|deny|reject|insert|route|limit)$/.test(first)) return `ufw ${first} changes the firewall`;
+      if (name === 'firewall-cmd' && args.some((w) => /^--(add|remove|set|new|delete|panic-on|direct|reload|complete-reload|runtime-to-permanent)/.test(w))) return 'firewall-cmd changes the firewall';
+      return undefined;
     },
   },
   {
@@ -355,6 +397,27 @@ export function runsDownloadedFile(commands: readonly SimpleCommand[], ctx: Path
     const runs = [command.path, ...(runsPrograms(command) ? command.argv.slice(1).filter((w) => !w.startsWith('-')).slice(0, 1) : [])];
     const hit = runs.find((word) => word && downloaded.has(expandPath(word, ctx, command.cwd)));
     if (hit) return `runs ${hit}, which it just downloaded`;
+  }
+  return undefined;
+}
+
+/** tar (old-style `xf` too) or unzip unpacking an archive. */
+function isExtraction(argv: readonly string[]): boolean {
+  const [name = '', ...args] = argv;
+  if (/^(tar|gtar|bsdtar)$/.test(name)) return args.some((a) => a === '--extract' || a === '--get' || /^-[A-Za-wyzA-Z]*x/.test(a)) || /^[A-Za-z]*x[A-Za-z]*$/.test(args[0] ?? '');
+  return name === 'unzip' || name === 'cpio' && args.some((a) => /^-[a-zA-Z]*i/.test(a) || a === '--extract');
+}
+
+/** The folder an archive is unpacked into when the command names it (`tar -C dir`, `--directory=dir`, `unzip -d dir`). */
+function extractionFolder(argv: readonly string[]): string | undefined {
+  if (!isExtraction(argv)) return undefined;
+  const [name, ...args] = argv;
+  const flag = name === 'unzip' ? '-d' : '-C';
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i];
+    if (word === flag || word === '--directory') return args[i + 1];
+    if (word.startsWith('--directory=')) return word.slice('--directory='.length);
+    if (word.startsWith(flag) && word.length > 2) return word.slice(2);
   }
   return undefined;
 }

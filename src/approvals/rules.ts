@@ -8,7 +8,8 @@ import { showWord } from './command.js';
 import { forkLoop } from './interpreter-code.js';
 import { killTargets } from './gateway-kill.js';
 import { PROGRAM_OPTIONS, hasOption, optionValue, parseOptions } from './options.js';
-import { isCatastrophicTarget, isDiskDevice, type PathContext } from './paths.js';
+import { expandPath, isCatastrophicTarget, isDiskDevice, type PathContext } from './paths.js';
+import { writeTargets } from './write-targets.js';
 
 export interface Rule {
   id: string;
@@ -140,10 +141,22 @@ export const FLOOR_RULES: readonly Rule[] = [
   },
   {
     id: 'kill-every-process',
-    why: 'kill -1 signals every process the user may signal',
+    why: 'kill -1 signals every process the user may signal; kill 1 signals init',
     check({ argv }) {
       if (argv[0] !== 'kill') return undefined;
-      return killTargets(argv.slice(1)).includes('-1') ? 'kills every process (kill -1)' : undefined;
+      const targets = killTargets(argv.slice(1));
+      if (targets.includes('-1')) return 'kills every process (kill -1)';
+      return targets.includes('1') ? 'signals pid 1 (init: it ends the machine or the container)' : undefined;
+    },
+  },
+  {
+    id: 'kernel-runs-a-program',
+    why: 'kernel settings that make the kernel run a program as root outside every sandbox (core_pattern, modprobe, binfmt_misc, uevent_helper, release_agent)',
+    check(command, ctx) {
+      const write = writeTargets(command).find((target) => ESCAPE_KNOBS.test(expandPath(target, ctx, command.cwd)));
+      if (write !== undefined) return `writes ${expandPath(write, ctx, command.cwd)}, which makes the kernel run a program as root on the host`;
+      const key = sysctlWrites(command.argv).find((name) => ESCAPE_KEYS.test(name));
+      return key === undefined ? undefined : `sysctl sets ${key}, which makes the kernel run a program as root on the host`;
     },
   },
   {
@@ -172,4 +185,17 @@ export function forkBomb(text: string): string | undefined {
     if (calls.length >= 2 && /[|&]/.test(body)) return 'fork bomb';
   }
   return undefined;
+}
+
+/** Files through which the kernel runs a program of the writer's choosing, as root, outside every namespace. */
+const ESCAPE_KNOBS = /^\/proc\/sys\/kernel\/(core_pattern|modprobe|hotplug|poweroff_cmd)$|^\/proc\/sys\/fs\/binfmt_misc(\/|$)|^\/sys\/kernel\/uevent_helper$|^\/sys\/fs\/cgroup\/.*release_agent$/;
+const ESCAPE_KEYS = /^(kernel\.(core_pattern|modprobe|hotplug|poweroff_cmd)|fs\.binfmt_misc(\..*)?)$/;
+
+/** The kernel settings a `sysctl` command line sets (`-w a.b=c`, `a/b=c`), as dotted names. */
+export function sysctlWrites(argv: readonly string[]): string[] {
+  if (argv[0] !== 'sysctl') return [];
+  return argv
+    .slice(1)
+    .filter((word) => !word.startsWith('-') && word.includes('='))
+    .map((word) => word.slice(0, word.indexOf('=')).replace(/\//g, '.').trim());
 }

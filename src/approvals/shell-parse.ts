@@ -13,7 +13,7 @@ import { Expander, MAX_TEXT, capText, lookup, type Field, type Scope, type Subst
 import { baseName, fileProgram, unwrap, type NestedScript, type WrittenFile } from './carriers.js';
 import { UNKNOWN, isUnknown, showWord, type Finding, type Redirect, type SimpleCommand, type Stdin } from './command.js';
 import { commandOutput } from './outputs.js';
-import { dynamicShellCall, embeddedShell } from './interpreter-code.js';
+import { codeLanguage, readCode } from './interpreter-code.js';
 import { expandPath, type PathContext } from './paths.js';
 import { writeTargets } from './write-targets.js';
 import { DOWNLOADERS } from './program-kinds.js';
@@ -435,9 +435,10 @@ class Analyzer {
     }
     for (const script of unwrapped.scripts) this.nested(script, scope, depth, base.stdin);
     for (const code of unwrapped.code) {
-      for (const text of embeddedShell(code)) this.nested({ text, origin: `${command.argv[0]} code` }, scope, depth, base.stdin);
-      const dynamic = dynamicShellCall(code);
-      if (dynamic) command.findings.push({ level: 'risky', reason: `${command.argv[0]} code runs a shell command built at run time (${dynamic})` });
+      const reading = readCode(code, codeLanguage(command.argv[0] ?? ''), this.ctx);
+      this.spend(reading.commands.length + reading.findings.length);
+      for (const piece of reading.commands) this.nested({ text: piece.text, origin: `${command.argv[0]} code` }, scope, depth, base.stdin);
+      for (const found of reading.findings) command.findings.push({ level: found.level, reason: `${command.argv[0]} code ${found.reason} (line ${found.line}: ${found.call})` });
     }
     for (const extra of unwrapped.commands) {
       this.emit(extra, { ...base, redirects: [], substituted: [], findings: [], pipeline: [], via: [...command.via, 'find'] });

@@ -42,12 +42,13 @@ export async function checkFileWrite(tool: string, path: string, ctx: ToolContex
 }
 
 /**
- * `approvals.execute_code: ask`: asks once for a whole script before it starts, on backends
- * that run on this host (`runsOnThisHost`: local, sandbox — not remote ones) and do not skip container guards.
- * `approvals.mode: off` skips it as it skips every ask.
+ * The hook for execute_code, before a script starts, on every backend: the script's code is
+ * judged by what it does (a floor command in it refuses it, whatever the approvals; a risky
+ * one waits for approval as `terminal` does). With `approvals.execute_code: ask` every script
+ * also waits, on backends that run on this host (`runsOnThisHost`: local, sandbox — not remote
+ * ones) and do not skip container guards. `approvals.mode: off` skips every ask, never the floor.
  */
 export async function checkScript(code: string, ctx: ToolContext): Promise<CommandVerdict> {
-  if (ctx.config.approvals.execute_code !== 'ask') return { allowed: true };
-  if (!runsOnThisHost(ctx.environment)) return { allowed: true };
-  return guardScript(code, 'runs a Python script on this host', guardOptions(ctx, 'execute_code'));
+  const whole = ctx.config.approvals.execute_code === 'ask' && runsOnThisHost(ctx.environment) ? 'runs a Python script on this host' : undefined;
+  return guardScript(code, whole, guardOptions(ctx, 'execute_code'));
 }

@@ -91,9 +91,10 @@ export const INTERPRETER_CODE: CaseGroup = {
       'php -r \'system("reboot");\'',
       'awk \'BEGIN{system("rm -rf /")}\'',
       'python3 -c \'import os; os.system("sudo reboot")\'',
+      // chr() arithmetic is worked out: this is `rm -rf /`.
+      'python3 -c "import os; os.system(chr(114)+chr(109)+\' -rf /\')"',
     ),
     ...risky(
-      'python3 -c "import os; os.system(chr(114)+chr(109)+\' -rf /\')"',
       'python3 -c \'import subprocess, sys; subprocess.run(["rm", "-rf", sys.argv[1]])\'',
       "echo 'rm -rf ~' | awk '{system($0)}'",
       'node -e \'require("child_process").execSync(process.argv[1])\'',

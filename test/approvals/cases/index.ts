@@ -2,6 +2,7 @@
 import { CARRIERS, LONG_OPTIONS } from './carriers.js';
 import { EXPANSION_NAMES, IFS_CASES, SUBSTITUTIONS } from './expansion.js';
 import { CONTROL_CHARACTERS, FLOOR, FORK_BOMBS, INTERPRETER_CODE, TMP_ITSELF } from './floor.js';
+import { INTERPRETERS } from './interpreters.js';
 import { ORDINARY } from './ordinary.js';
 import { GATEWAY_KILL, METADATA } from './processes.js';
 import { DOWNLOADS, STDIN_SHELLS } from './stdin.js';
@@ -11,6 +12,8 @@ import { CONTAINERS_AND_INFRASTRUCTURE, CREDENTIAL_WRITES, DATABASES, HERMES_SET
 export { ISSUE_COMMANDS } from './issue.js';
 export { GATEWAY_PID, SUITE_CONTEXT, type Case, type CaseGroup, type Verdict } from './types.js';
 export { ORDINARY } from './ordinary.js';
+export { ISSUE_22_COMMANDS } from './interpreters.js';
+export { SCRIPT_CASES, type ScriptCase } from './scripts.js';
 
 export const CASE_GROUPS: readonly CaseGroup[] = [
   EXPANSION_NAMES,
@@ -29,6 +32,7 @@ export const CASE_GROUPS: readonly CaseGroup[] = [
   CONTROL_CHARACTERS,
   FORK_BOMBS,
   INTERPRETER_CODE,
+  INTERPRETERS,
   DATABASES,
   CONTAINERS_AND_INFRASTRUCTURE,
   ORDINARY,
