@@ -44,8 +44,25 @@ export function cronCommand(jobs: ThreadJobs, thread: CommandThread, args: strin
   }
 }
 
-/** The answer to `/sethome`: the thread becomes its platform's home channel. */
-export function setHomeCommand(store: CronStore, thread: CommandThread): string {
-  store.setHome({ platform: thread.platform, threadKey: thread.threadKey, target: thread.target });
-  return `This chat is now the home channel of ${thread.platform}: scheduled jobs made with deliver "home" post here.`;
+/** Who sent /sethome: their id, and whether they are an admin of the thread's platform. */
+export interface CommandSender {
+  id: string;
+  admin: boolean;
+}
+
+/**
+ * The answer to `/sethome`: from an admin (`approvals.admins`), the thread becomes its
+ * platform's home channel for the home jobs made from now on (and those made in this thread);
+ * jobs made elsewhere keep posting where they were scheduled. Anyone else is refused, and told who may.
+ */
+export function setHomeCommand(store: CronStore, thread: CommandThread, sender: CommandSender): string {
+  if (!sender.admin) {
+    return (
+      `Only an admin of ${thread.platform} may move its home channel (where scheduled jobs deliver): ` +
+      `the user ids listed in approvals.admins.${thread.platform} in config.yaml. Your ${thread.platform} user id is ${sender.id}; the home channel is unchanged.`
+    );
+  }
+  const { kept } = store.setHome({ platform: thread.platform, threadKey: thread.threadKey, target: thread.target });
+  const others = kept > 0 ? ` ${kept} job${kept === 1 ? '' : 's'} made before in other chats keep${kept === 1 ? 's' : ''} posting where ${kept === 1 ? 'it was' : 'they were'} scheduled.` : '';
+  return `This chat is now the home channel of ${thread.platform}: scheduled jobs made with deliver "home" from now on post here.${others}`;
 }

@@ -29,7 +29,7 @@ export function runSummary(run: CronRun | undefined): string {
 export function jobLine(job: CronJob, last: CronRun | undefined, running: boolean, now = Date.now()): string {
   const what = job.kind === 'script' ? 'script' : `prompt “${preview(job.payload)}”`;
   const next = job.state === 'paused' ? 'paused' : job.nextRunAt === null ? 'no next run' : `next ${formatIn(job.nextRunAt, now)}`;
-  const where = job.deliver === 'home' ? 'to the home channel' : 'to this thread';
+  const where = job.deliver === 'thread' ? 'to this thread' : job.homeTarget ? 'to the home channel' : 'to this thread (its home channel moved after it was made)';
   return `${job.id} · ${job.schedule} · ${what} ${where} · ${next} · last: ${running ? 'running now' : runSummary(last)}`;
 }
 

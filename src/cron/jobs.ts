@@ -38,7 +38,15 @@ export class ThreadJobs {
   create(request: JobRequest): CronJob {
     const schedule = parseSchedule(request.schedule, this.config.min_interval);
     const next = nextRunAfter(schedule, Date.now());
-    const job = this.store.add({ ...request, schedule: schedule.text, nextRunAt: next ?? null }, { perThread: this.config.max_jobs_per_thread, total: this.config.max_jobs });
+    // A home job posts where the home channel is now, for good: a later /sethome elsewhere does not move it.
+    const home = request.deliver === 'home' ? this.store.home(request.platform) : undefined;
+    if (request.deliver === 'home' && !home) {
+      throw new CronError(
+        'CRON_NO_HOME',
+        `${request.platform} has no home channel yet: an admin (approvals.admins.${request.platform}) sends /sethome in the chat that should get the output; or deliver to this thread`,
+      );
+    }
+    const job = this.store.add({ ...request, homeTarget: home?.target ?? null, schedule: schedule.text, nextRunAt: next ?? null }, { perThread: this.config.max_jobs_per_thread, total: this.config.max_jobs });
     if (job === 'thread_full') {
       throw new CronError(
         'CRON_TOO_MANY',

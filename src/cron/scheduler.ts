@@ -285,13 +285,10 @@ export class CronScheduler {
 
   private async deliver(job: CronJob, seq: number, body: string): Promise<void> {
     const { store } = this.deps;
-    // The job as it is now: /sethome or a change since the run began counts.
+    // The job as it is now (paused, removed or re-pointed by its own thread's /sethome since the run began).
     const current = store.job(job.id) ?? job;
-    const where = current.deliver === 'home' ? store.home(current.platform) : { platform: current.platform, target: current.target };
-    if (!where) {
-      store.setDelivery(seq, 'failed', `no home channel on ${current.platform}: send /sethome in the chat that should get it`);
-      return;
-    }
+    // A home job posts to the home it was made under, never to wherever the platform's home is now.
+    const where = { platform: current.platform, target: current.homeTarget ?? current.target };
     store.setDelivery(seq, 'pending', null);
     const outcome = await this.deps.poster.post(where.platform, where.target, `⏰ ${current.id} (${current.schedule}): ${body}`);
     if ('error' in outcome) {

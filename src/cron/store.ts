@@ -12,6 +12,7 @@ interface JobRow {
   kind: string;
   payload: string;
   deliver: string;
+  home_target: string | null;
   state: string;
   created_at: number;
   next_run_at: number | null;
@@ -39,6 +40,7 @@ const jobOf = (row: JobRow): CronJob => ({
   kind: row.kind === 'script' ? 'script' : 'prompt',
   payload: row.payload,
   deliver: row.deliver === 'home' ? 'home' : 'thread',
+  homeTarget: row.deliver === 'home' ? row.home_target : null,
   state: row.state === 'paused' ? 'paused' : 'active',
   createdAt: row.created_at,
   nextRunAt: row.next_run_at,
@@ -59,7 +61,8 @@ const runOf = (row: RunRow): CronRun => ({
 /** Runs kept per job (for /cron list and the log); older ones are dropped as new ones start. */
 const KEEP_RUNS = 20;
 
-export type NewJob = Omit<CronJob, 'id' | 'createdAt' | 'state'>;
+/** A job to add; `homeTarget` only for a home job (the home channel when it is made). */
+export type NewJob = Omit<CronJob, 'id' | 'createdAt' | 'state' | 'homeTarget'> & { homeTarget?: string | null };
 
 /** The cron tables of the state database (schema 4), through a connection of their own. */
 export class CronStore {
@@ -88,9 +91,9 @@ export class CronStore {
         if ((this.sql('SELECT COUNT(*) AS n FROM cron_jobs').get() as { n: number }).n >= limits.total) return 'full' as const;
         const id = `j${randomBytes(3).toString('hex')}`;
         this.sql(
-          `INSERT INTO cron_jobs (id, thread_key, platform, target, audience, schedule, kind, payload, deliver, state, created_at, next_run_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`,
-        ).run(id, job.threadKey, job.platform, job.target, job.audience, job.schedule, job.kind, job.payload, job.deliver, now, job.nextRunAt);
+          `INSERT INTO cron_jobs (id, thread_key, platform, target, audience, schedule, kind, payload, deliver, home_target, state, created_at, next_run_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`,
+        ).run(id, job.threadKey, job.platform, job.target, job.audience, job.schedule, job.kind, job.payload, job.deliver, job.homeTarget ?? null, now, job.nextRunAt);
         return this.job(id)!;
       }, 'immediate');
   }
@@ -151,10 +154,20 @@ export class CronStore {
     return this.sql("UPDATE cron_runs SET status = 'interrupted', finished_at = ?, output = 'the gateway stopped during this run' WHERE status = 'running'").run(now).changes;
   }
 
-  setHome(home: HomeChannel, now = Date.now()): void {
-    this.sql(
-      'INSERT INTO cron_homes (platform, thread_key, target, set_at) VALUES (?, ?, ?, ?) ON CONFLICT (platform) DO UPDATE SET thread_key = excluded.thread_key, target = excluded.target, set_at = excluded.set_at',
-    ).run(home.platform, home.threadKey, home.target, now);
+  /**
+   * Makes `home` its platform's home channel for the home jobs made from now on, and for those
+   * made in the home's own thread (their owner chose it). Every other home job keeps the home it
+   * was made under. Returns how many home jobs of the platform keep posting elsewhere.
+   */
+  setHome(home: HomeChannel, now = Date.now()): { kept: number } {
+    return this.db.transaction(() => {
+      this.sql(
+        'INSERT INTO cron_homes (platform, thread_key, target, set_at) VALUES (?, ?, ?, ?) ON CONFLICT (platform) DO UPDATE SET thread_key = excluded.thread_key, target = excluded.target, set_at = excluded.set_at',
+      ).run(home.platform, home.threadKey, home.target, now);
+      this.sql("UPDATE cron_jobs SET home_target = ? WHERE platform = ? AND thread_key = ? AND deliver = 'home'").run(home.target, home.platform, home.threadKey);
+      const { n } = this.sql("SELECT COUNT(*) AS n FROM cron_jobs WHERE platform = ? AND deliver = 'home' AND thread_key <> ?").get(home.platform, home.threadKey) as { n: number };
+      return { kept: Number(n) };
+    }, 'immediate');
   }
 
   home(platform: string): HomeChannel | undefined {

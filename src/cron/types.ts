@@ -28,6 +28,12 @@ export interface CronJob {
   /** The prompt or the script. */
   payload: string;
   deliver: JobDelivery;
+  /**
+   * A `home` job's home channel (the reply target, as JSON), recorded when the job was made, so
+   * a later /sethome elsewhere does not redirect its output. Null for a `thread` job, and for a
+   * home job made before homes were recorded whose home moved since: that one posts in its own thread.
+   */
+  homeTarget: string | null;
   state: JobState;
   createdAt: number;
   /** When it runs next (ms since the epoch); null when paused or never again. */

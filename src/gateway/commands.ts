@@ -13,7 +13,7 @@ export const COMMANDS = [
   { name: 'compress', description: 'compact this session now (old outputs pruned, older turns summarised)' },
   { name: 'verbose', description: 'tool progress in this thread: off, new or all (no argument: the next one)' },
   { name: 'cron', description: 'scheduled jobs of this thread: list, pause <id>, resume <id>, remove <id>, run <id>, stop <id>' },
-  { name: 'sethome', description: "make this chat the platform's home channel, where scheduled jobs can deliver" },
+  { name: 'sethome', description: "admins: make this chat the platform's home channel, where new scheduled jobs deliver" },
   { name: 'reload_mcp', description: 'read mcp_servers from config.yaml again: start, restart or stop MCP servers (also /reload-mcp)' },
 ] as const;
 

@@ -109,4 +109,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      target TEXT NOT NULL,
      set_at BIGINT NOT NULL
    );`,
+  // 5: a home job's home channel, recorded when the job is made, so a later /sethome does not
+  // redirect its output. Jobs made before keep the home they were made under when it has not
+  // moved since; where it has (or none was set then) it stays NULL and they post in their own thread.
+  `ALTER TABLE cron_jobs ADD COLUMN home_target TEXT;
+   UPDATE cron_jobs SET home_target = (
+     SELECT h.target FROM cron_homes h WHERE h.platform = cron_jobs.platform AND h.set_at <= cron_jobs.created_at
+   ) WHERE deliver = 'home';`,
 ];

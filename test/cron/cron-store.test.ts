@@ -80,6 +80,41 @@ describe.each(storeEngines('the job store tests'))('the job store on $name', ({ 
     expect(store.home('slack')).toBeUndefined();
   });
 
+  it('a home job keeps the home it was made under: /sethome elsewhere moves the home for later jobs only, and re-points the jobs of its own thread', async () => {
+    const store = open(await engine.fresh());
+    store.setHome({ platform: 'telegram', threadKey: 'telegram:100', target: '{"chat":100}' });
+    const ada = store.add({ ...job('telegram:1'), deliver: 'home', homeTarget: '{"chat":100}' }, { perThread: 5, total: 5 });
+    const bob = store.add({ ...job('telegram:2'), deliver: 'home', homeTarget: '{"chat":100}' }, { perThread: 5, total: 5 });
+    if (typeof ada !== 'object' || typeof bob !== 'object') throw new Error('not added');
+    // The home moves to Bob's chat: Ada's job stays where it was made; Bob's own job follows his choice.
+    expect(store.setHome({ platform: 'telegram', threadKey: 'telegram:2', target: '{"chat":2}' })).toEqual({ kept: 1 });
+    expect(store.job(ada.id)?.homeTarget).toBe('{"chat":100}');
+    expect(store.job(bob.id)?.homeTarget).toBe('{"chat":2}');
+    expect(store.home('telegram')?.target).toBe('{"chat":2}');
+  });
+
+  it('migrates home jobs of an older state.db: a job whose home has not moved since it was made keeps it; one whose home moved (or had none) posts in its own thread', async () => {
+    const location = await engine.fresh();
+    engine.schemaAt(location, 4);
+    const raw = engine.raw(location);
+    const insert = (id: string, thread: string, deliver: string, createdAt: number) =>
+      raw
+        .prepare(
+          `INSERT INTO cron_jobs (id, thread_key, platform, target, audience, schedule, kind, payload, deliver, state, created_at, next_run_at)
+           VALUES (?, ?, 'telegram', ?, 'others', 'every 5m', 'script', 'print(1)', ?, 'active', ?, NULL)`,
+        )
+        .run(id, thread, `{"own":"${thread}"}`, deliver, createdAt);
+    raw.prepare("INSERT INTO cron_homes (platform, thread_key, target, set_at) VALUES ('telegram', 'telegram:9', '{\"home\":9}', 2000)").run();
+    insert('jafter', 'telegram:1', 'home', 3000); // made under the current home
+    insert('jbefore', 'telegram:2', 'home', 1000); // made before the home was (re)set: it never chose this one
+    insert('jthread', 'telegram:3', 'thread', 3000);
+    const store = open(location);
+    expect(engine.version(location)).toBe(5);
+    expect(store.job('jafter')).toMatchObject({ deliver: 'home', homeTarget: '{"home":9}' });
+    expect(store.job('jbefore')).toMatchObject({ deliver: 'home', homeTarget: null, target: '{"own":"telegram:2"}' });
+    expect(store.job('jthread')).toMatchObject({ deliver: 'thread', homeTarget: null });
+  });
+
   it('two instances on one database share the jobs and the limits', async () => {
     const location = await engine.fresh();
     const a = open(location);

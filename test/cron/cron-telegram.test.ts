@@ -21,6 +21,9 @@ const KEY_VAR = 'HERMES_CRON_E2E_KEY';
 process.env[KEY_VAR] = 'sk-fake';
 const CHAT = 1001;
 const HOME_CHAT = 2002;
+/** Allowed to talk to the bot, not an admin. */
+const BOB = 3003;
+const OTHER_ADMIN = 4004;
 
 function cronModel(): FakeReply {
   return {
@@ -54,12 +57,12 @@ beforeAll(async () => {
 }, 120_000);
 
 /** A fake Bot API and model, a temporary HERMES_HOME, and a way to start (and start again) the gateway on them. */
-async function setup(cron: ConfigOverrides['cron'] = {}, terminal?: ConfigOverrides['terminal']): Promise<Setup> {
+async function setup(cron: ConfigOverrides['cron'] = {}, terminal?: ConfigOverrides['terminal'], admins: Record<string, string[]> = {}): Promise<Setup> {
   const api = await new FakeTelegramApi().start();
   const model = await startFakeOpenAI({ fallback: cronModel() });
   const home = mkdtempSync(join(tmpdir(), 'hermes-cron-'));
   stops.push(() => rmSync(home, { recursive: true, force: true }), () => api.close(), () => model.close());
-  const env: NodeJS.ProcessEnv = { ...process.env, TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: `${CHAT},${HOME_CHAT}` };
+  const env: NodeJS.ProcessEnv = { ...process.env, TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: `${CHAT},${HOME_CHAT},${BOB},${OTHER_ADMIN}` };
   delete env.TELEGRAM_WEBHOOK_URL;
   const overrides: ConfigOverrides = {
     model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR },
@@ -67,6 +70,7 @@ async function setup(cron: ConfigOverrides['cron'] = {}, terminal?: ConfigOverri
     // The scripts write their process group into HERMES_HOME: on the host, not in a sandbox.
     terminal: terminal ?? { platform_backend: 'local', cwd: home },
     cron,
+    approvals: { admins },
   };
   const start = async () => {
     const { startGateway } = await import('../../src/cli/commands/gateway.js');
@@ -163,15 +167,35 @@ describe.runIf(hasPython || process.env.CI === 'true')('scheduled jobs through T
     expect(groupAlive(third)).toBe(false);
   });
 
-  it('a run that succeeded but could not be delivered is listed so; after /sethome the home channel gets the output', async () => {
-    const { api, model, start } = await setup();
+  it('/sethome is for admins: Bob\'s is refused and says who may; a home job needs a home, keeps the one it was made under when another admin moves it, and its output reaches it', async () => {
+    const { api, model, start } = await setup({}, undefined, { telegram: [String(CHAT), String(OTHER_ADMIN)] });
     await start();
+    // No home channel yet: a home job is refused, saying how to get one.
+    expect(await cronjob(api, { action: 'create', schedule: 'every 2s', prompt: 'how is the build?', deliver: 'home' })).toContain(
+      'telegram has no home channel yet: an admin (approvals.admins.telegram) sends /sethome in the chat that should get the output',
+    );
+    // Bob is allowed to talk to the bot, but is no admin: his /sethome in his DM changes nothing.
+    expect(await command(api, '/sethome', BOB)).toBe(
+      `Only an admin of telegram may move its home channel (where scheduled jobs deliver): the user ids listed in approvals.admins.telegram in config.yaml. Your telegram user id is ${BOB}; the home channel is unchanged.`,
+    );
+    // Ada, an admin, makes the team chat the home and schedules a report there.
+    const before = texts(api, HOME_CHAT).length;
+    api.injectMessage({ chatId: HOME_CHAT, userId: CHAT, text: '/sethome' });
+    await waitFor(api, (all) => all.length > before, 'the answer to /sethome', HOME_CHAT);
+    expect(texts(api, HOME_CHAT)[before]).toBe('This chat is now the home channel of telegram: scheduled jobs made with deliver "home" from now on post here.');
     const id = createdId(await cronjob(api, { action: 'create', schedule: 'every 2s', prompt: 'how is the build?', deliver: 'home' }))!;
-    // No home channel yet: the run succeeds (the model answered) and its delivery fails.
-    const list = await waitForList(api, (text) => text.includes('success, delivery failed: no home channel on telegram'));
-    expect(list).toContain(`${id} · every 2s · prompt “how is the build?” to the home channel`);
-    expect(await command(api, '/sethome', HOME_CHAT)).toBe('This chat is now the home channel of telegram: scheduled jobs made with deliver "home" post here.');
+    expect(id).toBeDefined();
     await waitFor(api, (all) => all.includes(`⏰ ${id} (every 2s): echo: how is the build?`), 'the answer in the home channel', HOME_CHAT);
+    // Bob tries again, and another admin moves the home to his own DM: Ada's job keeps posting to the team chat.
+    expect(await command(api, '/sethome', BOB)).toContain('Only an admin of telegram may move its home channel');
+    expect(await command(api, '/sethome', OTHER_ADMIN)).toBe(
+      'This chat is now the home channel of telegram: scheduled jobs made with deliver "home" from now on post here. 1 job made before in other chats keeps posting where it was scheduled.',
+    );
+    const outputs = () => texts(api, HOME_CHAT).filter((text) => text === `⏰ ${id} (every 2s): echo: how is the build?`).length;
+    const afterMove = outputs();
+    await waitFor(api, () => outputs() >= afterMove + 2, 'two more reports in the team chat after the move', HOME_CHAT);
+    for (const chat of [BOB, OTHER_ADMIN]) expect(texts(api, chat).filter((text) => text.includes(`⏰ ${id}`)), `chat ${chat}`).toEqual([]);
+    expect(await command(api, '/cron')).toContain(`${id} · every 2s · prompt “how is the build?” to the home channel`);
     // Prompt jobs do ask the model: a fresh session each run, the prompt alone.
     const runs = model.requests.filter((r) => r.body.messages.at(-1)?.content === 'how is the build?');
     expect(runs.length).toBeGreaterThanOrEqual(2);
