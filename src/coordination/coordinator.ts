@@ -2,12 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { HermesError, errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
-import { Inbox, passTo, takeInbox } from './inbox.js';
+import { adoptInboxes, Inbox, passTo } from './inbox.js';
 import { RedisJobClaims } from './job-claims.js';
 import { coordinationKeys, DEFAULT_PREFIX, type CoordinationKeys } from './keys.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { RedisThreadLeases } from './leases.js';
 import type { PassedEnvelope, ThreadLease } from './types.js';
+
+/** How often, at most, an instance looks for dead instances' unread inboxes (sooner with a shorter lease). */
+const SWEEP_MS = 1000;
 
 /** What an instance does with what other instances pass to it. */
 export interface CoordinatorHandlers {
@@ -63,6 +66,8 @@ export class RedisCoordinator {
   private readonly logger: Logger;
   private inbox: Inbox | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private sweeping = false;
   private claims: RedisJobClaims | undefined;
 
   private constructor(
@@ -93,6 +98,9 @@ export class RedisCoordinator {
     await coordinator.beat();
     coordinator.heartbeat = setInterval(() => void coordinator.beat(), Math.max(1, Math.floor(options.leaseTtlMs / 3)));
     coordinator.heartbeat.unref();
+    // What was passed to an instance that died unread comes here (or to another live instance) once its heartbeat lapses.
+    coordinator.sweeper = setInterval(() => void coordinator.sweep(), Math.max(1, Math.min(SWEEP_MS, Math.floor(options.leaseTtlMs / 3))));
+    coordinator.sweeper.unref();
     return coordinator;
   }
 
@@ -155,11 +163,17 @@ export class RedisCoordinator {
   }
 
   /**
-   * The messages passed to an instance that died and never read them, in order, taken over by
-   * this instance (once: another instance that asks too gets none).
+   * What was passed to instance `id` and never read, moved to the end of this instance's inbox in
+   * order, when `id` is dead (its heartbeat lapsed): this instance's reader handles it next, once.
+   * Returns how many envelopes moved (none while `id` lives, or when another instance took them first).
    */
-  async takeOver(id: string): Promise<PassedEnvelope[]> {
-    return takeInbox(this.redis, id, this.keys);
+  async takeOver(id: string): Promise<number> {
+    return adoptInboxes(this.redis, this.instanceId, this.keys, id);
+  }
+
+  /** Passes a message for `threadKey` to the end of this instance's own inbox (after what it took over). */
+  async passToSelf(threadKey: string, payload: unknown): Promise<void> {
+    await this.passMessage(this.instanceId, threadKey, payload);
   }
 
   /** Passes a message for `threadKey` to instance `to`'s inbox. */
@@ -182,9 +196,11 @@ export class RedisCoordinator {
   /** Stops reading the inbox, removes it and closes both connections. */
   async close(): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.sweeper) clearInterval(this.sweeper);
     await this.inbox?.close();
     try {
       await this.redis.del(this.keys.inbox(this.instanceId), this.keys.alive(this.instanceId));
+      await this.redis.srem(this.keys.inboxes, this.instanceId);
       await this.redis.quit();
     } catch {
       this.redis.disconnect();
@@ -196,6 +212,20 @@ export class RedisCoordinator {
       await this.redis.set(this.keys.alive(this.instanceId), '1', 'PX', this.leaseTtlMs);
     } catch (error) {
       this.logger.warn({ err: errorMessage(error) }, 'instance heartbeat failed');
+    }
+  }
+
+  /** Takes over the unread inboxes of instances whose heartbeat lapsed (one sweep at a time). */
+  private async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      const moved = await adoptInboxes(this.redis, this.instanceId, this.keys);
+      if (moved > 0) this.logger.warn({ messages: moved }, 'took over the messages passed to an instance that died before reading them');
+    } catch (error) {
+      this.logger.warn({ err: errorMessage(error) }, 'looking for the inboxes of instances that died failed');
+    } finally {
+      this.sweeping = false;
     }
   }
 

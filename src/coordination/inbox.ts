@@ -9,26 +9,52 @@ const FIELD = 'envelope';
 /** Older entries are trimmed past this many (an inbox nobody reads, from an instance that died). */
 const MAX_ENTRIES = 10_000;
 
+/** XADD to the inbox and SADD its owner to the set of inboxes, in one step: no inbox exists that the sweep cannot find. */
+const PASS = `
+redis.call('SADD', KEYS[2], ARGV[1])
+return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', ARGV[3], ARGV[4])`;
+
+/**
+ * Moves the inboxes of dead instances (no heartbeat) into KEYS[2] (the caller's inbox), in order,
+ * and forgets empty ones, in one step: of several instances sweeping at once, one moves each
+ * entry. KEYS[1] is the set of inboxes; ARGV[1] the caller, ARGV[2] and ARGV[3] the inbox and
+ * heartbeat key prefixes, ARGV[4] the trim length, ARGV[5] one dead instance to look at only ('' for all).
+ * Returns how many entries it moved.
+ */
+const ADOPT = `
+local members
+if ARGV[5] ~= '' then members = { ARGV[5] } else members = redis.call('SMEMBERS', KEYS[1]) end
+local moved = 0
+for _, id in ipairs(members) do
+  if id ~= ARGV[1] and redis.call('EXISTS', ARGV[3] .. id) == 0 then
+    local inbox = ARGV[2] .. id
+    for _, entry in ipairs(redis.call('XRANGE', inbox, '-', '+')) do
+      redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], '*', unpack(entry[2]))
+      moved = moved + 1
+    end
+    redis.call('DEL', inbox)
+    redis.call('SREM', KEYS[1], id)
+  end
+end
+if moved > 0 then redis.call('SADD', KEYS[1], ARGV[1]) end
+return moved`;
+
 /** Puts `envelope` at the end of instance `to`'s inbox (a Redis stream, so order is kept). */
 export async function passTo(redis: Redis, to: string, envelope: PassedEnvelope, keys: CoordinationKeys = coordinationKeys()): Promise<void> {
-  await redis.xadd(keys.inbox(to), 'MAXLEN', '~', MAX_ENTRIES, '*', FIELD, JSON.stringify(envelope));
+  await redis.eval(PASS, 2, keys.inbox(to), keys.inboxes, to, MAX_ENTRIES, FIELD, JSON.stringify(envelope));
 }
 
 /**
- * Takes the inbox of an instance that died: RENAME is atomic, so of several instances that
- * noticed, one gets the entries. Returns them in the order they were passed (none when
- * another instance took them first or there were none).
+ * Takes over what was passed to instances that died before reading it: their inboxes' entries
+ * are appended to instance `to`'s inbox, in the order they were passed, where its reader handles
+ * them like any passed message (a thread's message is claimed there, after the dead owner's
+ * lease lapses, or passed on to the thread's live owner). Only `dead` when given, else every
+ * instance in the set of inboxes whose heartbeat lapsed. A live instance's inbox is never
+ * touched, and an entry moves once however many instances sweep. Returns how many moved.
  */
-export async function takeInbox(redis: Redis, from: string, keys: CoordinationKeys = coordinationKeys()): Promise<PassedEnvelope[]> {
-  const taken = `${keys.adopted(from)}:${Date.now()}:${Math.random().toString(36).slice(2)}`;
-  try {
-    await redis.rename(keys.inbox(from), taken);
-  } catch {
-    return []; // no such key: nothing was waiting, or another instance has it
-  }
-  const entries = await redis.xrange(taken, '-', '+');
-  await redis.del(taken);
-  return entries.map(([, fields]) => parseEnvelope(fields)).filter((envelope): envelope is PassedEnvelope => envelope !== undefined);
+export async function adoptInboxes(redis: Redis, to: string, keys: CoordinationKeys = coordinationKeys(), dead = ''): Promise<number> {
+  const moved = await redis.eval(ADOPT, 2, keys.inboxes, keys.inbox(to), to, keys.inbox(''), keys.alive(''), MAX_ENTRIES, dead);
+  return Number(moved);
 }
 
 function parseEnvelope(fields: string[]): PassedEnvelope | undefined {

@@ -5,8 +5,8 @@ export interface CoordinationKeys {
   inbox(instanceId: string): string;
   /** Present while the instance runs (renewed like a lease). */
   alive(instanceId: string): string;
-  /** A dead instance's inbox while one instance takes its messages over. */
-  adopted(instanceId: string): string;
+  /** The instances that have (or had) an inbox: the sweep for dead instances' messages looks here. */
+  inboxes: string;
   /** The instances sending replies in the thread without holding its lease (a job's output, a command's answer). */
   sending(threadKey: string): string;
   /** The instance whose session kernel last held the thread's Python state. */
@@ -25,7 +25,7 @@ export function coordinationKeys(prefix = DEFAULT_PREFIX): CoordinationKeys {
     fence: (threadKey) => `${prefix}fence:${threadKey}`,
     inbox: (instanceId) => `${prefix}inbox:${instanceId}`,
     alive: (instanceId) => `${prefix}alive:${instanceId}`,
-    adopted: (instanceId) => `${prefix}adopted:${instanceId}`,
+    inboxes: `${prefix}inboxes`,
     sending: (threadKey) => `${prefix}sending:${threadKey}`,
     kernel: (threadKey) => `${prefix}kernel:${threadKey}`,
     jobRun: (jobId, scheduledAt) => `${prefix}job-run:${jobId}:${scheduledAt}`,

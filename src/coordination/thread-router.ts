@@ -26,8 +26,6 @@ const ATTEMPTS = 5;
  */
 export class ThreadRouter {
   private readonly held = new Map<string, LeaseKeeper>();
-  /** Instances passed a message lately, checked once their heartbeat would have lapsed. */
-  private readonly watched = new Map<string, NodeJS.Timeout>();
   private gateway: RoutedGateway | undefined;
   private readonly logger: Logger;
   /** Replies on their way here outside a thread's lease, by thread. */
@@ -106,15 +104,19 @@ export class ThreadRouter {
       }
       const owner = await this.coordinator.leases.owner(key);
       if (owner && owner !== this.coordinator.instanceId && !(await this.coordinator.isAlive(owner))) {
-        // The owner died: what was passed to it and never read comes first, then this
-        // message, once the dead owner's lease has lapsed.
-        await this.adopt(owner);
+        // The owner died: what was passed to it and never read comes first (moved to this
+        // instance's inbox, this message behind it), then this message, once the dead owner's lease has lapsed.
+        if ((await this.coordinator.takeOver(owner)) > 0) {
+          this.logger.warn({ thread: key, dead: owner }, 'took over the messages passed to an instance that died; this message runs after them');
+          await this.coordinator.passToSelf(key, portable(message));
+          return false;
+        }
         await this.lapse(key, owner);
         continue;
       }
       if (owner && owner !== this.coordinator.instanceId) {
+        // Should the owner die before it reads it, a live instance's sweep takes it over once the owner's heartbeat lapses.
         await this.coordinator.passMessage(owner, key, portable(message));
-        this.watch(owner);
         return false;
       }
     }
@@ -185,36 +187,9 @@ export class ThreadRouter {
 
   /** Gives every held lease up (shutdown), so other instances take the threads at once. */
   async close(): Promise<void> {
-    for (const timer of this.watched.values()) clearTimeout(timer);
-    this.watched.clear();
     const keepers = [...this.held.values()];
     this.held.clear();
     await Promise.allSettled(keepers.map((keeper) => keeper.release()));
-  }
-
-  /**
-   * An owner may die before it reads what was passed to it: once its heartbeat would have
-   * lapsed, a dead owner's inbox is taken over here, so those messages are answered anyway.
-   */
-  private watch(owner: string): void {
-    if (this.watched.has(owner)) return;
-    const timer = setTimeout(() => {
-      this.watched.delete(owner);
-      void (async () => {
-        if (!(await this.coordinator.isAlive(owner))) await this.adopt(owner);
-      })().catch((error: unknown) => this.logger.warn({ owner, err: errorMessage(error) }, 'checking an instance that was passed messages failed'));
-    }, this.coordinator.leaseMs + 500);
-    timer.unref();
-    this.watched.set(owner, timer);
-  }
-
-  /** Dispatches here, in order, the messages a dead instance was passed and never read. */
-  private async adopt(dead: string): Promise<void> {
-    const envelopes = await this.coordinator.takeOver(dead);
-    if (envelopes.length > 0) this.logger.warn({ dead, messages: envelopes.length }, 'took over the messages passed to an instance that died');
-    for (const envelope of envelopes) {
-      if (envelope.kind === 'message') await this.receive(envelope.payload);
-    }
   }
 
   /** Waits (bounded by the lease's TTL) until the dead owner's lease on the thread has lapsed. */

@@ -125,18 +125,42 @@ describe.runIf(!missing)('instances coordinating through a real redis-server', (
     await next!.release();
   });
 
-  it('an instance that closed is no longer alive, and the messages left in a dead instance’s inbox are taken over once, in order', async () => {
+  it('an instance that closed is no longer alive, and what was passed to a dead instance and never read is taken over once, in order, by one live instance', async () => {
     prefix = `t${randomBytes(4).toString('hex')}:`;
-    const b = await instance('B');
-    const c = await instance('C');
+    const b = await instance('B', 900);
+    const c = await instance('C', 900);
     expect(await b.coordinator.isAlive('C')).toBe(true);
     expect(await b.coordinator.isAlive('nobody')).toBe(false);
-    // Passed to an instance that never reads them (it died before it could).
+    // Passed to an instance that never reads them (it died before it could): B's and C's sweeps race for them.
     for (const n of [1, 2, 3]) await b.coordinator.passMessage('D', 'web:z', { n });
-    const [first, second] = await Promise.all([b.coordinator.takeOver('D'), c.coordinator.takeOver('D')]);
-    const taken = first.length > 0 ? first : second;
-    expect([first.length, second.length].sort()).toEqual([0, 3]);
-    expect(taken.map((envelope) => (envelope.kind === 'message' ? envelope.payload : undefined))).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
-    expect(await b.coordinator.takeOver('D')).toEqual([]);
+    const taken = () => [...b.seen.messages, ...c.seen.messages].filter((m) => m.threadKey === 'web:z');
+    await until(() => taken().length === 3, 'the dead instance’s messages taken over');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const [first, second] = [b.seen.messages.length, c.seen.messages.length];
+    expect([first, second].sort()).toEqual([0, 3]);
+    expect(taken().map((m) => m.payload)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(await b.coordinator.takeOver('D')).toBe(0);
+  });
+
+  it('the inbox of an instance whose heartbeat stands is left to it; once the heartbeat lapses its unread messages are taken over', async () => {
+    prefix = `t${randomBytes(4).toString('hex')}:`;
+    const b = await instance('B', 900);
+    const raw = new Redis(server.url);
+    try {
+      // E is alive (its heartbeat stands) but slow to read: nobody takes what waits for it.
+      await raw.set(coordinationKeys(prefix).alive('E'), '1', 'PX', 30_000);
+      await b.coordinator.passMessage('E', 'web:e', { n: 'for E' });
+      expect(await b.coordinator.takeOver('E')).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      expect(b.seen.messages).toEqual([]);
+      expect(await raw.xlen(coordinationKeys(prefix).inbox('E'))).toBe(1);
+      // E dies: its heartbeat lapses (here: goes).
+      await raw.del(coordinationKeys(prefix).alive('E'));
+      await until(() => b.seen.messages.length === 1, 'E’s message taken over');
+      expect(b.seen.messages[0]).toMatchObject({ threadKey: 'web:e', payload: { n: 'for E' }, from: 'B' });
+      expect(await raw.exists(coordinationKeys(prefix).inbox('E'))).toBe(0);
+    } finally {
+      raw.disconnect();
+    }
   });
 });

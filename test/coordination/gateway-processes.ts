@@ -76,7 +76,7 @@ export async function startGatewayProcess(home: string, extraEnv: Record<string,
   const env: NodeJS.ProcessEnv = { ...process.env };
   // Nothing of the environment's own platforms, allow-lists, Redis or HERMES_* settings.
   for (const key of Object.keys(env)) {
-    if (/^(TELEGRAM|SLACK|DISCORD|HERMES)_/.test(key) || key === 'GATEWAY_ALLOW_ALL_USERS' || key === 'REDIS_URL') delete env[key];
+    if (/^(TELEGRAM|SLACK|DISCORD|HERMES)_/.test(key) || ['GATEWAY_ALLOW_ALL_USERS', 'REDIS_URL', 'DATABASE_URL'].includes(key)) delete env[key];
   }
   Object.assign(env, extraEnv, {
     TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${port}/hook`,
