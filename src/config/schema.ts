@@ -182,6 +182,7 @@ export const configSchema = z.strictObject({
     mode: oneOf(['on', 'off'] as const).default('on'),
     timeout: seconds().default(300),
     execute_code: oneOf(['off', 'ask'] as const).default('off'),
+    /** Per platform, the user ids who may answer anyone's approval request and move the home channel (/sethome). */
     admins: section({
       telegram: ids().default([]),
       slack: ids().default([]),
