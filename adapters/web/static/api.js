@@ -61,10 +61,10 @@ export const sendMessage = (threadId, text, files = []) =>
 
 /** `{ provider, baseUrl, model, apiKeyEnv, keySet, canSave }`: the key itself never comes back. */
 export const getSettings = () => request('GET', '/api/settings');
-/** The endpoint's model ids, asked by the gateway with the given (or saved) key. */
-export const listModels = (settings) => request('POST', '/api/settings/models', settings).then((data) => data.models);
-/** One short request to the model; resolves to what it said. */
-export const testSettings = (settings) => request('POST', '/api/settings/test', settings).then((data) => data.reply);
+/** The endpoint's model ids, `{ models, note? }`: asked with the given key, or the saved one only at its own base URL (`note` says when it was not sent). */
+export const listModels = (settings) => request('POST', '/api/settings/models', settings);
+/** One short request to the model: `{ reply, note? }`, what it said (`note` as for listModels). */
+export const testSettings = (settings) => request('POST', '/api/settings/test', settings);
 /** Tests, saves and applies the settings: `{ saved, reply, needsRestart, settings }`. */
 export const saveSettings = (settings) => request('POST', '/api/settings', settings);
 

@@ -81,9 +81,11 @@ export async function renderSetup(section, status, { onSaved, open = !status.mod
   const loadModels = () =>
     busy(async () => {
       say(`Asking ${baseUrl.value.trim()}/models…`);
-      const ids = await listModels(values());
+      // `note`: the saved key was not sent (it is for another base URL).
+      const { models: ids, note } = await listModels(values());
       setModels(ids, modelSelect.value || settings.model);
-      say(ids.length > 0 ? `${ids.length} model${ids.length === 1 ? '' : 's'} listed: pick one, then Save.` : 'The endpoint lists no models.', ids.length > 0 ? 'info' : 'error');
+      const listed = ids.length > 0 ? `${ids.length} model${ids.length === 1 ? '' : 's'} listed: pick one, then Save.` : 'The endpoint lists no models.';
+      say(note ? `${listed} Note: ${note}.` : listed, ids.length > 0 && !note ? 'info' : 'error');
     });
 
   providerSelect.addEventListener('change', () => {
@@ -101,7 +103,8 @@ export async function renderSetup(section, status, { onSaved, open = !status.mod
   testButton.addEventListener('click', () =>
     busy(async () => {
       say(`Calling ${modelSelect.value || 'the model'}…`);
-      say(`The model answered: ${await testSettings(values())}`, 'ok');
+      const { reply, note } = await testSettings(values());
+      say(note ? `The model answered: ${reply}. Note: ${note}.` : `The model answered: ${reply}`, note ? 'error' : 'ok');
     }),
   );
   const form = h(
