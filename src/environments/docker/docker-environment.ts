@@ -1,4 +1,4 @@
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import { HermesError } from '../../shared/errors.js';
 import type { ExecuteOptions, ExecuteResult } from '../types.js';
 import { RemoteShellEnvironment, type ClientCommand, type RemoteShellOptions } from '../ssh/remote-shell.js';
@@ -30,6 +30,19 @@ export interface DockerEnvironmentOptions extends Omit<RemoteShellOptions, 'cwd'
   persistent: boolean;
 }
 
+/**
+ * The container's lifeline, run with `exec -i` while the environment lives: it remembers the
+ * container's main process (the lowest child of its init), then waits on stdin. When the
+ * gateway goes — even by SIGKILL, its end of the pipe closes — or the environment is cleaned
+ * up, it kills every process in the container but init, the main process and itself: the
+ * commands, scripts and kernels of this gateway and whatever they left (setsid, double forks).
+ */
+export const CONTAINER_LIFELINE = [
+  'main=; for c in $(cat /proc/1/task/1/children); do if [ -z "$main" ] || [ "$c" -lt "$main" ]; then main=$c; fi; done',
+  'while read -r _; do :; done',
+  'for round in 1 2 3 4 5; do for p in /proc/[0-9]*; do p=${p#/proc/}; case "$p" in 1|"$$"|"$main") ;; *) kill -KILL "$p" 2>/dev/null ;; esac; done; done',
+].join('\n');
+
 /** Text prefixed to the output of a command that ran in a recreated container. */
 export const RECREATED_NOTE = '[environment recreated: the container had disappeared, so a new one was started; files outside the workspace were lost]';
 
@@ -42,6 +55,8 @@ export const RECREATED_NOTE = '[environment recreated: the container had disappe
 export class DockerEnvironment extends RemoteShellEnvironment {
   readonly cwd: string;
   container = '';
+  /** The running CONTAINER_LIFELINE exec, with its stdin held open. */
+  private lifeline: ResultPromise<{ stdin: 'pipe'; stdout: 'ignore'; stderr: 'ignore'; reject: false }> | undefined;
 
   private constructor(private readonly options: DockerEnvironmentOptions) {
     super({ ...options, cwd: options.spec.workdir });
@@ -55,6 +70,7 @@ export class DockerEnvironment extends RemoteShellEnvironment {
   static async create(options: DockerEnvironmentOptions): Promise<DockerEnvironment> {
     const environment = new DockerEnvironment(options);
     await environment.ensureContainer();
+    environment.holdLifeline();
     return environment;
   }
 
@@ -67,21 +83,50 @@ export class DockerEnvironment extends RemoteShellEnvironment {
   }
 
   override async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
+    this.holdLifeline();
     const result = await super.execute(command, options);
     if (result.exit_code === 0 || !NO_SUCH_CONTAINER.test(result.output) || (await this.running())) return result;
     this.remote.logger?.warn({ container: this.container }, 'the container disappeared; recreating it once');
     this.container = '';
     await this.ensureContainer();
+    this.holdLifeline();
     const again = await super.execute(command, options);
     return { ...again, output: `${RECREATED_NOTE}\n${again.output}` };
   }
 
-  /** Removes the container and its workspace volume unless `persistent`. */
+  /** Ends what runs in the container (see CONTAINER_LIFELINE); removes the container and its workspace volume unless `persistent`. */
   async cleanup(): Promise<void> {
     await this.closeFiles();
+    await this.releaseLifeline();
     if (this.options.persistent || !this.container) return;
     await this.client(removeArgs(this.container));
     await this.client(removeVolumeArgs(this.options.spec.volume));
+  }
+
+  /** Starts the container's lifeline unless it runs; it ends (killing what runs there) when its stdin closes. */
+  private holdLifeline(): void {
+    if (this.lifeline && this.lifeline.exitCode === null && !this.lifeline.killed) return;
+    const args = execArgs(this.container || this.options.spec.name, ['sh', '-c', CONTAINER_LIFELINE]);
+    // Not execa's cleanup: a gateway that exits, however it exits, closes the pipe, and that is the signal.
+    const child = execa(this.options.binary, args, { stdin: 'pipe', stdout: 'ignore', stderr: 'ignore', reject: false, cleanup: false });
+    child.stdin.on('error', () => {});
+    child.unref();
+    (child.stdin as unknown as { unref?: () => void }).unref?.();
+    void child.then(() => {
+      if (this.lifeline === child) this.lifeline = undefined;
+    });
+    this.lifeline = child;
+  }
+
+  /** Closes the lifeline's stdin and waits (up to 10 s) for it to have killed what runs in the container. */
+  private async releaseLifeline(): Promise<void> {
+    const child = this.lifeline;
+    if (!child) return;
+    this.lifeline = undefined;
+    child.stdin.end();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await child;
+    clearTimeout(timer);
   }
 
   private async running(): Promise<boolean> {
