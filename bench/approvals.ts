@@ -3,8 +3,8 @@
  * the ordinary commands), after a warm-up pass, so no turn waits on it (target p99 ≤ 1 ms).
  */
 import { availableParallelism, loadavg } from 'node:os';
-import { assessCommand } from '../src/approvals/index.js';
-import { CASE_GROUPS, SUITE_CONTEXT } from '../test/approvals/cases/index.js';
+import { assessCommand, assessScript } from '../src/approvals/index.js';
+import { CASE_GROUPS, SCRIPT_CASES, SUITE_CONTEXT } from '../test/approvals/cases/index.js';
 import { fmt, median, percentile } from './stats.js';
 
 const ROUNDS = 20;
@@ -34,5 +34,21 @@ export async function run(): Promise<void> {
       `(wall clock, load average ${fmt(load, 1)} on ${availableParallelism()} cores)`,
   );
   console.log(`slowest command, ${fmt(perCommand[slowest], 3)} ms: ${JSON.stringify(commands[slowest]).slice(0, 100)}`);
+  // execute_code scripts, read by what they do before they start.
+  const scripts = SCRIPT_CASES.map(([script]) => script);
+  for (const script of scripts) assessScript(script, SUITE_CONTEXT);
+  const scriptTimes = scripts.map((script) => {
+    const runs: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const start = performance.now();
+      assessScript(script, SUITE_CONTEXT);
+      runs.push(performance.now() - start);
+    }
+    return median(runs);
+  });
+  console.log(
+    `assessScript over the script table (${scripts.length} scripts, ${ROUNDS} rounds each), per script: median ${fmt(median(scriptTimes), 3)} ms ` +
+      `p99 ${fmt(percentile(scriptTimes, 99), 3)} ms max ${fmt(Math.max(...scriptTimes), 3)} ms`,
+  );
   await Promise.resolve();
 }

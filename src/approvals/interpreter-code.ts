@@ -50,7 +50,7 @@ export interface CodeReading {
 /** Marks run-time text in the shell text made here: an unset variable, which the assessment reads as unknown. */
 const RUNTIME = '"$__hermes_runtime"';
 /** Stands for an unknown path in a single delete, rename, copy or write: the known parts still count. */
-const PLACEHOLDER = 'hermes-unknown';
+const PLACEHOLDER = '…';
 const MAX_NESTED = 4;
 const MAX_CALLS = 400;
 

@@ -181,6 +181,7 @@ export const configSchema = z.strictObject({
   approvals: section({
     mode: oneOf(['on', 'off'] as const).default('on'),
     timeout: seconds().default(300),
+    /** `ask`: every execute_code script waits for approval on this host; what a script does is judged either way (floor refused, risky asked). */
     execute_code: oneOf(['off', 'ask'] as const).default('off'),
     /** Per platform, the user ids who may answer anyone's approval request and move the home channel (/sethome). */
     admins: section({
