@@ -1,15 +1,17 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtCli } from '../helpers/hermes-process.js';
 
 /*
  * `hermes gateway` as a real process (the built CLI: `npm run build` first) against a
  * config.yaml or .env that a local script replaced by a FIFO (`os.mkfifo`): the start ends at
  * once with one line naming the file, and a FIFO swapped in while the gateway runs is refused
- * by the hot reload while the gateway keeps answering (its web chat's status API).
+ * by the hot reload while the gateway keeps answering (its web chat's status API). As root,
+ * each case runs again with the gateway as an unprivileged user (setpriv to nobody), its
+ * HERMES_HOME that user's.
  */
 const built = existsSync(builtCli);
 const runnable = built || process.env.CI === 'true';
@@ -17,6 +19,34 @@ if (!runnable) console.log('config FIFO process tests skipped: dist/ is not buil
 
 let child: ChildProcess | undefined;
 let home: string | undefined;
+
+const NOBODY = 65534;
+const asRoot = process.getuid?.() === 0;
+/** Who runs the gateway: this user, and as root also nobody. */
+const runners: Array<{ who: string; uid: number | undefined }> = asRoot
+  ? [{ who: 'root', uid: undefined }, { who: 'a plain user (nobody)', uid: NOBODY }]
+  : [{ who: 'this user', uid: undefined }];
+let runAs: number | undefined;
+
+/**
+ * Where HERMES_HOME is made: the run's own TMPDIR (0700, root's) for this user; for nobody the
+ * system's temp folder above it, which every user can reach.
+ */
+const tempRoot = () => (runAs === undefined ? tmpdir() : dirname(tmpdir()));
+
+/** Makes HERMES_HOME and what is in it the runner's (a no-op when it is this process's user). */
+function own(): void {
+  if (runAs === undefined || !home) return;
+  const walk = (dir: string) => {
+    chownSync(dir, runAs!, runAs!);
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else chownSync(path, runAs!, runAs!);
+    }
+  };
+  walk(home);
+}
 
 afterEach(() => {
   if (child && child.exitCode === null) child.kill('SIGKILL');
@@ -34,7 +64,13 @@ function cleanEnv(): NodeJS.ProcessEnv {
 
 function startGateway(): { output: () => string; exited: Promise<number | null> } {
   let output = '';
-  const proc = spawn(process.execPath, [builtCli, '--home', home!, 'gateway'], { cwd: home, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  own();
+  const args = [builtCli, '--home', home!, 'gateway'];
+  const env = { ...cleanEnv(), HOME: home! };
+  const proc =
+    runAs === undefined
+      ? spawn(process.execPath, args, { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn('setpriv', [`--reuid=${runAs}`, `--regid=${runAs}`, '--clear-groups', '--', process.execPath, ...args], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
   proc.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   proc.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child = proc;
@@ -57,10 +93,13 @@ async function within<T>(ms: number, what: string, promise: Promise<T>): Promise
   }
 }
 
-describe.runIf(runnable)('hermes gateway with config files that are not regular files', () => {
+describe.runIf(runnable).each(runners)('hermes gateway run by $who with config files that are not regular files', ({ uid }) => {
+  beforeEach(() => {
+    runAs = uid;
+  });
   for (const name of ['config.yaml', '.env']) {
     it(`a FIFO as ${name} at start: the gateway exits within seconds with one line naming the file`, async () => {
-      home = mkdtempSync(join(tmpdir(), 'hermes-fifo-start-'));
+      home = mkdtempSync(join(tempRoot(), 'hermes-fifo-start-'));
       const file = join(home, name);
       mkfifo(file);
       const started = Date.now();
@@ -75,7 +114,7 @@ describe.runIf(runnable)('hermes gateway with config files that are not regular 
   }
 
   it('config.yaml and .env swapped for FIFOs while running: the status API keeps answering, the log names the files, and a real save after them applies', async () => {
-    home = mkdtempSync(join(tmpdir(), 'hermes-fifo-run-'));
+    home = mkdtempSync(join(tempRoot(), 'hermes-fifo-run-'));
     const work = join(home, 'work');
     mkdirSync(work);
     const config = join(home, 'config.yaml');
@@ -104,6 +143,7 @@ describe.runIf(runnable)('hermes gateway with config files that are not regular 
 
     mkfifo(config);
     mkfifo(join(home, '.env'));
+    own();
     // The watch reloads 100 ms after the change settles; give it time, then ask.
     await new Promise((resolve) => setTimeout(resolve, 600));
     for (let i = 0; i < 3; i += 1) expect(JSON.stringify(await status())).toContain('first-model');
@@ -111,9 +151,18 @@ describe.runIf(runnable)('hermes gateway with config files that are not regular 
     const log = spawnSync('cat', [logFile], { encoding: 'utf8' }).stdout;
     expect(log).toContain(`${config}: is a FIFO (named pipe)`);
     expect(log).toContain(`${join(home, '.env')}: is a FIFO (named pipe)`);
+    // The gateway is still there, as the user it was started as.
+    expect(child?.exitCode).toBeNull();
+    const uid = spawnSync('ps', ['-o', 'uid=', '-p', String(child!.pid)], { encoding: 'utf8' }).stdout.trim();
+    expect(uid).toBe(String(runAs ?? process.getuid?.()));
 
     // A real file again: the change applies.
+    // An editor's truncate before it writes: the model stays.
     rmSync(config);
+    writeFileSync(config, '');
+    own();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(JSON.stringify(await status())).toContain('first-model');
     writeFileSync(config, settings('second-model'));
     await within(5000, 'the reload of a real config.yaml', (async () => {
       while (!run.output().includes('applied model.name')) await new Promise((resolve) => setTimeout(resolve, 50));
