@@ -57,7 +57,7 @@ const MODES = [
   { mode: 'one-shot script', kernels: false },
 ];
 /** The timeout of the timeout cases: long enough for five sleepers to start on a busy machine. */
-const TIMEOUT_S = 25;
+const TIMEOUT_S = 15;
 
 let sshd: TestSshd | undefined;
 const closers: (() => Promise<void>)[] = [];

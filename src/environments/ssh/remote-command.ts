@@ -30,6 +30,8 @@ export interface RemoteScriptOptions {
   where: string;
   /** Milliseconds the supervisor gives the command's tree between SIGTERM and its own SIGKILL (default 5000). */
   graceMs?: number;
+  /** Run the command under the supervisor (default); false lets what it detaches run on (ExecuteOptions.leaveDetached). */
+  supervise?: boolean;
 }
 
 const SUPERVISOR_END = 'HERMES_SUPERVISOR_END';
@@ -64,16 +66,21 @@ export function remoteScript(options: RemoteScriptOptions): string {
   const file = pgidFile(options.id);
   const bash = `bash --noprofile --norc -c ${shellQuote(options.command)}`;
   const grace = Math.max(0, Math.round(options.graceMs ?? 5000));
+  const start = options.supervise === false
+    ? [`setsid ${bash} <&0 2>&1 &`]
+    : [
+        `IFS= read -r -d '' hermes_sup <<'${SUPERVISOR_END}'`,
+        supervisorText().replace(new RegExp(`^${SUPERVISOR_END}$`, 'gm'), ''),
+        SUPERVISOR_END,
+        'if command -v python3 >/dev/null 2>&1; then',
+        `  setsid python3 -I -S -c "$hermes_sup" - ${grace} -- ${bash} <&0 2>&1 &`,
+        'else',
+        `  setsid ${bash} <&0 2>&1 &`,
+        'fi',
+      ];
   return [
     ...preludeLines(options),
-    `IFS= read -r -d '' hermes_sup <<'${SUPERVISOR_END}'`,
-    supervisorText().replace(new RegExp(`^${SUPERVISOR_END}$`, 'gm'), ''),
-    SUPERVISOR_END,
-    'if command -v python3 >/dev/null 2>&1; then',
-    `  setsid python3 -I -S -c "$hermes_sup" - ${grace} -- ${bash} <&0 2>&1 &`,
-    'else',
-    `  setsid ${bash} <&0 2>&1 &`,
-    'fi',
+    ...start,
     'p=$!',
     `echo "$p" > ${file}`,
     'wait "$p"; rc=$?',

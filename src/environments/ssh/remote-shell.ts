@@ -78,6 +78,7 @@ export abstract class RemoteShellEnvironment implements Environment {
       env: remoteEnv(this.remote.childEnv(), withoutStripped(options.env)),
       where: this.describe(),
       graceMs: this.remote.graceMs,
+      supervise: options.leaveDetached !== true,
     });
     const run = await this.runBootstrap(id, bootstrapInput(script, options.stdin), timeout, options.signal);
     return commandResult({ ...run, exitCode: run.exitCode }, timeout);

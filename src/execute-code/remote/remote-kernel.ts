@@ -78,7 +78,7 @@ export class RemoteKernel {
         `i=0; while [ ! -s ${q}/ready ] && [ $i -lt 400 ]; do kill -0 "$p" 2>/dev/null || break; sleep 0.025; i=$((i+1)); done`,
         `if [ -s ${q}/ready ]; then echo "@@ready $(cat ${q}/ready)"; else echo '@@failed'; tail -c 2000 ${q}/kernel.log; kill -KILL -- -"$p" 2>/dev/null; fi`,
       ].join('\n'),
-      { cwd: options.cwd, env: options.env(dir), timeout: 30 },
+      { cwd: options.cwd, env: options.env(dir), timeout: 30, leaveDetached: true },
     );
     const pid = Number(/@@ready (\d+)/.exec(started.output)?.[1]);
     if (!pid) {
