@@ -11,6 +11,12 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Extra variables for this command, laid over the environment's scrubbed base. */
   env?: Record<string, string>;
+  /**
+   * For the gateway's own daemons only (the file transport's remote kernel), never for a
+   * model's command: what the command starts outside its group may run on after it returns.
+   * Otherwise the SSH and Docker backends kill it (hermes_supervisor.py).
+   */
+  leaveDetached?: boolean;
 }
 
 export interface ExecuteResult {
