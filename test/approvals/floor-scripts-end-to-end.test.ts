@@ -1,13 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { assessCommand, assessScript, pathContext } from '../../src/approvals/index.js';
 import { findExecutable } from '../../src/environments/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
 import type { ToolContext } from '../../src/tools/index.js';
-import { makeToolContext, tempDir } from '../helpers/tool-context.js';
+import { makeToolContext } from '../helpers/tool-context.js';
 
 /*
  * Issue 22's script paths end to end: real execute_code scripts (a real Python kernel) with a
@@ -25,20 +26,28 @@ import { makeToolContext, tempDir } from '../helpers/tool-context.js';
 const hasPython = findExecutable('python3') !== undefined;
 
 let realHome: string | undefined;
+let base: string;
 let home: string;
 let witness: string;
 let tarball: string;
 
+/** As root, the folders sit where the plain user's leg can reach them too (the run's own temp folder is root's). */
+const asRoot = process.getuid?.() === 0;
+
 beforeEach(() => {
   realHome = process.env.HOME;
-  home = tempDir('hermes-floor-scripts-home-');
+  base = mkdtempSync(join(asRoot ? dirname(tmpdir()) : tmpdir(), 'hermes-floor-scripts-'));
+  chmodSync(base, 0o755);
+  home = join(base, 'home');
+  mkdirSync(home);
   process.env.HOME = home;
   mkdirSync(join(home, '.ssh'));
   writeFileSync(join(home, '.ssh', 'authorized_keys'), 'ssh-ed25519 AAAA canary\n');
   writeFileSync(join(home, 'marker.txt'), 'still here\n');
   mkdirSync(join(home, 'projects', 'keep'), { recursive: true });
   writeFileSync(join(home, 'projects', 'keep', 'file.txt'), 'keep me\n');
-  const outside = tempDir('hermes-floor-scripts-witness-');
+  const outside = join(base, 'outside');
+  mkdirSync(outside);
   witness = join(outside, 'started.txt');
   // An archive that would overwrite the canary if it were unpacked into the home.
   const payload = join(outside, 'payload');
@@ -51,6 +60,7 @@ beforeEach(() => {
 afterEach(() => {
   if (realHome === undefined) delete process.env.HOME;
   else process.env.HOME = realHome;
+  rmSync(base, { recursive: true, force: true });
 });
 
 function expectHomeIntact(): void {
@@ -138,7 +148,7 @@ function context(approvals?: ConfigOverrides['approvals'], requestApproval?: Too
 
 describe.runIf(hasPython || process.env.CI === 'true')("issue 22's script paths end to end: execute_code with a throwaway HOME", () => {
   it('refuses each script before it starts (floor: blocked, naming the line; risky: nobody to ask), and the home keeps every canary', async () => {
-    expect(home.startsWith(tmpdir()) && /^[\w/.-]+$/.test(home)).toBe(true);
+    expect(home.startsWith(dirname(tmpdir())) && /^[\w/.-]+$/.test(home)).toBe(true);
     const ctx = context();
     expect(ctx.requestApproval).toBeUndefined();
     expect(homedir()).toBe(home);
@@ -201,5 +211,105 @@ describe.runIf(hasPython || process.env.CI === 'true')("issue 22's script paths 
     expect(existsSync(join(`${home}-keys`, 'authorized_keys'))).toBe(true);
     expect(existsSync(join(home, '.ssh'))).toBe(false);
     expect(readFileSync(join(home, 'marker.txt'), 'utf8')).toBe('still here\n');
+  });
+});
+
+/*
+ * The same paths with the gateway as a plain user: a child node process (the built dist/, so
+ * run `npm run build` first) under `setpriv` to nobody when this runs as root, else as the
+ * current user, with its own throwaway HOME. It prints what execute_code answered.
+ */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const NOBODY = 65534;
+
+/** The child: builds a ToolContext as the tests' helper does, from dist/, and runs each script through execute_code. */
+const RUNNER = `
+import { deepMerge, hermesPaths, validateConfig } from ${JSON.stringify(join(ROOT, 'dist/src/config/index.js'))};
+import { LocalEnvironment, buildChildEnv } from ${JSON.stringify(join(ROOT, 'dist/src/environments/index.js'))};
+import { silentLogger } from ${JSON.stringify(join(ROOT, 'dist/src/shared/index.js'))};
+import { createCodeExecutor, executeCodeTool } from ${JSON.stringify(join(ROOT, 'dist/src/execute-code/index.js'))};
+const input = JSON.parse(Buffer.from(process.argv[2], 'base64').toString());
+const { config } = validateConfig(deepMerge({}, { approvals: input.approvals }), 'plain-user leg');
+const logger = silentLogger();
+let asked = 0;
+const environment = new LocalEnvironment({ cwd: input.cwd, timeout: config.terminal.timeout, maxOutputBytes: config.terminal.max_output_bytes,
+  childEnv: () => buildChildEnv({ passthrough: config.terminal.env_passthrough, logger, label: 'terminal' }) });
+const ctx = { sessionId: 'plain-user', signal: new AbortController().signal, environment, logger, config, paths: hermesPaths(input.hermesHome),
+  ...(input.yes ? { requestApproval: async () => (asked++, true) } : {}) };
+const results = [];
+for (const code of input.scripts) {
+  const executor = createCodeExecutor({ loaded: { config, paths: ctx.paths, warnings: [] } });
+  try { results.push(await executeCodeTool(executor, config).handler({ code }, ctx)); } finally { await executor.close(); }
+}
+process.stdout.write(JSON.stringify({ uid: process.getuid(), home: process.env.HOME, asked, results }));
+process.exit(0);
+`;
+
+/** A folder the child's user owns (chowned to nobody when root). */
+function ownFolder(prefix: string): string {
+  const dir = mkdtempSync(join(base, prefix));
+  if (asRoot) chownSync(dir, NOBODY, NOBODY);
+  return dir;
+}
+
+function chownTree(path: string): void {
+  if (!asRoot) return;
+  chownSync(path, NOBODY, NOBODY);
+  if (statSync(path).isDirectory()) for (const name of readdirSync(path)) chownTree(join(path, name));
+}
+
+interface ChildAnswer {
+  uid: number;
+  home: string;
+  asked: number;
+  results: Array<{ output?: string; error?: string }>;
+}
+
+function runAsPlainUser(input: { home: string; scripts: string[]; approvals?: ConfigOverrides['approvals']; yes?: boolean }): ChildAnswer {
+  const runnerDir = ownFolder('hermes-floor-runner-');
+  const runner = join(runnerDir, 'runner.mjs');
+  writeFileSync(runner, RUNNER);
+  chmodSync(runner, 0o644);
+  const payload = Buffer.from(JSON.stringify({ ...input, cwd: ownFolder('hermes-floor-cwd-'), hermesHome: ownFolder('hermes-floor-hermes-') })).toString('base64');
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: input.home, LANG: 'C.UTF-8' };
+  const args = [runner, payload];
+  const child = asRoot
+    ? spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--', process.execPath, ...args], { cwd: runnerDir, env, encoding: 'utf8', timeout: 120_000 })
+    : spawnSync(process.execPath, args, { cwd: runnerDir, env, encoding: 'utf8', timeout: 120_000 });
+  if (child.status !== 0) throw new Error(`the plain-user child failed (${child.status}): ${child.stderr}`);
+  return JSON.parse(child.stdout) as ChildAnswer;
+}
+
+const built = existsSync(join(ROOT, 'dist/src/execute-code/index.js'));
+
+describe.runIf((hasPython && built) || process.env.CI === 'true')(`issue 22's script paths as a plain user (${asRoot ? 'nobody, from root' : 'the current user'})`, () => {
+  it('refuses each script before it starts, and the plain user\'s home keeps every canary', () => {
+    chownTree(home);
+    chownTree(dirname(witness));
+    const paths = scriptPaths(home, tarball);
+    const answer = runAsPlainUser({ home, scripts: paths.map((path) => script(path, witness)) });
+    expect(answer.uid).toBe(asRoot ? NOBODY : process.getuid?.());
+    expect(answer.home).toBe(home);
+    expect(answer.results).toHaveLength(paths.length);
+    paths.forEach((path, i) => {
+      const line = HEADER + path.at + 1;
+      const expected = path.verdict === 'blocked' ? new RegExp(`^execute_code: blocked: line ${line} \\(.+never run here`) : new RegExp(`^execute_code: not run: line ${line} \\(.+there is no one to ask here`);
+      expect({ name: path.name, error: answer.results[i].error, output: answer.results[i].output }).toEqual({ name: path.name, error: expect.stringMatching(expected), output: undefined });
+    });
+    expect(existsSync(witness)).toBe(false);
+    expectHomeIntact();
+    expect(existsSync(`${home}-keys`)).toBe(false);
+  });
+
+  it('approvals.execute_code: ask with every answer yes: the floor script is refused unasked; a harmless one is asked and runs', () => {
+    chownTree(home);
+    chownTree(dirname(witness));
+    const floor = script({ name: 'floor', verdict: 'blocked', body: ["os.system('rm -rf ~')"], at: 0 }, witness);
+    const answer = runAsPlainUser({ home, scripts: [floor, 'print("ran")'], approvals: { execute_code: 'ask' }, yes: true });
+    expect(answer.results[0].error).toMatch(/^execute_code: blocked: line 3 \(os\.system\('rm -rf ~'\)\): recursive delete of ~/);
+    expect(answer.results[1]).toMatchObject({ output: 'ran\n' });
+    expect(answer.asked).toBe(1);
+    expect(existsSync(witness)).toBe(false);
+    expectHomeIntact();
   });
 });
