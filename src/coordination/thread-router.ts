@@ -26,6 +26,12 @@ const ATTEMPTS = 5;
  */
 export class ThreadRouter {
   private readonly held = new Map<string, LeaseKeeper>();
+  /**
+   * Releases on their way to Redis, by thread. A claim here waits for its thread's: otherwise it
+   * renews the lease under the same token just before the release lands and deletes it, and this
+   * instance works on a thread it no longer holds while another takes it.
+   */
+  private readonly releasing = new Map<string, Promise<void>>();
   private gateway: RoutedGateway | undefined;
   private readonly logger: Logger;
   /** Replies on their way here outside a thread's lease, by thread. */
@@ -94,7 +100,7 @@ export class ThreadRouter {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (this.held.get(key)?.held) return true;
       this.held.delete(key);
-      const keeper = await this.coordinator.hold(key, (lease) => this.lost(lease));
+      const keeper = await this.hold(key);
       if (keeper) {
         // Another claim here took it meanwhile: the same lease (same token), one keeper is enough.
         if (this.held.get(key)?.held) keeper.stopRenewing();
@@ -134,7 +140,7 @@ export class ThreadRouter {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (this.held.get(threadKey)?.held) return true;
       this.held.delete(threadKey);
-      const keeper = await this.coordinator.hold(threadKey, (lease) => this.lost(lease));
+      const keeper = await this.hold(threadKey);
       if (keeper) {
         if (this.held.get(threadKey)?.held) keeper.stopRenewing();
         else this.held.set(threadKey, keeper);
@@ -182,7 +188,17 @@ export class ThreadRouter {
     if (!keeper) return;
     this.held.delete(threadKey);
     this.kernels.delete(threadKey);
-    keeper.release().catch((error: unknown) => this.logger.warn({ thread: threadKey, err: errorMessage(error) }, 'releasing a thread lease failed; it lapses on its own'));
+    const released = keeper.release().catch((error: unknown) => this.logger.warn({ thread: threadKey, err: errorMessage(error) }, 'releasing a thread lease failed; it lapses on its own'));
+    this.releasing.set(threadKey, released);
+    void released.then(() => {
+      if (this.releasing.get(threadKey) === released) this.releasing.delete(threadKey);
+    });
+  }
+
+  /** Takes the thread's lease (after this instance's own release of it has landed), or undefined while another instance holds it. */
+  private async hold(threadKey: string): Promise<LeaseKeeper | undefined> {
+    await this.releasing.get(threadKey);
+    return this.coordinator.hold(threadKey, (lease) => this.lost(lease));
   }
 
   /** Gives every held lease up (shutdown), so other instances take the threads at once. */

@@ -135,7 +135,7 @@ describe.runIf(runs)('failover: the instance running a thread is killed, the nex
     // The kernel is recorded as the cell starts: wait for it, as a crash mid-turn would find it.
     const raw = new Redis(redisUrl);
     cleanups.push(() => raw.disconnect());
-    await until(async () => (await raw.exists(coordinationKeys().kernel(`telegram:${ADA}`))) === 1, 'the kernel recorded in Redis');
+    await until(async () => (await raw.exists(coordinationKeys().kernel(`telegram:${ADA}`))) === 1, 'the kernel recorded in Redis', 30_000);
     const others = instances.filter((instance) => instance !== running);
     await killGatewayProcess(running!);
     const killedAt = Date.now();

@@ -83,7 +83,7 @@ describe.runIf(runs)('an instance killed mid-turn (two gateway processes on one 
     // The instance records its kernel as the cell starts, without holding the cell up: a crash
     // within those few milliseconds leaves nothing to tell. Wait for the record, as a crash mid-turn would find it.
     const raw = new Redis(redis.url);
-    await until(async () => (await raw.exists(coordinationKeys().kernel(`telegram:${ADA}`))) === 1, 'the kernel recorded in Redis');
+    await until(async () => (await raw.exists(coordinationKeys().kernel(`telegram:${ADA}`))) === 1, 'the kernel recorded in Redis', 30_000);
     raw.disconnect();
     const other = running === a ? b : a;
     await killGatewayProcess(running!);
