@@ -135,7 +135,7 @@ describe.runIf(runnable).each(runners)('hermes gateway run by $who with config f
     if (!match) throw new Error(`no web chat address:\n${run.output()}`);
     const [, base, token] = match;
     const status = async () => {
-      const response = await within(3000, 'GET /api/status', fetch(`${base}/api/status`, { headers: { 'x-hermes-token': token } }));
+      const response = await within(5000, 'GET /api/status', fetch(`${base}/api/status`, { headers: { 'x-hermes-token': token } }));
       expect(response.status).toBe(200);
       return (await response.json()) as Record<string, unknown>;
     };
@@ -144,29 +144,35 @@ describe.runIf(runnable).each(runners)('hermes gateway run by $who with config f
     mkfifo(config);
     mkfifo(join(home, '.env'));
     own();
-    // The watch reloads 100 ms after the change settles; give it time, then ask.
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    for (let i = 0; i < 3; i += 1) expect(JSON.stringify(await status())).toContain('first-model');
+    // The watch reloads 100 ms after the change settles: wait until the log says it refused both,
+    // asking the status API all the while (a reload stuck on a FIFO would leave it unanswered).
     const logFile = join(home, 'logs', 'agent.log');
-    const log = spawnSync('cat', [logFile], { encoding: 'utf8' }).stdout;
-    expect(log).toContain(`${config}: is a FIFO (named pipe)`);
-    expect(log).toContain(`${join(home, '.env')}: is a FIFO (named pipe)`);
+    const log = () => spawnSync('cat', [logFile], { encoding: 'utf8' }).stdout;
+    await within(20_000, 'the reload refusing both FIFOs', (async () => {
+      while (!(log().includes(`${config}: is a FIFO (named pipe)`) && log().includes(`${join(home!, '.env')}: is a FIFO (named pipe)`))) {
+        expect(JSON.stringify(await status())).toContain('first-model');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })());
+    for (let i = 0; i < 3; i += 1) expect(JSON.stringify(await status())).toContain('first-model');
     // The gateway is still there, as the user it was started as.
     expect(child?.exitCode).toBeNull();
     const uid = spawnSync('ps', ['-o', 'uid=', '-p', String(child!.pid)], { encoding: 'utf8' }).stdout.trim();
     expect(uid).toBe(String(runAs ?? process.getuid?.()));
 
-    // A real file again: the change applies.
     // An editor's truncate before it writes: the model stays.
     rmSync(config);
     writeFileSync(config, '');
     own();
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await within(20_000, 'the reload of an empty config.yaml', (async () => {
+      while (!log().includes(`${config} is empty; the running settings stay`)) await new Promise((resolve) => setTimeout(resolve, 100));
+    })());
     expect(JSON.stringify(await status())).toContain('first-model');
+    // A real file again: the change applies.
     writeFileSync(config, settings('second-model'));
-    await within(5000, 'the reload of a real config.yaml', (async () => {
+    await within(20_000, 'the reload of a real config.yaml', (async () => {
       while (!run.output().includes('applied model.name')) await new Promise((resolve) => setTimeout(resolve, 50));
     })());
     expect(JSON.stringify(await status())).toContain('second-model');
-  }, 60_000);
+  }, 90_000);
 });
