@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalEnvironment, buildChildEnv, groupAlive, processAlive, signalGroup } from '../../src/environments/index.js';
@@ -34,8 +34,10 @@ describe('LocalEnvironment', () => {
   it('interrupts with the abort reason and leaves no process behind', async () => {
     const local = env();
     const controller = new AbortController();
-    setTimeout(() => controller.abort('user sent a new message'), 200);
-    const started = local.execute('echo $$ > pgid; sleep 1000', { signal: controller.signal });
+    const started = local.execute("cut -d' ' -f5 /proc/$$/stat > pgid.tmp && mv pgid.tmp pgid; sleep 1000", { signal: controller.signal });
+    // Once the command runs (the supervisor takes a Python start before it): then interrupt it.
+    while (!existsSync(join(local.cwd, 'pgid'))) await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort('user sent a new message');
     const result = await started;
     expect(result.output).toMatch(/\[execution interrupted — user sent a new message\]$/);
     expect(result.exit_code).toBe(130);

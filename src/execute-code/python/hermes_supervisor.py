@@ -9,9 +9,9 @@ holds no descriptor of the child's output, so the child's pipes close when the t
 
 - ARGV ends: every descendant left is killed (hermes_process_tree.py), and the supervisor
   ends the way ARGV did (its exit code, or the same signal).
-- SIGTERM, SIGINT or SIGHUP (the gateway terminating the group): relayed to the descendants
-  that left the group; after 80 % of GRACE_MS the whole tree is killed, ahead of the gateway's
-  own SIGKILL.
+- SIGTERM, SIGINT or SIGHUP (the gateway terminating the group, which has GRACE_MS to go):
+  the descendants that left the group are killed at once and again every 50 ms, and just
+  before GRACE_MS is over the whole tree is, ahead of the gateway's SIGKILL of the group.
 - CONTROL_FD (a socket the gateway holds; `-` for none):
     gateway -> supervisor   `S <pid> <pid> ...\\n`   kill every descendant but these pids
     supervisor -> gateway   `D <count>\\n`            done
@@ -83,10 +83,13 @@ def _sv_main(args):
         except OSError:
             return False
 
+    def kill_strays():
+        _pt_signal([pid for pid in _pt_tree(me) if outside_group(pid)], _PT_SIGKILL)  # noqa: F821
+
     def on_term(number, frame):
-        _pt_signal([pid for pid in _pt_tree(me) if outside_group(pid)], _sv_signal.SIGTERM)  # noqa: F821
+        kill_strays()
         if state["deadline"] is None:
-            state["deadline"] = _sv_time.monotonic() + grace * 0.8
+            state["deadline"] = _sv_time.monotonic() + max(0.0, grace - 0.05)
 
     _sv_signal.signal(_sv_signal.SIGCHLD, lambda number, frame: None)
     _sv_signal.set_wakeup_fd(wake_w)
@@ -115,7 +118,9 @@ def _sv_main(args):
             _pt_sweep(me, (), reap)  # noqa: F821
             state["deadline"] = now + 1.0
             continue
-        timeout = None if state["deadline"] is None else max(0.0, state["deadline"] - now)
+        if state["deadline"] is not None:
+            kill_strays()  # a group member may make new ones while it has its grace
+        timeout = None if state["deadline"] is None else min(0.05, max(0.0, state["deadline"] - now))
         readers = [wake_r] if ctl is None else [wake_r, ctl]
         try:
             ready = _sv_select.select(readers, [], [], timeout)[0]
