@@ -3,7 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInteractive } from '../../src/cli/commands/setup.js';
+import { loadConfig } from '../../src/config/index.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { runHermes } from './cli-process.js';
 
@@ -54,6 +57,33 @@ describe('hermes setup and the saved key', { timeout: 60_000 }, () => {
       expect(same.stderr).toBe('');
       expect(same.code).toBe(0);
       expect(model.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('on a terminal, Enter for the key with a new base URL says the saved key is for another address, asks for this one, and saves nothing without it', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'hermes-setup-key-tty-'));
+    try {
+      const config = `model:\n  base_url: ${model.url}\n  name: fake-tools-model\n  api_key_env: MODEL_API_KEY\n`;
+      writeFileSync(join(root, 'config.yaml'), config);
+      writeFileSync(join(root, '.env'), `MODEL_API_KEY='${KEY}'\n`, { mode: 0o600 });
+      const env: NodeJS.ProcessEnv = {};
+      const loaded = loadConfig({ home: root, env });
+      expect(env.MODEL_API_KEY).toBe(KEY);
+      const input = new PassThrough();
+      const output = new PassThrough();
+      let shown = '';
+      output.on('data', (chunk: Buffer) => (shown += chunk.toString()));
+      // Provider, base URL, Enter for the key, Enter again; then the other steps skipped.
+      input.write(['custom', otherUrl, '', '', '', 'n', 'n', 'n', 'n', 'n'].map((answer) => `${answer}\n`).join(''));
+      const before = seen.length;
+      await runInteractive(loaded.config, loaded.paths, { input, output }, env).catch(() => undefined);
+      expect(shown).toContain(`no key was sent: the saved key (MODEL_API_KEY) is for ${model.url}, not ${otherUrl}; enter the key for ${new URL(otherUrl).host}`);
+      expect(shown).toContain('Model settings not saved');
+      expect(seen.slice(before)).toEqual([]);
+      // The later steps may write their own keys; the model's stay.
+      expect(loadConfig({ home: root, env: {} }).config.model).toMatchObject({ base_url: model.url, api_key_env: 'MODEL_API_KEY' });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
