@@ -164,7 +164,7 @@ export function splitTopLevel(text: string, separator: RegExp, language: CodeLan
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
-    const literal = c === '"' || c === "'" || c === '`' || /[rbfuRBFU]/.test(c) ? readString(text, i, language) : undefined;
+    const literal = c === '"' || c === "'" || c === '`' || (language === 'python' && /[rbfuRBFU]/.test(c) && !/\w/.test(text[i - 1] ?? '')) ? readString(text, i, language) : undefined;
     if (literal && (literal.prefix !== '' || /["'`]/.test(c))) {
       i = literal.end - 1;
       continue;

@@ -18,6 +18,8 @@ export interface ValueScope {
   home: string;
   /** Name → the expressions assigned to it (UNKNOWN when bound by a loop, a parameter or unpacking). */
   bindings: ReadonlyMap<string, readonly string[]>;
+  /** Names already read (a name bound a hundred times is read once; `x = x + "a"` is unknown). */
+  cache?: Map<string, Value>;
 }
 
 /** A temporary folder made at run time: inside /tmp, never /tmp itself. */
@@ -147,11 +149,19 @@ function join(a: Value, b: Value): Value {
 const expandUser = (value: Value, home: string): Value => mapText(value, (t) => (/^~(?=\/|$)/.test(t) ? home + t.slice(1) : t));
 
 function bindingValue(name: string, scope: ValueScope, depth: number): Value | undefined {
-  const exprs = scope.bindings.get(name);
-  if (!exprs || exprs.length === 0) return undefined;
-  const values = exprs.map((expr) => (expr === UNKNOWN ? unknownValue : resolveValue(expr, scope, depth + 1)));
+  const bound = scope.bindings.get(name);
+  if (!bound || bound.length === 0) return undefined;
+  const cached = scope.cache?.get(name);
+  if (cached) return cached;
+  const exprs = [...new Set(bound)];
+  // Bound to several different things, or to itself: whichever it is at the call is not known here.
+  scope.cache?.set(name, unknownValue);
+  if (exprs.includes(UNKNOWN) || exprs.length > 4) return unknownValue;
+  const values = exprs.map((expr) => resolveValue(expr, scope, depth + 1));
   const texts = new Set(values.map((v) => JSON.stringify(v)));
-  return texts.size === 1 ? values[0] : unknownValue;
+  const value = texts.size === 1 ? values[0] : unknownValue;
+  scope.cache?.set(name, value);
+  return value;
 }
 
 /** Calls whose result is known from their arguments. */

@@ -52,7 +52,7 @@ const RUNTIME = '"$__hermes_runtime"';
 /** Stands for an unknown path in a single delete, rename, copy or write: the known parts still count. */
 const PLACEHOLDER = '…';
 const MAX_NESTED = 4;
-const MAX_CALLS = 400;
+const MAX_CALLS = 5000;
 
 const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
@@ -105,7 +105,7 @@ export function readCode(code: string, language: CodeLanguage, ctx: PathContext,
   const aliases = new Map<string, string>();
   const bindings = new Map<string, string[]>();
   readBindings(code, masked, language, aliases, bindings);
-  const scope: ValueScope = { language, home: ctx.home, bindings };
+  const scope: ValueScope = { language, home: ctx.home, bindings, cache: new Map() };
   const c: Context = { code, masked, language, ctx, scope, aliases, lines, out, depth };
   let calls = 0;
   for (const match of masked.matchAll(/(?:(\.|->|::)\s*)?(?<![\w$])([A-Za-z_$][\w$]*)\s*\(/g)) {
