@@ -70,14 +70,28 @@ export function resolveValue(expr: string, scope: ValueScope, depth = 0): Value 
     const slash = splitTopLevel(e, /\s*\/(?![/=])\s*/y, language);
     if (slash.length > 1 && slash[0].trim() !== '') return slash.map(next).reduce((a, b) => join(a, b));
     const percent = splitTopLevel(e, /\s*%(?!=)\s*/y, language);
-    if (percent.length === 2 && quoteChars.test(percent[0].trim())) return mapText(next(percent[0]), (t) => t.replace(/%[-#0 +]*\d*(\.\d+)?[sdifrxXoceEgGa]/g, UNKNOWN));
+    if (percent.length === 2 && quoteChars.test(percent[0].trim())) {
+      const right = next(percent[1]);
+      const fill = 'list' in right ? right.list.map(textOf) : [textOf(right)];
+      let at = 0;
+      return mapText(next(percent[0]), (t) => t.replace(/%[-#0 +]*\d*(\.\d+)?[sdifrxXoceEgGa]/g, () => fill[at++] ?? UNKNOWN));
+    }
   }
   if (HOME_EXPR.test(e)) return { text: scope.home };
   // A literal, maybe followed by methods (`"x".format(y)`, `"…".join(list)`).
   const literal = quoteChars.test(e) ? readString(e, 0, language) : undefined;
   if (literal) {
-    const text = stringValue(literal, language, (inner) => textOf(next(inner)));
-    return methods({ text }, e.slice(literal.end), scope, depth);
+    let text = stringValue(literal, language, (inner) => textOf(next(inner)));
+    let rest = e.slice(literal.end);
+    // Python joins adjacent literals: 'r' 'm' is 'rm'.
+    while (language === 'python' && quoteChars.test(rest.trimStart())) {
+      const start = rest.length - rest.trimStart().length;
+      const following = readString(rest, start, language);
+      if (!following) break;
+      text += stringValue(following, language, (inner) => textOf(next(inner)));
+      rest = rest.slice(following.end);
+    }
+    return methods({ text }, rest, scope, depth);
   }
   if (/^-?\d+$/.test(e)) return { text: String(Number(e)) };
   if (/^0[oO]?[0-7]+$/.test(e)) return { text: e };
@@ -232,7 +246,14 @@ function methods(value: Value, rest: string, scope: ValueScope, depth: number): 
       const list = arg(0);
       current = 'list' in list && 'text' in current ? { text: list.list.map(textOf).join(current.text) } : unknownValue;
     } else if (name === 'parent') current = mapText(current, (t) => (t.includes('/') ? t.slice(0, t.lastIndexOf('/')) || '/' : '.'));
-    else if (name === 'format') current = mapText(current, (t) => t.replace(/\{[^{}]*\}/g, UNKNOWN));
+    else if (name === 'format') {
+      let at = 0;
+      const fill = (key: string) => {
+        const index = key === '' ? at++ : /^\d+$/.test(key) ? Number(key) : -1;
+        return index >= 0 && args[index] !== undefined ? textOf(arg(index)) : UNKNOWN;
+      };
+      current = mapText(current, (t) => t.replace(/\{([^{}:!]*)[^{}]*\}/g, (_all, key: string) => fill(key)));
+    }
     else if (name === 'split' && args.length === 0) current = 'text' in current && !current.text.includes(UNKNOWN) ? { list: current.text.trim().split(/\s+/).map((text) => ({ text })) } : unknownValue;
     else return unknownValue;
   }

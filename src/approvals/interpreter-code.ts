@@ -72,6 +72,12 @@ function shellText(value: Value): string {
   return value.text.replace(/\0+/g, ` ${RUNTIME} `);
 }
 
+/** Parameter names a path, command, pid or destination is passed by (`shutil.rmtree(path=…)`), by position. */
+const KEYWORD_PARAMS: readonly (readonly string[])[] = [
+  ['path', 'args', 'cmd', 'command', 'src', 'file', 'filename', 'pid', 'name'],
+  ['dst', 'sig', 'signal', 'mode'],
+];
+
 /** Modules whose functions, named at run time, could delete, move or run anything. */
 const DANGEROUS_MODULES = /^(\?|os|posix|nt|shutil|subprocess|pathlib|builtins|__builtins__|io|pty|child_process|fs|fs\/promises|fs-extra|process|FileUtils|File|Dir|Kernel|IO|Open3|Process|POSIX|globals\(\)|vars\(\)|locals\(\))$/;
 
@@ -141,7 +147,7 @@ export function readCode(code: string, language: CodeLanguage, ctx: PathContext,
       continue;
     }
     const module = receiver ? moduleOf(receiver.text, c) : undefined;
-    const qualified = receiver ? (module !== undefined ? `${module}.${name}` : undefined) : aliases.get(name) ?? name;
+    const qualified = receiver ? (module !== undefined ? `${module}.${name}` : undefined) : aliases.get(name) ?? boundFunction(name, c) ?? name;
     judgeCall(qualified, qualified ? qualified.slice(qualified.lastIndexOf('.') + 1) : name, args, module === undefined ? receiver?.text : undefined, call, c);
   }
   // `obj[name](…)`: a member chosen at run time.
@@ -251,6 +257,14 @@ function receiverBefore(masked: string, code: string, at: number, bracket = fals
   return start < end ? { text: code.slice(start, end).trim(), start } : undefined;
 }
 
+/** A name bound once to a function of a module (`rm = shutil.rmtree`, `f = getattr(os, "system")`): that function. */
+function boundFunction(name: string, c: Context): string | undefined {
+  const bound = c.scope.bindings.get(name);
+  if (!bound || bound.length !== 1 || bound[0] === UNKNOWN) return undefined;
+  const target = moduleOf(bound[0], c);
+  return target !== undefined && target.includes('.') ? target : undefined;
+}
+
 /** The module a receiver names (`os`, `require("fs")`, `__import__("shutil")`, an alias), or undefined for a value. */
 function moduleOf(text: string, c: Context, depth = 0): string | undefined {
   const t = text.trim().replace(/\s+/g, '');
@@ -267,6 +281,13 @@ function moduleOf(text: string, c: Context, depth = 0): string | undefined {
     return `${moduleOf(target, c, depth + 1) ?? '?'}.${keyText.includes(UNKNOWN) ? '?' : keyText}`;
   }
   if (/^(globals|vars|locals)\(\)$/.test(t)) return t;
+  const modules = /^sys\.modules\[(.*)\]((?:\.[A-Za-z_]\w*)*)$/s.exec(t);
+  if (modules) {
+    const name = textOf(resolveValue(modules[1], c.scope));
+    return (name.includes(UNKNOWN) ? '?' : name) + modules[2];
+  }
+  const dict = /^(.*)\.__dict__$/s.exec(t);
+  if (dict) return moduleOf(dict[1], c, depth + 1);
   const dotted = /^([$]?[A-Za-z_][\w]*)((?:(?:\.|::|->)[A-Za-z_]\w*)*)$/.exec(t);
   if (!dotted) return undefined;
   const [, head, rest] = dotted;
@@ -287,10 +308,14 @@ function judgeCall(qualified: string | undefined, name: string, args: string[], 
   const module = q.includes('.') ? q.slice(0, q.lastIndexOf('.')) : '';
   const lang = c.language;
   const pos = positional(args);
-  const value = (i: number): Value => (pos[i] === undefined ? unknownValue : resolveValue(pos[i], c.scope));
+  const keyword = (i: number) => KEYWORD_PARAMS[i]?.map((key) => keywordArg(args, key)).find((found) => found !== undefined);
+  const value = (i: number): Value => {
+    const expr = pos[i] ?? (i === pos.length ? keyword(i) : undefined);
+    return expr === undefined ? unknownValue : resolveValue(expr, c.scope);
+  };
   const receiverValue = () => (valueReceiver !== undefined ? resolveValue(valueReceiver, c.scope) : module !== '' ? resolveValue(module, c.scope) : unknownValue);
   // Code run as code: Python's exec/eval, JavaScript's eval/Function.
-  if ((lang === 'python' && /^(exec|eval|builtins\.exec|builtins\.eval)$/.test(q)) || (lang === 'js' && /^(eval|Function|vm\.runIn\w+Context|vm\.runInThisContext)$/.test(q))) {
+  if ((lang === 'python' && /^((__)?builtins(__)?\.)?(exec|eval)$/.test(q)) || (lang === 'js' && /^(eval|Function|vm\.runIn\w+Context|vm\.runInThisContext)$/.test(q))) {
     const code = value(pos.length - 1 >= 0 && q.includes('Function') ? pos.length - 1 : 0);
     const text = textOf(code);
     if (pos.length === 0) return;
@@ -353,6 +378,8 @@ function judgeCall(qualified: string | undefined, name: string, args: string[], 
     || q === 'rimraf.sync' || (/^(rmSync|rm|rmdirSync|rmdir)$/.test(name) && /^(fs|fs\.promises|fs\/promises|fsPromises|fs-extra)$/.test(module) && recursiveOption)
     || (/^(rm|rmdir)$/.test(name) && lang === 'js' && module === '' && recursiveOption)) {
     const targets = name === 'rmtree' || name === 'remove_tree' || /^rm_r/.test(name) ? pos.filter((p) => !/^\{|=>|^[\w]+:/.test(p)) : pos.slice(0, 1);
+    const named = keyword(0);
+    if (targets.length === 0 && named !== undefined) targets.push(named);
     const words = targets.map((_t, i) => resolveValue(targets[i], c.scope));
     add(c, `rm -rf -- ${(words.length > 0 ? words : [unknownValue]).flatMap((v) => ('list' in v ? v.list : [v])).map(word).join(' ')}`, span);
     return;
@@ -495,8 +522,8 @@ function readBindings(code: string, masked: string, language: CodeLanguage, alia
         if (as) aliases.set(as[2], as[1]);
       }
     }
-    for (const m of masked.matchAll(/^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?([\w \t,\n]+)\)?/gm)) {
-      for (const part of m[2].split(',')) {
+    for (const m of masked.matchAll(/^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(?:\(([\w \t,\n]+)\)|([\w \t,]+))/gm)) {
+      for (const part of (m[2] ?? m[3] ?? '').split(',')) {
         const as = /^\s*(\w+)(?:\s+as\s+(\w+))?\s*$/.exec(part);
         if (as) aliases.set(as[2] ?? as[1], `${m[1]}.${as[1]}`);
       }

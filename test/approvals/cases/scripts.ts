@@ -29,6 +29,17 @@ export const SCRIPT_CASES: readonly ScriptCase[] = [
   [lines('import os', 'os.system("""python3 - <<EOF', 'import shutil, os', 'shutil.rmtree(os.environ["HOME"])', 'EOF""")'), 'blocked', 2],
   // exec of literal code is read as code.
   [lines('exec("import os\\nos.system(\'rm -rf ~\')")'), 'blocked', 1],
+  // Other spellings of the same: aliases, a function bound to a name, adjacent literals, formats, sys.modules, keywords.
+  [lines('from os import system as run_it', 'run_it("rm -rf ~")'), 'blocked', 2],
+  [lines('import os, shutil', 'wipe = shutil.rmtree', 'wipe(os.environ["HOME"])'), 'blocked', 3],
+  [lines('import os', 'f = getattr(os, "sys" + "tem")', 'f("rm -rf ~")'), 'blocked', 3],
+  [lines('import os', 'os.system("r" "m -rf ~")'), 'blocked', 2],
+  [lines('import os', 'os.system("rm -rf %s" % "~")'), 'blocked', 2],
+  [lines('import os', 'os.system("rm -rf {}".format("~"))'), 'blocked', 2],
+  [lines('import sys, os', 'sys.modules["os"].system("rm -rf ~")'), 'blocked', 2],
+  [lines('import os, shutil', 'shutil.rmtree(path=os.environ["HOME"])'), 'blocked', 2],
+  [lines('__builtins__.__dict__["exec"]("import os; os.system(\'rm -rf ~\')")'), 'blocked', 1],
+  [lines('import os', 'os.execvp("rm", ["rm", "-rf", os.path.expanduser("~")])'), 'blocked', 2],
   // Risky: tar -C ~ -xf, os.rename of ~/.ssh, systemctl --user enable --now, iptables -F.
   [lines('import subprocess', 'subprocess.run(["tar", "-C", "/home/ada", "-xf", "/tmp/payload.tar"])'), 'risky', 2],
   [lines('import os', 'os.rename(os.path.expanduser("~/.ssh"), "/tmp/keys")'), 'risky', 2],
