@@ -15,6 +15,7 @@ import { postgresSkipReason, startPostgres, type TestPostgres } from '../helpers
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
 import {
   killGatewayProcess,
+  logLines,
   ownerOf,
   postUpdate,
   processesMissing,
@@ -159,6 +160,11 @@ describe.runIf(runs)('failover: the instance running a thread is killed, the nex
     expect(asked('[AFTER]')).toHaveLength(1);
     expect(answers().filter((text) => text.includes('[AFTER]'))).toHaveLength(1);
     expect(asked('[SLOW:K]')).toHaveLength(1);
+    if (scenario.send === 'at once') {
+      // It got there through the dead instance's inbox, taken over by a live instance.
+      const tookOver = [...new Set(homes)].flatMap((home) => logLines(home)).filter((line) => String(line.msg).startsWith('took over the messages passed to an instance that died'));
+      expect(tookOver.length, 'a live instance took the dead one’s inbox over').toBeGreaterThan(0);
+    }
     for (const instance of others) await stopGatewayProcess(instance);
   }
 
