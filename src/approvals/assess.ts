@@ -105,9 +105,10 @@ const MAX_SCRIPT_CHARS = 256 * 1024;
  * An execute_code script (Python), judged before it runs by what it does: each shell command
  * it hands on (`os.system`, `subprocess`), delete (`shutil.rmtree`, `os.remove`), rename,
  * copy, write (`open(…, "w")`) and signal (`os.kill`) is read as the shell command doing the
- * same (interpreter-code.ts) and judged by assessCommand; the reason names the line. Its
- * `hermes_tools` calls (`terminal("…")`) are judged when they are made, with the text they
- * really get. A floor verdict here refuses the script whatever is approved.
+ * same (interpreter-code.ts) and judged by assessCommand; the reason names the line. A
+ * `terminal("…")` call counts here only when it is on the floor (the script is refused before
+ * it starts); otherwise it is judged when it is made, with the text it really gets. A floor
+ * verdict here refuses the script whatever is approved.
  */
 export function assessScript(code: string, options: Partial<PathContext> = {}): Assessment {
   if (code.length > MAX_SCRIPT_CHARS) {
@@ -123,7 +124,8 @@ export function assessScript(code: string, options: Partial<PathContext> = {}): 
     if (blockedCall && blockedCall.assessment.level === 'blocked') return { level: 'blocked', reason: at(blockedCall.piece.line, blockedCall.piece.call, blockedCall.assessment.reason) };
     const blockedFinding = reading.findings.find((one) => one.level === 'blocked');
     if (blockedFinding) return { level: 'blocked', reason: at(blockedFinding.line, blockedFinding.call, blockedFinding.reason) };
-    const riskyCall = judged.find((one) => one.assessment.level === 'risky');
+    // A risky terminal() command is asked when the script makes the call, with the text it really gets.
+    const riskyCall = judged.find((one) => one.assessment.level === 'risky' && one.piece.via !== 'terminal');
     if (riskyCall && riskyCall.assessment.level === 'risky') return { level: 'risky', reason: at(riskyCall.piece.line, riskyCall.piece.call, riskyCall.assessment.reason) };
     const riskyFinding = reading.findings[0];
     if (riskyFinding) return { level: 'risky', reason: at(riskyFinding.line, riskyFinding.call, riskyFinding.reason) };

@@ -32,6 +32,8 @@ export interface CodeCommand {
   line: number;
   /** The call as written, shortened. */
   call: string;
+  /** `terminal`: a hermes_tools.terminal call, judged again with its real text when it is made. */
+  via?: 'terminal';
 }
 
 /** Something the reading could not resolve. */
@@ -329,6 +331,17 @@ function judgeCall(qualified: string | undefined, name: string, args: string[], 
     }
     return;
   }
+  // Archives unpacked into a folder (`tarfile.open(x).extractall(path)`, `shutil.unpack_archive(x, path)`).
+  if (name === 'extractall' || q === 'shutil.unpack_archive') {
+    const folder = name === 'extractall' ? value(0) : value(1);
+    if (!textOf(folder).includes(UNKNOWN)) add(c, `tar -x -f archive -C ${word(folder)}`, span);
+    return;
+  }
+  // hermes_tools.terminal("…") in a script: a floor command there refuses the script before it starts.
+  if (q === 'hermes_tools.terminal') {
+    add(c, shellText(value(0)), span, 'terminal');
+    return;
+  }
   if (qualified === undefined) {
     // A method on a value: `Path(x).unlink()`, `(home / ".ssh").rename(y)`, `p.write_text(…)`.
     methodOnValue(name, args, receiverValue(), span, c);
@@ -498,9 +511,9 @@ const shorten = (text: string) => {
   return one.length > 80 ? `${one.slice(0, 77)}…` : one;
 };
 
-function add(c: Context, text: string, span: { start: number; end: number }): void {
+function add(c: Context, text: string, span: { start: number; end: number }, via?: 'terminal'): void {
   if (text.trim() === '') return;
-  c.out.commands.push({ text, line: lineOf(c, span.start), call: shorten(c.code.slice(span.start, span.end)) });
+  c.out.commands.push({ text, line: lineOf(c, span.start), call: shorten(c.code.slice(span.start, span.end)), ...(via ? { via } : {}) });
 }
 
 function finding(c: Context, level: 'risky' | 'blocked', reason: string, span: { start: number; end: number }): void {

@@ -40,6 +40,10 @@ export const SCRIPT_CASES: readonly ScriptCase[] = [
   [lines('import os, shutil', 'shutil.rmtree(path=os.environ["HOME"])'), 'blocked', 2],
   [lines('__builtins__.__dict__["exec"]("import os; os.system(\'rm -rf ~\')")'), 'blocked', 1],
   [lines('import os', 'os.execvp("rm", ["rm", "-rf", os.path.expanduser("~")])'), 'blocked', 2],
+  // A floor command handed to hermes_tools.terminal refuses the script before its first line runs.
+  [lines('from hermes_tools import terminal', 'print(terminal("ls")["output"])', 'terminal("rm -rf ~")'), 'blocked', 3],
+  // Unpacking into the home folder from Python.
+  [lines('import os, tarfile', 'tarfile.open("/tmp/payload.tar").extractall(os.path.expanduser("~"))'), 'risky', 2],
   // Risky: tar -C ~ -xf, os.rename of ~/.ssh, systemctl --user enable --now, iptables -F.
   [lines('import subprocess', 'subprocess.run(["tar", "-C", "/home/ada", "-xf", "/tmp/payload.tar"])'), 'risky', 2],
   [lines('import os', 'os.rename(os.path.expanduser("~/.ssh"), "/tmp/keys")'), 'risky', 2],
@@ -64,5 +68,8 @@ export const SCRIPT_CASES: readonly ScriptCase[] = [
   [lines('import re', 'text = "a-b-c"', 'print(re.sub("-", " ", text).replace("a", "b"))', 'print(",".join(["x", "y"]))'), 'safe'],
   [lines('import json, urllib.request', 'data = json.loads(\'{"k": [1, 2]}\')', 'print(sum(data["k"]))'), 'safe'],
   [lines('from hermes_tools import terminal', 'r = terminal("git status")', 'print(r["output"])'), 'safe'],
+  // A risky terminal() command is asked when the call is made (with its real text), not twice.
+  [lines('from hermes_tools import terminal', 'terminal("git reset --hard")'), 'safe'],
+  [lines('import tarfile', 'tarfile.open("release.tar").extractall("build")'), 'safe'],
   [lines('import os', 'print(os.environ["HOME"])', 'print(os.path.expanduser("~/notes"))'), 'safe'],
 ];
