@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisCoordinator, ThreadRouter } from '../../src/coordination/index.js';
+import { Redis } from 'ioredis';
+import { coordinationKeys, RedisCoordinator, ThreadRouter } from '../../src/coordination/index.js';
 import type { InboundMessage } from '../../src/gateway/index.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
 
@@ -20,9 +21,9 @@ describe.runIf(!missing)('a thread claimed again while its release is on its way
   let server: TestRedis;
   const open: Array<{ router: ThreadRouter; coordinator: RedisCoordinator }> = [];
   const passed: Array<{ to: string; payload: unknown }> = [];
-  const instance = async (instanceId: string, prefix: string) => {
+  const instance = async (instanceId: string, prefix: string, leaseTtlMs = 30_000) => {
     const coordinator = await RedisCoordinator.connect(
-      { url: server.url, instanceId, leaseTtlMs: 30_000, prefix },
+      { url: server.url, instanceId, leaseTtlMs, prefix },
       { message: async (_threadKey, payload) => void passed.push({ to: instanceId, payload }), interrupt: () => {} },
     );
     const router = new ThreadRouter(coordinator);
@@ -57,5 +58,33 @@ describe.runIf(!missing)('a thread claimed again while its release is on its way
     expect(await b.router.claim(message('telegram:7', 'third'))).toBe(false);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(passed.map((p) => [p.to, (p.payload as { text: string }).text])).toEqual([['a', 'third']]);
+  });
+
+  it('a message for a thread whose owner died runs after what was passed to the dead owner and never read, and under a new lease', async () => {
+    const prefix = `t${randomBytes(3).toString('hex')}:`;
+    const keys = coordinationKeys(prefix);
+    const raw = new Redis(server.url);
+    try {
+      // D held the thread and died: its lease stands a little longer, its heartbeat is gone.
+      await raw.set(keys.lease('telegram:8'), 'D', 'PX', 600);
+      await raw.set(keys.fence('telegram:8'), '5');
+      const b = await instance('b', prefix, 900);
+      await b.coordinator.passMessage('D', 'telegram:8', message('telegram:8', 'to the dead'));
+      const order: string[] = [];
+      const seen = () => passed.filter((p) => p.to === 'b').map((p) => (p.payload as { text: string }).text);
+      const ranHere = await b.router.claim(message('telegram:8', 'sent after'));
+      if (ranHere) order.push(...seen(), 'sent after');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      if (!ranHere) order.push(...seen());
+      expect(order).toEqual(['to the dead', 'sent after']);
+      if (ranHere) {
+        // The thread is B's now, under a token larger than the dead owner's.
+        expect(await b.coordinator.leases.owner('telegram:8')).toBe('b');
+        expect(Number(await raw.get(keys.fence('telegram:8')))).toBeGreaterThan(5);
+      }
+      expect(await raw.exists(keys.inbox('D'))).toBe(0);
+    } finally {
+      raw.disconnect();
+    }
   });
 });
