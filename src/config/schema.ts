@@ -32,6 +32,10 @@ const fraction = () =>
 /** Dollars per million tokens. */
 const price = () => z.number({ error: 'expected dollars per million tokens' }).min(0, { error: 'expected dollars per million tokens (0 or more)' });
 const bool = () => z.boolean({ error: 'expected true or false' });
+/** A size in bytes, written `512m`, `2g`, `1GiB` or as a number of bytes. */
+const byteSize = () =>
+  z.union([z.string(), z.number()], { error: 'expected a size such as 512m or 2g' })
+    .refine((value) => /^\s*\d+(\.\d+)?\s*[kmgt]?(i?b)?\s*$/i.test(String(value)) && Number.parseFloat(String(value)) > 0, { error: 'expected a size such as 512m or 2g' });
 const text = () => z.string({ error: 'expected a string' });
 const names = () => z.array(text(), { error: 'expected a list of strings' });
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
@@ -125,9 +129,19 @@ export const configSchema = z.strictObject({
     env_passthrough: names().default([]),
     container_persistent: bool().default(true),
     sandbox: section({
+    /** Kernel-enforced limits (rlimits) of each process a command starts; see src/environments/limits.ts. */
+    limits: section({
+      processes: positiveInt().default(256),
+      memory: byteSize().default('2g'),
+      file_size: byteSize().default('1g'),
+      cpu_time: nonNegativeInt().default(0),
+      open_files: positiveInt().default(1024),
+    }),
       network: bool().default(false),
       extra_ro_binds: names().default([]),
     }),
+      /** As root: the first host uid (and gid) sandboxes run as, one per session folder from it on. */
+      uid: positiveInt().max(4_294_901_759, { error: 'expected a uid below 4294901760 (uid + 65535 must stay a valid id)' }).default(1_900_000_000),
     ssh: section({
       host: text().default(''),
       user: text().default(''),

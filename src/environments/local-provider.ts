@@ -2,6 +2,9 @@ import type { HermesConfig } from '../config/schema.js';
 import type { DoctorCheck, ProbeResult, TerminalEnvironmentProvider } from './provider.js';
 import type { CreateEnvironmentOptions, Environment } from './types.js';
 import { LocalEnvironment } from './local.js';
+import { limitsFromConfig } from './limits.js';
+import { limitsCheck } from './limits-doctor.js';
+import { findExecutable } from './which.js';
 
 /** The `local` backend: commands run on this host as the gateway's user. */
 export class LocalProvider implements TerminalEnvironmentProvider {
@@ -27,7 +30,7 @@ export class LocalProvider implements TerminalEnvironmentProvider {
   }
 
   doctorChecks(): DoctorCheck[] {
-    return [];
+    return [limitsCheck('local', this.deps.config)];
   }
 
   setupInstructions(): string {
@@ -42,6 +45,10 @@ export class LocalProvider implements TerminalEnvironmentProvider {
       childEnv,
       maxOutputBytes: this.deps.config.terminal.max_output_bytes,
       graceMs: this.deps.config.code_execution.kill_grace * 1000,
+      // Linux only: util-linux prlimit; elsewhere commands run without kernel limits (doctor says so).
+      limits: limitsFromConfig(this.deps.config),
+      prlimit: process.platform === 'linux' ? findExecutable('prlimit') : undefined,
+      scriptTimeout: this.deps.config.code_execution.timeout,
     });
   }
 }

@@ -8,6 +8,7 @@ import type {
 import { commandResult, runInProcessGroup } from './run-group.js';
 import { fileError } from './file-errors.js';
 import { strippedEnvKeys } from './child-env.js';
+import { cpuSeconds, prlimitArgs, type ResourceLimits } from './limits.js';
 
 /** Per-command variables lose every provider's stripEnvKeys too. */
 export function withoutStripped(env: Record<string, string> | undefined): Record<string, string> {
@@ -27,6 +28,19 @@ export interface LocalEnvironmentOptions {
   graceMs?: number;
   /** Where a script's cut stdout is saved (HERMES_HOME/cache/exec). */
   spillDir?: string;
+  /** Kernel-enforced limits (`terminal.limits`), set through `prlimit`; without `prlimit` nothing is set. */
+  limits?: ResourceLimits;
+  /** util-linux `prlimit`. */
+  prlimit?: string;
+  /** Seconds a script or kernel started through hostCommand may run (`code_execution.timeout`): its CPU-time limit when the caller gives none. */
+  scriptTimeout?: number;
+}
+
+/** What a wrapped process gets besides its argv: the extra mounts (sandbox) and its CPU seconds. */
+export interface WrapExtras {
+  binds: string[];
+  readOnly: string[];
+  cpuSeconds?: number;
 }
 
 /** The reason commands still running get when the environment is cleaned up. */
@@ -59,7 +73,9 @@ export class LocalEnvironment implements Environment {
 
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const timeout = options.timeout ?? this.options.timeout;
-    const spawn = this.wrap(['bash', '--noprofile', '--norc', '-c', command], options.cwd ? this.resolvePath(options.cwd) : this.cwd, { binds: [], readOnly: [] });
+    const spawn = this.wrap(['bash', '--noprofile', '--norc', '-c', command], options.cwd ? this.resolvePath(options.cwd) : this.cwd, {
+      binds: [], readOnly: [], cpuSeconds: this.cpuLimit(timeout),
+    });
     const stop = new AbortController();
     const onAbort = () => stop.abort(options.signal?.reason);
     if (options.signal?.aborted) onAbort();
@@ -83,17 +99,28 @@ export class LocalEnvironment implements Environment {
   }
 
   hostCommand(argv: string[], options: HostCommandOptions): HostCommand {
-    const spawn = this.wrap(argv, options.cwd ?? this.cwd, { binds: options.binds ?? [], readOnly: options.readOnly ?? [] });
+    const spawn = this.wrap(argv, options.cwd ?? this.cwd, {
+      binds: options.binds ?? [], readOnly: options.readOnly ?? [], cpuSeconds: this.cpuLimit(options.cpuSeconds ?? this.options.scriptTimeout),
+    });
     return { ...spawn, env: options.env ? this.commandEnv(options.env) : this.options.childEnv() };
   }
 
   /**
    * How an argv that should run in `cwd` (as the environment sees it) starts on this host.
-   * Local runs it as is; the sandbox wraps it in bubblewrap with the extra mounts.
+   * Local runs it under `prlimit` (the limits but processes: RLIMIT_NPROC would count the
+   * user's every process, and root is exempt); the sandbox wraps it in bubblewrap with the extra mounts.
    */
-  protected wrap(argv: string[], cwd: string, _mounts: { binds: string[]; readOnly: string[] }): { file: string; args: string[]; cwd: string } {
-    const [file, ...args] = argv;
+  protected wrap(argv: string[], cwd: string, extras: WrapExtras): { file: string; args: string[]; cwd: string } {
+    const { limits, prlimit } = this.options;
+    const [file, ...args] = limits && prlimit
+      ? [prlimit, ...prlimitArgs(limits, { cpuSeconds: extras.cpuSeconds, processes: false }), '--', ...argv]
+      : argv;
     return { file, args, cwd };
+  }
+
+  /** The CPU seconds of a command that may run `timeout` seconds (`terminal.limits.cpu_time`, or the timeout). */
+  protected cpuLimit(timeout: number | undefined): number | undefined {
+    return this.options.limits ? cpuSeconds(this.options.limits, timeout) : undefined;
   }
 
   async readFile(path: string, options: ReadFileOptions = {}): Promise<Buffer> {

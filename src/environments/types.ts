@@ -173,6 +173,8 @@ export interface HostCommandOptions {
   env?: Record<string, string>;
   binds?: string[];
   readOnly?: string[];
+  /** CPU seconds the process may use (RLIMIT_CPU, per process); without it `code_execution.timeout`, or `terminal.limits.cpu_time` when set. */
+  cpuSeconds?: number;
 }
 
 /** An environment whose processes start on this host (local, sandbox): execute_code runs through `hostCommand`. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { dockerUlimitArgs, type ResourceLimits } from '../limits.js';
 
 /** The one container of an environment, as `docker run` should create it. */
 export interface ContainerSpec {
@@ -13,6 +14,10 @@ export interface ContainerSpec {
   memory: string;
   cpus: number;
   pidsLimit: number;
+  /** `terminal.limits` the cgroup does not cover, as `--ulimit` flags (file size, open files, CPU time). */
+  limits?: ResourceLimits;
+  /** CPU seconds per process: one container serves every command, so the longest timeout any may have. */
+  cpuSeconds?: number;
   /** Named volume mounted at `workdir`. */
   volume: string;
   workdir: string;
@@ -43,6 +48,7 @@ export function runArgs(spec: ContainerSpec): string[] {
     '--pids-limit', String(spec.pidsLimit),
     '--memory', spec.memory,
     '--cpus', String(spec.cpus),
+    ...(spec.limits ? dockerUlimitArgs(spec.limits, spec.cpuSeconds) : []),
     ...(spec.network ? [] : ['--network', 'none']),
     '--mount', `type=volume,source=${spec.volume},target=${spec.workdir}`,
     '--workdir', spec.workdir,

@@ -1,3 +1,5 @@
+import { cpuSeconds, limitsFromConfig } from '../limits.js';
+import { limitsCheck } from '../limits-doctor.js';
 import type { HermesConfig } from '../../config/schema.js';
 import type { HermesPaths } from '../../config/paths.js';
 import type { DoctorCheck, ProbeResult, TerminalEnvironmentProvider } from '../provider.js';
@@ -67,7 +69,7 @@ export class DockerProvider implements TerminalEnvironmentProvider {
     const others = await Promise.all(rest.map(askEngine));
     // With no engine chosen the first line already says what every asked client answered.
     const notUsed = [...(choice.use ? choice.asked.filter((answer) => answer !== choice.use) : []), ...others].filter((answer) => answer.path !== undefined);
-    return [engineCheck(choice, configured, notUsed), ...notUsed.map((answer) => otherEngineCheck(answer, choice, configured))];
+    return [engineCheck(choice, configured, notUsed), ...notUsed.map((answer) => otherEngineCheck(answer, choice, configured)), limitsCheck('docker', this.deps.config)];
   }
 
   setupInstructions(): string {
@@ -95,6 +97,8 @@ export class DockerProvider implements TerminalEnvironmentProvider {
       memory: docker.memory,
       cpus: docker.cpus,
       pidsLimit: docker.pids_limit,
+      limits: limitsFromConfig(config),
+      cpuSeconds: cpuSeconds(limitsFromConfig(config), Math.max(config.terminal.max_timeout, config.code_execution.timeout)),
       volume: `hermes-ws-${id}`,
       workdir: WORKDIR,
     };

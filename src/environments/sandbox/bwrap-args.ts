@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { SystemMount } from './system-view.js';
 
 /**
@@ -25,6 +26,12 @@ export interface SandboxLayout {
   binds: readonly string[];
   /** The working folder inside the sandbox. */
   chdir: string;
+  /**
+   * Gateway as root: the sandbox's processes become this host user before anything of the
+   * command runs (bwrap keeps only the capabilities to switch, and the switch drops them).
+   * Without it bwrap runs as the gateway's own user in a user namespace of its own.
+   */
+  dropTo?: { uid: number; gid: number };
 }
 
 /**
@@ -37,6 +44,7 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
   for (const mount of layout.system) args.push(...mountArgs(mount));
   args.push('--dev', '/dev', '--proc', '/proc', '--bind', layout.tmp, '/tmp');
   if (layout.spill) args.push('--ro-bind', layout.spill.host, layout.spill.visible);
+  for (const folder of mountPointParents(layout)) args.push('--perms', '0755', '--dir', folder);
   args.push('--bind', layout.workspace, layout.workspace);
   for (const path of layout.readOnly) args.push('--ro-bind-try', path, path);
   for (const path of layout.hide) args.push('--tmpfs', path);
@@ -53,12 +61,34 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
     '--die-with-parent',
     // No TIOCSTI into the gateway's terminal.
     '--new-session',
-    // When the gateway runs as root, bwrap would keep root's capabilities (remount, …).
+    // When the gateway runs as root, bwrap would keep root's capabilities (remount, …). Those
+    // kept to drop to the sandbox's user are gone once it has (see payloadPrefix).
     '--cap-drop', 'ALL',
+    ...(layout.dropTo ? ['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP', '--cap-add', 'CAP_DAC_OVERRIDE'] : ['--unshare-user', '--disable-userns']),
     '--chdir', layout.chdir,
     '--',
   );
   return args;
+}
+
+/**
+ * The folders above each mount point that bwrap would make itself, with the mode of the host
+ * folder above the source (0700 under a private home): made 0755 first, so the sandbox's user
+ * can walk to its workspace by its full path. Not those in the system's read-only parts.
+ */
+function mountPointParents(layout: SandboxLayout): string[] {
+  const system = layout.system.map((mount) => mount.path);
+  const out = new Set<string>();
+  for (const destination of [layout.workspace, ...layout.readOnly, ...layout.binds]) {
+    let parent = dirname(destination);
+    const chain: string[] = [];
+    while (parent !== '/' && parent !== '/tmp' && parent !== '.') {
+      chain.unshift(parent);
+      parent = dirname(parent);
+    }
+    for (const folder of chain) if (!system.some((root) => folder === root || folder.startsWith(`${root}/`))) out.add(folder);
+  }
+  return [...out];
 }
 
 function mountArgs(mount: SystemMount): string[] {
@@ -69,4 +99,28 @@ function mountArgs(mount: SystemMount): string[] {
 function maskArgs(mask: SystemMount): string[] {
   if (mask.kind === 'folder') return ['--tmpfs', mask.path, '--remount-ro', mask.path];
   return ['--ro-bind', '/dev/null', mask.path];
+}
+
+/** Where the helpers that start a sandboxed command live (util-linux; inside the view, /usr is the host's). */
+export interface PayloadTools {
+  setpriv: string;
+  prlimit: string;
+  /** util-linux `unshare`, when a user namespace may be made after the drop (per-sandbox process counting). */
+  unshare?: string;
+}
+
+/**
+ * What runs inside bubblewrap before the command: gateway as root, `setpriv` makes it the
+ * sandbox's host user with no capability, no bounding set and no groups, and `unshare` gives
+ * it a user namespace of its own (so RLIMIT_NPROC counts this sandbox's processes only); then
+ * `prlimit` sets the limits, soft and hard, and execs the command.
+ */
+export function payloadPrefix(tools: PayloadTools, dropTo: { uid: number; gid: number } | undefined, limits: readonly string[]): string[] {
+  const drop = dropTo
+    ? [
+        tools.setpriv, `--reuid=${dropTo.uid}`, `--regid=${dropTo.gid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--',
+        ...(tools.unshare ? [tools.unshare, '--user', '--map-current-user', '--'] : []),
+      ]
+    : [];
+  return [...drop, tools.prlimit, ...limits, '--'];
 }

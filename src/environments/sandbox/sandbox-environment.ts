@@ -1,11 +1,14 @@
-import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { LocalEnvironment, type LocalEnvironmentOptions } from '../local.js';
+import { constants, existsSync } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { LocalEnvironment, type LocalEnvironmentOptions, type WrapExtras } from '../local.js';
+import { prlimitArgs, type ResourceLimits } from '../limits.js';
+import { fileError } from '../file-errors.js';
 import type { EnvironmentKind, FileOptions, HostCommand, ReadFileOptions, SpillFolder } from '../types.js';
-import { bwrapArgs } from './bwrap-args.js';
+import { bwrapArgs, payloadPrefix, type PayloadTools } from './bwrap-args.js';
 import { readInSandbox, writeInSandbox } from './sandbox-files.js';
-import { inside, systemView } from './system-view.js';
+import { mountPointFolders, shareFolder, type SandboxIdentity } from './sandbox-identity.js';
+import { systemView } from './system-view.js';
 
 export interface SandboxEnvironmentOptions extends Omit<LocalEnvironmentOptions, 'cwd'> {
   /** Host folder mounted read-write at the same path; commands start there, and it is `~` inside. */
@@ -21,8 +24,14 @@ export interface SandboxEnvironmentOptions extends Omit<LocalEnvironmentOptions,
   network: boolean;
   /** Host paths shown read-only: `terminal.sandbox.extra_ro_binds`, the interpreter's prefixes. */
   readOnly?: readonly string[];
-  /** Host folders hidden should the workspace hold them (HERMES_HOME). */
+  /** Paths in the view where HERMES_HOME shows through the workspace (found by disk identity), hidden behind an empty tmpfs. */
   hide?: readonly string[];
+  /** Gateway as root: the host user the sandbox's processes become. */
+  dropTo?: SandboxIdentity;
+  /** setpriv, prlimit and (where a user namespace may be made) unshare. */
+  tools: PayloadTools;
+  /** Kernel-enforced limits of every process inside. */
+  limits: ResourceLimits;
   /** The bubblewrap executable. */
   bwrap?: string;
   /** Delete the workspace on cleanup (a per-session workspace of a non-persistent backend). */
@@ -52,8 +61,14 @@ export class SandboxEnvironment extends LocalEnvironment {
     return this.cwd;
   }
 
-  protected override wrap(argv: string[], cwd: string, mounts: { binds: string[]; readOnly: string[] }): { file: string; args: string[]; cwd: string } {
+  protected override wrap(argv: string[], cwd: string, mounts: WrapExtras): { file: string; args: string[]; cwd: string } {
     const { system, masks } = systemView();
+    const dropTo = this.sandbox.dropTo;
+    // A folder bound read-write (the staging folder with the RPC socket) must be the sandbox user's to use.
+    if (dropTo) {
+      for (const path of mounts.binds) shareFolder(resolve(path), dropTo);
+      mountPointFolders(this.sandbox.tmp, [this.cwd, ...mounts.binds.map((path) => resolve(path))], dropTo);
+    }
     const args = bwrapArgs({
       workspace: this.cwd,
       tmp: this.sandbox.tmp,
@@ -63,17 +78,37 @@ export class SandboxEnvironment extends LocalEnvironment {
       masks,
       readOnly: [...(this.sandbox.readOnly ?? []), ...mounts.readOnly.map((path) => resolve(path))],
       // A tmpfs needs a mount point, which only the writable workspace can give.
-      hide: (this.sandbox.hide ?? []).filter((path) => inside(this.cwd, path) && existsSync(path)),
+      hide: (this.sandbox.hide ?? []).filter((path) => existsSync(path)),
       binds: mounts.binds.map((path) => resolve(path)),
       chdir: cwd,
+      dropTo,
     });
+    const prefix = payloadPrefix(this.sandbox.tools, dropTo, prlimitArgs(this.sandbox.limits, { cpuSeconds: mounts.cpuSeconds, processes: true }));
     // bwrap itself starts in the workspace, which exists on the host; --chdir sets the inner cwd.
-    return { file: this.sandbox.bwrap ?? 'bwrap', args: [...args, ...argv], cwd: this.cwd };
+    return { file: this.sandbox.bwrap ?? 'bwrap', args: [...args, ...prefix, ...argv], cwd: this.cwd };
   }
 
-  /** Reads what `cat` inside the sandbox would read. */
+  /**
+   * Reads what `cat` inside the sandbox would read. A cut stdout in the spill folder is read
+   * on the host: the gateway writes it for itself (mode 0600), the sandbox cannot change that
+   * folder (read-only inside, the gateway's on the host), and a name with no `/` cannot walk out.
+   */
   override readFile(path: string, options: ReadFileOptions = {}): Promise<Buffer> {
-    return readInSandbox((argv) => this.runInside(argv), this.resolvePath(path), options);
+    const full = this.resolvePath(path);
+    if (dirname(full) === SPILL_VISIBLE && basename(full) !== '..' && basename(full) !== '.') return this.readSpill(resolve(this.sandbox.spill, basename(full)), options);
+    return readInSandbox((argv) => this.runInside(argv), full, options);
+  }
+
+  private async readSpill(host: string, options: ReadFileOptions): Promise<Buffer> {
+    const handle = await open(host, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw fileError('EIO', host, undefined, 'not a regular file');
+      if (options.maxBytes !== undefined && info.size > options.maxBytes) throw fileError('EFBIG', host, info.size);
+      return await handle.readFile({ signal: options.signal });
+    } finally {
+      await handle.close();
+    }
   }
 
   /** Writes where a command inside the sandbox could: the workspace and /tmp. */

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { HermesConfig } from '../../config/schema.js';
@@ -10,7 +10,12 @@ import { findExecutable } from '../which.js';
 import { SandboxEnvironment } from './sandbox-environment.js';
 import { BackendError } from '../registry.js';
 import { interpreterView } from './interpreter-view.js';
-import { resolverPath, unsafeWorkspace } from './system-view.js';
+import { resolverPath, systemView, unsafeWorkspace } from './system-view.js';
+import { limitsFromConfig } from '../limits.js';
+import { limitsCheck } from '../limits-doctor.js';
+import { exposesHome, homeLocations, insideHome } from './hermes-home-guard.js';
+import { ownFolder, projectIdentity, runningAsRoot, sessionIdentity, type SandboxIdentity } from './sandbox-identity.js';
+import { sandboxTools, isolationCheck } from './sandbox-isolation.js';
 
 const INSTALL_HINT = 'install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora), apk add bubblewrap (Alpine)';
 
@@ -69,6 +74,7 @@ export class SandboxProvider implements TerminalEnvironmentProvider {
           name: 'sandbox: namespaces', ok: false, detail: (trial.stderr || 'bwrap failed').trim().split('\n')[0],
           fix: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0), or run where they are allowed',
         });
+    checks.push(isolationCheck(bwrap, this.deps.config.terminal.sandbox.uid), limitsCheck('sandbox', this.deps.config));
     return checks;
   }
 
@@ -82,18 +88,26 @@ export class SandboxProvider implements TerminalEnvironmentProvider {
   }
 
   postSetup(): void {
-    mkdirSync(this.deps.paths.sandboxes, { recursive: true });
+    sandboxesFolder(this.deps.paths.sandboxes);
   }
 
   createEnvironment(options: CreateEnvironmentOptions): Environment {
     const { config, paths } = this.deps;
+    const asRoot = runningAsRoot();
+    const bwrap = findExecutable('bwrap') ?? 'bwrap';
+    // Refuses (throws) when the helpers are missing or, as root, when the drop cannot be shown to hold.
+    const tools = sandboxTools(bwrap, asRoot, config.terminal.sandbox.uid);
     const ownWorkspace = !config.terminal.cwd;
-    const workspace = config.terminal.cwd ? resolve(config.terminal.cwd) : join(paths.sandboxes, sessionFolderName(options.taskId));
+    const folderName = sessionFolderName(options.taskId);
+    const workspace = config.terminal.cwd ? resolve(config.terminal.cwd) : join(paths.sandboxes, folderName);
     const unsafe = unsafeWorkspace(workspace);
     if (unsafe) {
       throw new BackendError('SANDBOX_WORKSPACE_UNSAFE', `terminal.cwd: ${workspace} cannot be the sandbox's writable workspace: ${unsafe}. Choose a project folder, or leave terminal.cwd empty for a folder per session under ${paths.sandboxes}.`);
     }
-    mkdirSync(workspace, { recursive: true });
+    for (const bind of config.terminal.sandbox.extra_ro_binds) {
+      const why = exposesHome(resolve(bind), paths.home);
+      if (why) throw new BackendError('BACKEND_REFUSED', `terminal.sandbox.extra_ro_binds: ${bind} cannot be shown to the sandbox: ${why}. Bind the folders the commands need, outside HERMES_HOME.`);
+    }
     const childEnv: () => Record<string, string> = typeof options.childEnv === 'function' ? (options.childEnv as () => Record<string, string>) : () => ({});
     const hostPath = childEnv().PATH ?? process.env.PATH;
     const settings = config.code_execution;
@@ -101,16 +115,42 @@ export class SandboxProvider implements TerminalEnvironmentProvider {
       [settings.python, ...['VIRTUAL_ENV', 'CONDA_PREFIX'].flatMap((name) => (process.env[name] ? [join(process.env[name]!, 'bin', 'python')] : []))],
       hostPath,
     );
+    for (const prefix of interpreters.readOnly) {
+      const why = exposesHome(prefix, paths.home);
+      if (why) throw new BackendError('BACKEND_REFUSED', `code_execution.python: its prefix ${prefix} would be shown to the sandbox, but ${why}. Use an interpreter installed outside HERMES_HOME.`);
+    }
+    let identity: SandboxIdentity | undefined;
+    if (ownWorkspace) {
+      sandboxesFolder(paths.sandboxes);
+      identity = asRoot ? sessionIdentity(config.terminal.sandbox.uid, folderName) : undefined;
+      ownFolder(workspace, identity);
+    } else {
+      mkdirSync(workspace, { recursive: true });
+      // A terminal.cwd at or inside HERMES_HOME is hidden whole (an empty folder inside): it is not the sandbox's to write.
+      const hidden = insideHome(workspace, paths.home);
+      identity = asRoot ? (hidden ? { uid: config.terminal.sandbox.uid, gid: config.terminal.sandbox.uid } : projectIdentity(config.terminal.sandbox.uid, workspace)) : undefined;
+    }
+    const tmp = mkdtempSync(join(tmpdir(), 'hermes-sandbox-tmp-'));
+    ownFolder(tmp, identity);
     const resolver = config.terminal.sandbox.network ? resolverPath() : undefined;
+    // Where HERMES_HOME shows through the workspace or a system folder, by disk identity: each is covered by an empty tmpfs.
+    const hide = [
+      ...(insideHome(workspace, paths.home) && !ownWorkspace ? [workspace] : homeLocations(workspace, paths.home)),
+      ...systemView().system.filter((mount) => mount.kind === 'folder').flatMap((mount) => homeLocations(mount.path, paths.home)),
+    ];
     return new SandboxEnvironment({
       // Absolute, so a child PATH without /usr/bin cannot lose it.
-      bwrap: findExecutable('bwrap') ?? 'bwrap',
+      bwrap,
       workspace,
-      tmp: mkdtempSync(join(tmpdir(), 'hermes-sandbox-tmp-')),
+      tmp,
       spill: mkdtempSync(join(tmpdir(), 'hermes-sandbox-spill-')),
       network: config.terminal.sandbox.network,
       readOnly: [...interpreters.readOnly, ...config.terminal.sandbox.extra_ro_binds.map((path) => resolve(path)), ...(resolver ? [resolver] : [])],
-      hide: [paths.home],
+      hide,
+      dropTo: identity,
+      tools,
+      limits: limitsFromConfig(config),
+      scriptTimeout: config.code_execution.timeout,
       timeout: options.timeout,
       childEnv: () => {
         const base = childEnv();
@@ -122,4 +162,13 @@ export class SandboxProvider implements TerminalEnvironmentProvider {
       removeWorkspace: ownWorkspace && !config.terminal.container_persistent,
     });
   }
+}
+
+/**
+ * HERMES_HOME/sandboxes: 0711, so the sandboxes' users can pass through to their own folder
+ * (0700 each) but nobody can list who else has one.
+ */
+function sandboxesFolder(folder: string): void {
+  mkdirSync(folder, { recursive: true, mode: 0o711 });
+  chmodSync(folder, 0o711);
 }
