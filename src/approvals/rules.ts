@@ -146,7 +146,9 @@ export const FLOOR_RULES: readonly Rule[] = [
       if (argv[0] !== 'kill') return undefined;
       const targets = killTargets(argv.slice(1));
       if (targets.includes('-1')) return 'kills every process (kill -1)';
-      return targets.includes('1') ? 'signals pid 1 (init: it ends the machine or the container)' : undefined;
+      // Signal 0 only asks whether the process exists.
+      const probe = argv.slice(1).some((word, i, all) => word === '-0' || (/^(-s|--signal|-n)$/.test(all[i - 1] ?? '') && /^(0|SIG0)$/.test(word)));
+      return targets.includes('1') && !probe ? 'signals pid 1 (init: it ends the machine or the container)' : undefined;
     },
   },
   {

@@ -90,6 +90,7 @@ export const INTERPRETERS: CaseGroup = {
       'nft list ruleset',
       'systemctl --user status backdoor.service',
       'kill -0 4242',
+      'kill -0 1',
       `python3 -c 'import subprocess; subprocess.run(["ls", "-la"])'`,
       `python3 -c 'import shutil, tempfile; d = tempfile.mkdtemp(); shutil.rmtree(d)'`,
       `python3 -c 'open("out.txt", "w").write("ok")'`,
