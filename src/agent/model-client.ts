@@ -82,13 +82,15 @@ function retryDelayMs(error: unknown, attempt: number, baseMs: number): number {
 }
 
 /** Builds the assistant message from SSE chunks, tool call arguments concatenated by index. */
-async function collectStream(stream: AsyncIterable<ChatCompletionChunk>, onTextDelta?: (delta: string) => void): Promise<ModelReply> {
+async function collectStream(stream: AsyncIterable<ChatCompletionChunk>, onTextDelta?: (delta: string) => void): Promise<{ reply: ModelReply; empty: boolean }> {
+  let chunks = 0;
   let content = '';
   let sawContent = false;
   let finishReason: string | null = null;
   let usage: ModelUsage | undefined;
   const calls = new Map<number, ToolCallRequest>();
   for await (const chunk of stream) {
+    chunks++;
     usage = usageOf(chunk.usage) ?? usage;
     const choice = chunk.choices?.[0];
     if (!choice) continue;
@@ -114,7 +116,14 @@ async function collectStream(stream: AsyncIterable<ChatCompletionChunk>, onTextD
   const toolCalls = [...calls.entries()]
     .sort(([a], [b]) => a - b)
     .map(([, call]) => (call.name || call.problem ? call : { ...call, problem: noFunctionProblem(call.id, undefined) }));
-  return { content: sawContent ? content : null, toolCalls, finishReason, ...(usage ? { usage } : {}) };
+  return { reply: { content: sawContent ? content : null, toolCalls, finishReason, ...(usage ? { usage } : {}) }, empty: chunks === 0 };
+}
+
+/** A streamed request refused because the endpoint does not stream (not a failure of the request itself). */
+function refusesStreaming(error: unknown): boolean {
+  if (!(error instanceof APIError) || error.status === undefined) return false;
+  if (![400, 404, 405, 415, 422, 501].includes(error.status)) return false;
+  return /\bstream(ing)?\b/i.test(error.message) && !/stream_options|include_usage/i.test(error.message);
 }
 
 /** The usage block of a reply or of a stream's last chunk, when it has numbers. */
@@ -182,6 +191,8 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   });
   const logger = options.logger.child({ model: settings.name });
   let usageInStream = true;
+  // model.stream is on by default; an endpoint that turns out not to stream is asked without it from then on.
+  let streams = settings.stream;
   const deadlineMs = settings.timeout * 1000;
 
   const once = async (request: ModelRequest): Promise<ModelReply> => {
@@ -193,22 +204,34 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       ...(maxTokens !== null ? { max_tokens: maxTokens } : {}),
       ...(settings.temperature !== null ? { temperature: settings.temperature } : {}),
     };
-    if (settings.stream) {
+    if (streams) {
       // include_usage: the last chunk says what the request cost, which sizes the session's
       // context. A server that refuses the option is asked without it from then on.
       const options = { signal: request.signal };
       let stream;
       try {
-        stream = usageInStream
-          ? await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, options)
-          : await client.chat.completions.create({ ...body, stream: true }, options);
+        try {
+          stream = usageInStream
+            ? await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, options)
+            : await client.chat.completions.create({ ...body, stream: true }, options);
+        } catch (error) {
+          if (!usageInStream || !(error instanceof APIError) || !/stream_options|include_usage/i.test(error.message)) throw error;
+          usageInStream = false;
+          logger.info('the model server refuses stream_options.include_usage; streamed replies are sized by counting');
+          stream = await client.chat.completions.create({ ...body, stream: true }, options);
+        }
       } catch (error) {
-        if (!usageInStream || !(error instanceof APIError) || !/stream_options|include_usage/i.test(error.message)) throw error;
-        usageInStream = false;
-        logger.info('the model server refuses stream_options.include_usage; streamed replies are sized by counting');
-        stream = await client.chat.completions.create({ ...body, stream: true }, options);
+        if (!refusesStreaming(error)) throw error;
+        streams = false;
+        logger.warn({ status: (error as APIError).status }, `the model server at ${settings.base_url} does not stream (${(error as APIError).message}); replies from it are asked for whole from now on (model.stream)`);
+        return once(request);
       }
-      return collectStream(stream, request.onTextDelta);
+      const reply = await collectStream(stream, request.onTextDelta);
+      if (!reply.empty || request.signal?.aborted) return reply.reply;
+      // Not one SSE event: the server answered the streamed request with something else (a JSON body).
+      streams = false;
+      logger.warn(`the model server at ${settings.base_url} answered a streamed request without SSE events; replies from it are asked for whole from now on (model.stream)`);
+      return once(request);
     }
     const completion = await client.chat.completions.create({ ...body, stream: false }, { signal: request.signal });
     const choice = completion.choices?.[0];

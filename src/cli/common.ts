@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig, type LoadedConfig, type ConfigOverrides } from '../config/index.js';
+import { PRIVATE_FOLDER_MODE, restrictMode } from '../shared/private-files.js';
 
 /** The `--home` given to the top-level program, if any. */
 export function homeOption(command: Command): string | undefined {
@@ -12,5 +13,7 @@ export function homeOption(command: Command): string | undefined {
 export function loadForCli(command: Command, overrides?: ConfigOverrides): LoadedConfig {
   const loaded = loadConfig({ home: homeOption(command), overrides });
   for (const warning of loaded.warnings) console.error(`warning: ${warning}`);
+  // HERMES_HOME holds the sessions, the logs and .env: only its user enters it (an older 0755 one is tightened).
+  restrictMode(loaded.paths.home, PRIVATE_FOLDER_MODE);
   return loaded;
 }

@@ -85,7 +85,8 @@ export const configSchema = z.strictObject({
     temperature: z.number({ error: 'expected a number' }).min(0).max(2).nullable().default(null),
     timeout: seconds().default(120),
     max_retries: nonNegativeInt().default(3),
-    stream: bool().default(false),
+    /** Ask for SSE chunks; on by default, and an endpoint that does not stream is asked for whole replies from then on (logged once). */
+    stream: bool().default(true),
     vision: z.union([bool(), z.literal('auto')], { error: 'expected true, false or auto' }).default('auto'),
     context_window: positiveInt('a positive whole number of tokens').nullable().default(null),
     pricing: z

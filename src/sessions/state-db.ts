@@ -1,4 +1,5 @@
 import { errorMessage } from '../shared/errors.js';
+import { PRIVATE_FILE_MODE, privateFile, restrictMode } from '../shared/private-files.js';
 import { migrate, migratePostgres } from './migrations.js';
 import { PostgresDb, SqliteDb, describePostgresUrl, redactPassword, type SqlDb } from './sql/index.js';
 import type { StateLocation } from './state-location.js';
@@ -15,9 +16,14 @@ export type StateDb = SqlDb;
 export function openStateDb(location: StateLocation, options: { busyTimeoutMs?: number } = {}): StateDb {
   if (typeof location !== 'string') return openPostgres(location.postgres, location.from, options.busyTimeoutMs);
   let db: SqliteDb | undefined;
+  const onDisk = location !== ':memory:' && location !== '';
   try {
+    // Sessions hold whole conversations: the file is made 0600 before SQLite opens it (its
+    // -wal and -shm take the file's mode), and an older looser file and its WAL files are tightened.
+    if (onDisk) privateFile(location);
     db = new SqliteDb(location, options);
     migrate(db.raw);
+    if (onDisk) for (const suffix of ['-wal', '-shm']) restrictMode(`${location}${suffix}`, PRIVATE_FILE_MODE);
     return db;
   } catch (error) {
     db?.close();

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pino, destination, type Logger, type LevelWithSilent } from 'pino';
+import { PRIVATE_FILE_MODE, privateFile, privateFolder } from './private-files.js';
 
 export type { Logger };
 
@@ -29,15 +29,17 @@ export interface LoggerOptions {
 }
 
 /**
- * The gateway's logger: JSON lines appended to `file` (HERMES_HOME/logs/agent.log).
+ * The gateway's logger: JSON lines appended to `file` (HERMES_HOME/logs/agent.log, 0600 in a 0700 logs/).
  * `HERMES_LOG_LEVEL` wins over the configured level.
  */
 export function createLogger(options: LoggerOptions): Logger {
   const env = options.env ?? process.env;
   const level = normalizeLevel(env.HERMES_LOG_LEVEL) ?? normalizeLevel(options.level) ?? 'info';
   if (!options.file) return pino({ level: 'silent' });
-  mkdirSync(dirname(options.file), { recursive: true });
-  return pino({ level, base: { pid: process.pid } }, destination({ dest: options.file, sync: options.sync ?? false, mkdir: true }));
+  // Logs can hold what people wrote and what tools printed: 0600 in a 0700 folder, an older looser file tightened.
+  privateFolder(dirname(options.file));
+  privateFile(options.file);
+  return pino({ level, base: { pid: process.pid } }, destination({ dest: options.file, sync: options.sync ?? false, mkdir: true, mode: PRIVATE_FILE_MODE }));
 }
 
 /** A logger that drops everything; the default for library callers that pass none. */

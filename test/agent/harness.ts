@@ -25,7 +25,8 @@ export async function harness(fakeOptions: FakeOpenAIOptions = {}): Promise<Harn
   const agents: Agent[] = [];
   const config = (overrides: ConfigOverrides = {}): HermesConfig => {
     const base = {
-      model: { base_url: fake.url, name: 'fake-model', max_retries: 0 },
+      // The loop's tests speak whole replies unless they ask for streaming; the default (on) is test/agent/stream-default.test.ts's.
+      model: { base_url: fake.url, name: 'fake-model', max_retries: 0, stream: false },
       terminal: { cwd: home },
     };
     const merged = structuredClone(base) as Record<string, Record<string, unknown>>;
