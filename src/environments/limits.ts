@@ -70,11 +70,17 @@ export function prlimitArgs(limits: ResourceLimits, options: { cpuSeconds?: numb
   return args;
 }
 
-/** Docker's and podman's `--ulimit` flags for the limits a cgroup does not cover (file size, CPU time, open files, core dumps). */
-export function dockerUlimitArgs(limits: ResourceLimits, cpuSecondsCeiling: number | undefined): string[] {
+/**
+ * Docker's and podman's `--ulimit` flags for the limits a cgroup does not cover (file size, CPU
+ * time, open files, core dumps). `nproc` is given too, at the cgroup's pids limit: with any
+ * `--ulimit`, podman sets the rlimits it is not given to its defaults, which a host with lower
+ * hard limits refuses (the container does not start).
+ */
+export function dockerUlimitArgs(limits: ResourceLimits, cpuSecondsCeiling: number | undefined, pidsLimit: number): string[] {
   return [
     '--ulimit', `fsize=${limits.fileSize}:${limits.fileSize}`,
     '--ulimit', `nofile=${limits.openFiles}:${limits.openFiles}`,
+    '--ulimit', `nproc=${pidsLimit}:${pidsLimit}`,
     '--ulimit', 'core=0:0',
     ...(cpuSecondsCeiling ? ['--ulimit', `cpu=${cpuSecondsCeiling}:${cpuSecondsCeiling + CPU_HARD_GRACE}`] : []),
   ];

@@ -37,14 +37,14 @@ function workFolder(leg: Leg): string {
 }
 
 /** Runs a scenario of sandbox-hold-scenario.mjs as the leg's gateway and returns its JSON. */
-async function scenario(leg: Leg, name: string, work = workFolder(leg)): Promise<{ work: string; out: Record<string, unknown> }> {
+async function scenario(leg: Leg, name: string, backend = 'sandbox', work = workFolder(leg)): Promise<{ work: string; out: Record<string, unknown> }> {
   const tmp = join(work, 'tmp');
   mkdirSync(tmp, { recursive: true });
   if (leg === 'plain user' && asRoot) chownSync(tmp, NOBODY, NOBODY);
   const drop = leg === 'plain user' && asRoot ? ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--'] : [];
   const env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: work, TMPDIR: tmp };
-  const [file, ...args] = [...drop, process.execPath, scenarioFile, packageRoot(), work, name];
-  const run = await execa(file, args, { env, extendEnv: false, reject: false, timeout: 120_000 });
+  const [file, ...args] = [...drop, process.execPath, scenarioFile, packageRoot(), work, name, backend];
+  const run = await execa(file, args, { cwd: work, env, extendEnv: false, reject: false, timeout: 120_000 });
   const line = run.stdout.trim().split('\n').pop() ?? '';
   expect(run.exitCode, `${name} as ${leg}: ${run.stderr}`).toBe(0);
   return { work, out: JSON.parse(line) as Record<string, unknown> };
@@ -122,6 +122,56 @@ describe.runIf(ready || process.env.CI === 'true')('the sandbox holds as root an
           expect(enter.exitCode).not.toBe(0);
           expect(enter.stdout).not.toContain('private');
         }
+      });
+
+      it('hides HERMES_HOME by what it is on disk: a symlinked HERMES_HOME or terminal.cwd shows no .env; a bind of /, of a folder holding HERMES_HOME or inside it is refused', async () => {
+        const { out } = await scenario(leg, 'home');
+        const secret = String(out.secret);
+        const reads = out.reads as { home: string; cwd: string; run: { output: string }; file: string }[];
+        expect(reads).toHaveLength(2);
+        for (const read of reads) {
+          expect(read.run.output, `${read.home} in ${read.cwd}`).toContain('mine');
+          expect(read.run.output).toContain('end');
+          expect(read.run.output).not.toContain(secret);
+          expect(read.file).not.toContain(secret);
+        }
+        const refused = out.refused as Record<string, string>;
+        expect(Object.keys(refused)).toHaveLength(6);
+        for (const [bind, message] of Object.entries(refused)) {
+          expect(message, bind).toContain('terminal.sandbox.extra_ro_binds');
+          expect(message, bind).toMatch(/root folder|holds HERMES_HOME|inside HERMES_HOME/);
+        }
+      });
+
+      for (const backend of ['sandbox', 'local']) {
+        it(`${backend}: the kernel stops memory, file size, open files${backend === 'sandbox' ? ', processes' : ''} and CPU time past small limits from config`, async () => {
+          const { out } = await scenario(leg, 'limits', backend);
+          const said = output(out.limits);
+          expect(said).toContain('memory refused');
+          expect(said).toContain('fsize refused 27');
+          expect(said).toContain('nofile refused 24 True');
+          if (backend === 'sandbox') {
+            const fork = /fork refused 11 (\d+)/.exec(output(out.fork));
+            expect(fork, output(out.fork)).not.toBeNull();
+            expect(Number(fork?.[1])).toBeLessThan(40);
+          }
+          // A CPU-bound loop ends by SIGXCPU (152) after its 1 s of CPU, long before the 60 s timeout.
+          const cpu = out.cpu as { output: string; timed_out?: boolean };
+          expect(cpu.timed_out).toBeUndefined();
+          expect(cpu.output).toMatch(/exit=(152|137)/);
+          expect(Number(out.cpuSeconds)).toBeLessThan(20);
+        });
+      }
+
+      it('sandbox: the default limits stop 3 GiB, a write past 1 GiB and 1,000 processes', async () => {
+        const { out } = await scenario(leg, 'defaults');
+        const said = output(out.limits);
+        expect(said).toContain('memory refused');
+        expect(said).toContain('fsize refused 27');
+        expect(said).toContain('nofile refused 24 True');
+        const fork = /fork refused 11 (\d+)/.exec(output(out.fork));
+        expect(fork, output(out.fork)).not.toBeNull();
+        expect(Number(fork?.[1])).toBeLessThan(256);
       });
     });
   }

@@ -48,7 +48,7 @@ export function runArgs(spec: ContainerSpec): string[] {
     '--pids-limit', String(spec.pidsLimit),
     '--memory', spec.memory,
     '--cpus', String(spec.cpus),
-    ...(spec.limits ? dockerUlimitArgs(spec.limits, spec.cpuSeconds) : []),
+    ...(spec.limits ? dockerUlimitArgs(spec.limits, spec.cpuSeconds, spec.pidsLimit) : []),
     ...(spec.network ? [] : ['--network', 'none']),
     '--mount', `type=volume,source=${spec.volume},target=${spec.workdir}`,
     '--workdir', spec.workdir,
