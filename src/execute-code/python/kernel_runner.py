@@ -1,6 +1,7 @@
 """hermes-gateway session kernel: runs cells in one persistent namespace.
 
-Started by Node (src/execute-code/kernel/) as the leader of its own process group, with
+Started by Node (src/execute-code/kernel/) under hermes_supervisor.py (which leads the
+process group and kills whatever a cell leaves behind), or as the group's leader itself, with
     fd 0  /dev/null
     fd 1  pipe: the cells' stdout        fd 2  pipe: the cells' stderr
     fd 3  socket: control frames, both ways
