@@ -44,6 +44,25 @@ describe('hermes exec', () => {
     expect(budget.stdout).toBe('Tool call limit reached (1). No more tool calls allowed in this execution.\n');
   }, 120_000); // four CLI runs, one of them waiting out a timeout and its grace
 
+  it('-c CODE runs the code as python -c does; a file argument that is no file says so and suggests -c', async () => {
+    const dir = home();
+    const inline = await hermes(dir, ['exec', '-c', 'import sys; print(6 * 7, file=sys.stdout)']);
+    expect(inline).toMatchObject({ code: 0, stdout: '42\n' });
+    const long = await hermes(dir, ['exec', '--command', 'print("long form")']);
+    expect(long).toMatchObject({ code: 0, stdout: 'long form\n' });
+
+    const mistaken = await hermes(dir, ['exec', 'print(1)']);
+    expect(mistaken.code).toBe(1);
+    expect(mistaken.stdout).toBe('');
+    expect(mistaken.stderr).toContain('no file named "print(1)"');
+    expect(mistaken.stderr).toContain("hermes exec -c 'print(1)'");
+    expect(mistaken.stderr).not.toMatch(/ENOENT|at .*\.js/);
+
+    const both = await hermes(dir, ['exec', '-c', 'print(1)', 'job.py']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('not both');
+  }, 60_000);
+
   it('refuses bad flags with a clear message', async () => {
     const run = await hermes(home(), ['exec', '-', '--mode', 'loose'], { stdin: 'print(1)' });
     expect(run.code).toBe(1);

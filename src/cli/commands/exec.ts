@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
  */
 
 interface ExecOptions {
+  command?: string;
   mode?: string;
   timeout?: string;
   maxToolCalls?: string;
@@ -28,16 +29,33 @@ function modeOf(raw: string | undefined): 'project' | 'strict' | undefined {
 }
 
 async function readScript(file: string | undefined): Promise<string> {
-  if (file && file !== '-') return readFile(file, 'utf8');
+  if (file && file !== '-') {
+    try {
+      return await readFile(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') {
+        throw new Error(`hermes exec: no file named ${JSON.stringify(file)}; to run code given on the command line, use -c as with Python: hermes exec -c ${shellQuote(file)}`);
+      }
+      if (code === 'EISDIR') throw new Error(`hermes exec: ${file} is a folder, not a Python script`);
+      throw new Error(`hermes exec: cannot read the script ${file}: ${(error as Error).message}`);
+    }
+  }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The text quoted for a POSIX shell, for a command line to copy. */
+function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 export function registerExecCommand(program: Command): void {
   program
     .command('exec')
     .argument('[file]', 'the Python script to run; - or nothing reads standard input')
+    .option('-c, --command <code>', 'run this code instead of a file, as python -c does')
     .description('run one script through execute_code on the configured terminal backend (hermes_tools over RPC)')
     .option('--mode <mode>', 'project (session folder, active venv) or strict (isolated folder)')
     .option('--timeout <seconds>', 'kill the script after this many seconds')
@@ -52,7 +70,10 @@ export function registerExecCommand(program: Command): void {
         throw new Error(`--max-tool-calls: expected a whole number, got "${options.maxToolCalls}"`);
       }
       if (options.backend !== undefined && options.backend.trim() === '') throw new Error('--backend: expected a backend name, got ""');
-      const code = await readScript(file);
+      if (options.command !== undefined && file !== undefined) {
+        throw new Error(`hermes exec: give either -c CODE or a file (${JSON.stringify(file)}), not both`);
+      }
+      const code = options.command ?? (await readScript(file));
       const { loadExecRunner } = await import('../exec-bundle.js');
       const { runExec } = await loadExecRunner();
       await runExec(command, { code, mode, timeout, maxToolCalls, backend: options.backend, json: options.json });
