@@ -102,11 +102,21 @@ def _sv_main(args):
         _sv_os.close(wake_r)
         _sv_os.close(wake_w)
         _sv_exec(argv)
-    # Hold none of the child's streams: its pipes must close when the tree is gone.
+    # Hold none of the child's streams or sockets (a kernel's fds 3 and 4): they must close when the tree is gone.
     null = _sv_os.open(_sv_os.devnull, _sv_os.O_RDWR)
     for fd in (0, 1, 2):
         _sv_os.dup2(null, fd)
     _sv_os.close(null)
+    try:
+        held = [int(name) for name in _sv_os.listdir("/proc/self/fd")]
+    except OSError:
+        held = list(range(3, 64))
+    for fd in held:
+        if fd > 2 and fd not in (ctl, wake_r, wake_w):
+            try:
+                _sv_os.close(fd)
+            except OSError:
+                pass
 
     inbuf = b""
     while True:
