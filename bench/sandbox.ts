@@ -4,7 +4,7 @@
  * (which on the sandbox runs inside bubblewrap). Target: warm cell and RPC within 1.5x local.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -33,6 +33,8 @@ async function measure(backend: 'local' | 'sandbox', python: string): Promise<Fi
   const cwd = mkdtempSync(join(tmpdir(), `hermes-bench-${backend}-cwd-`));
   writeFileSync(join(cwd, 'data.txt'), 'hello\n'.repeat(100));
   const config = configSchema.parse({ terminal: { backend, cwd }, code_execution: { python, max_tool_calls: CALLS + 10 } });
+  // As root the sandbox works as an unprivileged user, and refuses a project folder of root's that is not empty: give it one.
+  if (backend === 'sandbox' && process.getuid?.() === 0) for (const path of [cwd, join(cwd, 'data.txt')]) chownSync(path, config.terminal.sandbox.uid, config.terminal.sandbox.uid);
   const paths = hermesPaths(home);
   const { registry: providers } = await loadProviderRegistry({ config, paths });
   const manager = new EnvironmentManager({ config, paths, registry: providers });
