@@ -12,7 +12,7 @@ import { BackendError } from '../registry.js';
 import { interpreterView } from './interpreter-view.js';
 import { resolverPath, systemView, unsafeWorkspace } from './system-view.js';
 import { limitsFromConfig } from '../limits.js';
-import { limitsCheck } from '../limits-doctor.js';
+import { describeBytes, limitsCheck } from '../limits-doctor.js';
 import { exposesHome, homeLocations, insideHome } from './hermes-home-guard.js';
 import { ownFolder, projectIdentity, runningAsRoot, sessionIdentity, type SandboxIdentity } from './sandbox-identity.js';
 import { sandboxTools, isolationCheck } from './sandbox-isolation.js';
@@ -43,7 +43,7 @@ export class SandboxProvider implements TerminalEnvironmentProvider {
 
   get envDescription(): string {
     const net = this.deps.config.terminal.sandbox.network ? 'with network access' : 'without network access';
-    return `Commands run in a bubblewrap sandbox on Linux, ${net}: the system is read-only, only the working folder (also ~) and /tmp are writable, nothing else of the host (home folders, /run, /var) is there, and background processes end with the command.`;
+    return `Commands run in a bubblewrap sandbox on Linux, ${net}: the system is read-only, only the working folder (also ~) and /tmp are writable, nothing else of the host (home folders, /run, /var) is there, and background processes end with the command. The kernel limits each sandbox to ${describeLimits(this.deps.config)}.`;
   }
 
   isAvailable(): boolean {
@@ -171,4 +171,11 @@ export class SandboxProvider implements TerminalEnvironmentProvider {
 function sandboxesFolder(folder: string): void {
   mkdirSync(folder, { recursive: true, mode: 0o711 });
   chmodSync(folder, 0o711);
+}
+
+/** The limits in a sentence for the model (`envDescription`). */
+function describeLimits(config: HermesConfig): string {
+  const limits = limitsFromConfig(config);
+  const cpu = limits.cpuTime > 0 ? `${limits.cpuTime} s` : "the command's timeout";
+  return `${limits.processes} processes, ${describeBytes(limits.memory)} of memory and ${cpu} of CPU per process, files of ${describeBytes(limits.fileSize)} and ${limits.openFiles} open files`;
 }
