@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { chownSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EnvironmentManager, findExecutable, loadProviderRegistry } from '../../src/environments/index.js';
 import { testSetup } from './helpers.js';
@@ -53,6 +53,23 @@ describe.runIf(ready || process.env.CI === 'true')('terminal.cwd owned by someon
     await environment.execute('echo x > made.txt');
     expect(statSync(folder).uid).not.toBe(0);
     expect(statSync(join(folder, 'made.txt')).uid).toBe(statSync(folder).uid);
+  });
+
+  it("gives a session folder made before (root's files in it) to the session's uid, so its files stay writable", async () => {
+    const setup = testSetup({ terminal: { backend: 'sandbox' } });
+    const old = join(setup.paths.sandboxes, 'old-session');
+    mkdirSync(old, { recursive: true });
+    writeFileSync(join(old, 'kept.txt'), 'before\n');
+    const { registry } = await loadProviderRegistry(setup);
+    const manager = new EnvironmentManager({ ...setup, registry });
+    managers.push(manager);
+    const environment = await manager.environmentFor('old-session');
+    const run = await environment.execute('echo after >> kept.txt; id -u');
+    expect(readFileSync(join(old, 'kept.txt'), 'utf8')).toBe('before\nafter\n');
+    expect(statSync(join(old, 'kept.txt')).uid).toBe(Number(run.output.trim()));
+    expect(statSync(old).uid).not.toBe(0);
+    expect(statSync(old).mode & 0o777).toBe(0o700);
+    expect(statSync(setup.paths.sandboxes).mode & 0o777).toBe(0o711);
   });
 
   it("refuses a folder of root's that holds files, saying why and what to do", async () => {
