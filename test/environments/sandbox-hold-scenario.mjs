@@ -164,6 +164,38 @@ if (scenario === 'proc') {
       out.refused[bind] = error.message;
     }
   }
+} else if (scenario === 'bindhome') {
+  // work/alias is a bind mount of work/var/home (made by the test in a mount namespace of its own): the same folder by another path.
+  const SECRET = 'sk-bind-test-secret-0123456789';
+  const user = join(work, 'var', 'home', 'alice');
+  mkdirSync(join(user, '.hermes'), { recursive: true });
+  writeFileSync(join(user, '.hermes', '.env'), `OPENAI_API_KEY=${SECRET}\n`);
+  writeFileSync(join(user, 'project.txt'), 'mine\n');
+  chownSync(user, 4242, 4242);
+  chownSync(join(user, 'project.txt'), 4242, 4242);
+  const home = join(user, '.hermes');
+  const make = async (cwd, binds = []) => {
+    const config = cfg.configSchema.parse({ terminal: { backend: 'sandbox', cwd, sandbox: { extra_ro_binds: binds } } });
+    const { registry } = await envs.loadProviderRegistry({ config, paths: cfg.hermesPaths(home) });
+    const manager = new envs.EnvironmentManager({ config, paths: cfg.hermesPaths(home), registry });
+    return { manager, environment: await manager.environmentFor('s') };
+  };
+  out.secret = SECRET;
+  const { manager, environment } = await make(join(work, 'alias', 'alice'));
+  out.run = await environment.execute('cat project.txt; cat .hermes/.env; ls -a .hermes; echo end');
+  await manager.closeAll();
+  const project = join(work, 'elsewhere');
+  mkdirSync(project, { recursive: true });
+  out.refused = {};
+  for (const bind of [join(work, 'alias'), join(work, 'alias', 'alice', '.hermes')]) {
+    try {
+      const made = await make(project, [bind]);
+      await made.manager.closeAll();
+      out.refused[bind] = 'ACCEPTED';
+    } catch (error) {
+      out.refused[bind] = error.message;
+    }
+  }
 } else {
   throw new Error(`unknown scenario ${scenario}`);
 }

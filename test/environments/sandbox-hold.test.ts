@@ -143,6 +143,21 @@ describe.runIf(ready || process.env.CI === 'true')('the sandbox holds as root an
         }
       });
 
+      it.runIf(leg === 'root')('hides HERMES_HOME seen through a bind mount of a folder above it, and refuses binding that folder or HERMES_HOME by that path', async () => {
+        // A mount namespace of the test's own holds the bind mount (the host's mounts are left alone).
+        const work = workFolder(leg);
+        const run = await execa('unshare', ['-m', '--propagation', 'private', 'sh', '-c',
+          'mkdir -p "$1/alias" "$1/var/home" && mount --bind "$1/var/home" "$1/alias" && exec "$2" "$3" "$4" "$1" bindhome',
+          'hermes-bind', work, process.execPath, scenarioFile, packageRoot()], { env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: work }, extendEnv: false, reject: false, timeout: 120_000 });
+        expect(run.exitCode, run.stderr).toBe(0);
+        const out = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { secret: string; run: { output: string }; refused: Record<string, string> };
+        expect(out.run.output).toContain('mine');
+        expect(out.run.output).toContain('end');
+        expect(out.run.output).not.toContain(out.secret);
+        expect(Object.keys(out.refused)).toHaveLength(2);
+        for (const [bind, message] of Object.entries(out.refused)) expect(message, bind).toMatch(/terminal\.sandbox\.extra_ro_binds.*(holds|inside) HERMES_HOME/);
+      });
+
       for (const backend of ['sandbox', 'local']) {
         it(`${backend}: the kernel stops memory, file size, open files${backend === 'sandbox' ? ', processes' : ''} and CPU time past small limits from config`, async () => {
           const { out } = await scenario(leg, 'limits', backend);
