@@ -122,6 +122,7 @@ export const configSchema = z.strictObject({
   }),
   terminal: section({
     backend: text().default('local'),
+    /** The working folder on this host; null: HERMES_HOME/workspace whatever folder the gateway starts in (src/environments/working-folder.ts). */
     cwd: text().nullable().default(null),
     timeout: seconds().default(180),
     max_timeout: seconds().default(3600),

@@ -117,7 +117,7 @@ export class EnvironmentManager {
     }
     const { config, paths } = this.options;
     const environment = await provider.createEnvironment({
-      cwd: resolveWorkingFolder(config.terminal.cwd, { remote: provider.isRemote, logger: this.logger }).cwd,
+      cwd: resolveWorkingFolder(config.terminal.cwd, { remote: provider.isRemote, logger: this.logger, home: paths.home }).cwd,
       timeout: config.terminal.timeout,
       taskId: key,
       logger: this.logger.child({ session: key, backend: provider.name }),

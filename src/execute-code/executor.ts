@@ -67,7 +67,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
     this.paths = loaded.paths;
     this.registry = options.registry ?? new ToolRegistry(scriptTools());
     this.logger = (options.logger ?? silentLogger()).child({ tool: 'execute_code' });
-    const cwd = options.cwd ?? resolveWorkingFolder(this.config.terminal.cwd, { logger: this.logger }).cwd;
+    const cwd = options.cwd ?? resolveWorkingFolder(this.config.terminal.cwd, { logger: this.logger, home: this.paths.home }).cwd;
     this.defaultEnvironment = new LocalEnvironment({
       cwd,
       timeout: this.config.terminal.timeout,
@@ -117,7 +117,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
     const finished: ExecuteCodeResult = { ...result, output: cleanOutput(result.output, options) };
     if (result.error !== undefined) finished.error = cleanOutput(result.error, options);
     if (masked.length > 0) context.logger.info({ masked }, `execute_code: masked ${masked.length} credential-shaped string(s) in the output`);
-    const folder = onHost ? resolveWorkingFolder(this.config.terminal.cwd) : undefined;
+    const folder = onHost ? resolveWorkingFolder(this.config.terminal.cwd, { home: this.paths.home }) : undefined;
     if (folder?.note && context.environment.cwd === folder.cwd) {
       finished.warning = finished.warning ? `${finished.warning} ${folder.note}` : folder.note;
     }

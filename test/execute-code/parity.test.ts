@@ -195,14 +195,15 @@ print("the script got:", r["output"].strip().replace("ghp_", "GHP:"))
 });
 
 describe('terminal.cwd', () => {
-  it('falls back to the gateway folder with a note when it does not exist, instead of failing to start Python', async () => {
+  it('falls back to HERMES_HOME/workspace with a note when it does not exist, instead of failing to start Python', async () => {
     for (const kernels of [false, true]) {
       const executor = executorWith(kernels, { terminal: { cwd: '/does/not/exist' } }, '');
       const result = await executor.execute({ sessionId: `missing-${kernels}`, code: 'import os\nprint(os.getcwd())' });
       expect(result.status).toBe('success');
-      expect(result.output).toBe(`${realpathSync(process.cwd())}\n`);
+      expect(result.output).toMatch(/\/workspace\n$/);
+      expect(result.output).not.toBe(`${realpathSync(process.cwd())}\n`);
       expect(result.warning).toContain('terminal.cwd "/does/not/exist" is not a folder on this host');
-      expect(result.warning).toContain(`run in ${process.cwd()}, the gateway's own folder`);
+      expect(result.warning).toContain(`run in ${result.output.trim()} instead`);
       expect(JSON.stringify(result)).not.toContain('ENOENT');
     }
   });
@@ -232,9 +233,9 @@ describe('terminal.cwd', () => {
     const { manager } = await createEnvironmentManager({ config, paths, logger });
     try {
       const environment = await manager.environmentFor('s1');
-      expect(environment.cwd).toBe(process.cwd());
+      expect(environment.cwd).toBe(join(home, 'workspace'));
       const run = await environment.execute('pwd');
-      expect(run).toMatchObject({ exit_code: 0, output: `${realpathSync(process.cwd())}\n` });
+      expect(run).toMatchObject({ exit_code: 0, output: `${realpathSync(join(home, 'workspace'))}\n` });
       const warnings = lines.filter((line) => line.includes('/does/not/exist/either'));
       expect(warnings).toHaveLength(1);
       expect(JSON.parse(warnings[0])).toMatchObject({ level: 40, cwd: '/does/not/exist/either' });
