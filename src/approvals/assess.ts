@@ -8,6 +8,7 @@ import { isCatastrophicTarget, isDiskDevice, type PathContext } from './paths.js
 import { showWord, type SimpleCommand } from './command.js';
 import { forkLoop, readCode } from './interpreter-code.js';
 import { metadataIn } from './metadata.js';
+import { runsFileMadeExecutable } from './listed-rules.js';
 import { errorMessage } from '../shared/errors.js';
 
 /** What a command is, for the approvals policy. */
@@ -55,7 +56,32 @@ export function assessCommand(command: string, options: Partial<PathContext> = {
 /** Longest command line the assessment reads. */
 const MAX_COMMAND_CHARS = 64 * 1024;
 
+/** Terminal escape sequences (CSI, OSC, two-character escapes): what a screen hides or redraws. */
+// eslint-disable-next-line no-control-regex
+const TERMINAL_ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]/g;
+
+/** The command as a person reads it on screen: look-alike forms folded (NFKC: `ｒｍ` → `rm`), escapes and NULs dropped. */
+export function screenForm(command: string): string {
+  return command.normalize('NFKC').replace(TERMINAL_ESCAPES, '').replace(/\0/g, '');
+}
+
+const RANK = { safe: 0, risky: 1, blocked: 2 } as const;
+
+/**
+ * Bash's reading and the screen's reading, the worse of the two: a command hidden behind
+ * look-alike letters or escapes (`ｒｍ -rf /`) is judged as what it shows. Text that folds
+ * without changing the verdict (full-width punctuation in a commit message) stays as it is.
+ */
 function judge(command: string, ctx: PathContext): Assessment {
+  const raw = judgeText(command, ctx);
+  const shown = screenForm(command);
+  if (shown === command.replace(/\0/g, '') || raw.level === 'blocked') return raw;
+  const read = judgeText(shown, ctx);
+  if (RANK[read.level] <= RANK[raw.level] || read.level === 'safe') return raw;
+  return { level: read.level, reason: `${read.reason} (as it reads on screen: look-alike characters or terminal escapes hide it)` };
+}
+
+function judgeText(command: string, ctx: PathContext): Assessment {
   const bomb = forkBomb(command);
   if (bomb) return { level: 'blocked', reason: bomb };
   const hidden = hiddenCharacters(command);
@@ -84,7 +110,7 @@ function judge(command: string, ctx: PathContext): Assessment {
   const finding = [...findings, ...commands.flatMap((c) => c.findings)][0];
   if (finding) return { level: 'risky', reason: finding.reason };
   if (hidden) return { level: 'risky', reason: hidden };
-  const downloaded = runsDownloadedFile(commands, ctx);
+  const downloaded = runsDownloadedFile(commands, ctx) ?? runsFileMadeExecutable(commands, ctx);
   return downloaded ? { level: 'risky', reason: downloaded } : { level: 'safe' };
 }
 

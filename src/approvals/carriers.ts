@@ -99,6 +99,15 @@ export const CARRIERS: Record<string, CarrierSpec> = {
   toybox: { options: { stopAtOperand: true } },
 };
 
+/** sudo's options that work without a terminal or open a root shell: the password from stdin or a helper, a shell, a login. */
+function sudoPrivilege(parsed: ReturnType<typeof parseOptions>): string | undefined {
+  if (hasOption(parsed, '-S', '--stdin')) return 'sudo -S reads the password from stdin (root without a terminal to ask on)';
+  if (hasOption(parsed, '-A', '--askpass')) return 'sudo -A takes the password from a helper program (root without a terminal to ask on)';
+  if (hasOption(parsed, '-s', '--shell')) return 'sudo -s runs a root shell';
+  if (hasOption(parsed, '-i', '--login')) return 'sudo -i runs a root login shell';
+  return undefined;
+}
+
 /** `su` and `runuser`: options anywhere (getopt permutes); `-c` carries the script, user and shell arguments follow. */
 const SU_OPTIONS: OptionSpec = {
   flags: 'flmpPhV',
@@ -367,7 +376,9 @@ export function unwrap(input: UnwrapInput): Unwrapped & { source?: ProgramSource
       out.via.push(name);
       const parsed = parseOptions(args, name === 'runuser' ? { ...SU_OPTIONS, values: `${SU_OPTIONS.values}u`, long: { ...SU_OPTIONS.long, ...values('user') } } : SU_OPTIONS);
       if (parsed.unknown.length > 0) out.findings.push({ level: 'risky', reason: `${name} with options it does not know (${parsed.unknown.join(' ')})`, reach: true });
-      for (const option of parsed.options) if (option.names.some((n) => ['-c', '--command', '--session-command'].includes(n))) out.scripts.push({ text: option.value ?? '', origin: `${name} -c`, stdin: input.stdin });
+      // su and runuser keep one command: the last `-c`/`--command`/`--session-command` given.
+      const commandOption = parsed.options.filter((o) => o.names.some((n) => ['-c', '--command', '--session-command'].includes(n))).pop();
+      if (commandOption) out.scripts.push({ text: commandOption.value ?? '', origin: `${name} -c`, stdin: input.stdin });
       // `runuser -u user -- cmd args`: the command follows.
       if (name === 'runuser' && hasOption(parsed, '-u', '--user') && !hasOption(parsed, '-c', '--command', '--session-command')) {
         argv = parsed.operands;
@@ -509,13 +520,17 @@ export function unwrap(input: UnwrapInput): Unwrapped & { source?: ProgramSource
     out.via.push(name);
     const parsed = parseOptions(args, spec.options);
     if (parsed.unknown.length > 0) out.findings.push({ level: 'risky', reason: `${name} with options it does not know (${parsed.unknown.join(' ')})`, reach: true });
+    if (name === 'sudo') {
+      const privileged = sudoPrivilege(parsed);
+      if (privileged) out.findings.push({ level: 'risky', reason: privileged });
+    }
     if (spec.noRun && (spec.noRun.includes('*') ? !spec.script?.some((s) => hasOption(parsed, s)) : hasOption(parsed, ...spec.noRun))) {
       argv = [];
       break;
     }
-    for (const option of spec.script ?? []) {
-      for (const found of parsed.options) if (found.names.includes(option)) out.scripts.push({ text: found.value ?? '', origin: `${name} ${option}`, stdin: input.stdin });
-    }
+    // A script option given twice keeps the last one, as getopt-style programs do.
+    const scriptOption = parsed.options.filter((found) => spec.script?.some((option) => found.names.includes(option))).pop();
+    if (scriptOption) out.scripts.push({ text: scriptOption.value ?? '', origin: `${name} ${scriptOption.names[0]}`, stdin: input.stdin });
     let rest = args.slice(parsed.rest);
     if (spec.assignments) while (rest.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0])) rest = rest.slice(1);
     rest = rest.slice(spec.positionals ?? 0);
@@ -523,7 +538,16 @@ export function unwrap(input: UnwrapInput): Unwrapped & { source?: ProgramSource
     const late = rest[0] ?? '';
     const lateFlag = late.startsWith('--') && late.includes('=') ? late.slice(0, late.indexOf('=')) : late;
     if (spec.script?.includes(lateFlag)) {
-      out.scripts.push({ text: lateFlag === late ? rest[1] ?? '' : late.slice(lateFlag.length + 1), origin: `${name} ${lateFlag}`, stdin: input.stdin });
+      // Given more than once, the last one runs.
+      let text = '';
+      for (let j = 0; j < rest.length; ) {
+        const word = rest[j];
+        const flag = word.startsWith('--') && word.includes('=') ? word.slice(0, word.indexOf('=')) : word;
+        if (!spec.script.includes(flag)) break;
+        text = flag === word ? rest[j + 1] ?? '' : word.slice(flag.length + 1);
+        j += flag === word ? 2 : 1;
+      }
+      out.scripts.push({ text, origin: `${name} ${lateFlag}`, stdin: input.stdin });
       argv = [];
       break;
     }

@@ -13,6 +13,7 @@ import { findRoots, sysctlWrites, type Rule } from './rules.js';
 import { sensitiveWrite } from './sensitive-paths.js';
 import { writeTargets } from './write-targets.js';
 import { DECODERS, DOWNLOADERS } from './program-kinds.js';
+import { LISTED_RULES } from './listed-rules.js';
 
 const runsPrograms = (command: SimpleCommand) => {
   const name = command.argv[0] ?? '';
@@ -322,6 +323,7 @@ export const RISKY_RULES: readonly Rule[] = [
       return `${argv[0]} changes a disk's partition table`;
     },
   },
+  ...LISTED_RULES,
 ];
 
 /** Teardown commands: all of `words` among the arguments. */

@@ -4,7 +4,7 @@
  * returns the reason shown to the model and the user.
  */
 import type { SimpleCommand } from './command.js';
-import { showWord } from './command.js';
+import { isUnknown, showWord } from './command.js';
 import { forkLoop } from './interpreter-code.js';
 import { killTargets } from './gateway-kill.js';
 import { PROGRAM_OPTIONS, hasOption, optionValue, parseOptions } from './options.js';
@@ -41,6 +41,28 @@ export function findRoots(args: string[]): string[] {
 
 const DELETERS = new Set(['rm', 'shred', 'unlink', 'rmdir', 'srm', 'wipe']);
 
+/** find tests that choose some files (by name, path, age, size, owner, links): with one, find deletes what matches, not everything. */
+const FIND_FILTERS = /^-(i?name|i?path|i?wholename|i?regex|i?lname|newer\w*|[acm](time|min|newer)|used|size|user|group|uid|gid|nouser|nogroup|perm|links|inum|samefile|empty)$/;
+
+/** Programs that put a file system or swap on what they are given; on a plain file (`mkswap swapfile`) that is not a disk. */
+const FORMATTERS = /^(mkfs(\.\w+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|newfs\w*)$/;
+
+/** The format-disk rule: formatting, wiping signatures (`wipefs -a`) or discarding blocks of a disk. */
+function formatsDisk(argv: readonly string[], cwd: string | undefined): string | undefined {
+  const [name = '', ...args] = argv;
+  const operands = args.filter((word) => !word.startsWith('-'));
+  if (name === 'blkdiscard') return 'discards every block of a disk (blkdiscard)';
+  if (name === 'wipefs') {
+    // Without -a or -o wipefs only lists the signatures it finds; -n (--no-act) writes nothing.
+    const writes = args.some((a) => /^-[a-zA-Z]*[ao]/.test(a) || /^--(all|offset)/.test(a)) && !args.some((a) => /^-[a-zA-Z]*n/.test(a) || a === '--no-act');
+    return writes ? 'wipes the signatures of a disk (wipefs)' : undefined;
+  }
+  if (!FORMATTERS.test(name)) return undefined;
+  // mkswap and mkfs on a plain file in the working folder make a swap file or an image, not a disk: mkfs still needs a device to be sure.
+  const onFile = (cwd === undefined || !cwd.startsWith('/dev')) && operands.length > 0 && operands.every((word) => !word.startsWith('/dev/') && !isUnknown(word) && !/^[~/]/.test(word)) && /^(mkswap|mkfs(\.\w+)?|mke2fs)$/.test(name) && args.some((a) => a === '-F' || name === 'mkswap');
+  return onFile ? undefined : `formats a disk (${name})`;
+}
+
 export const FLOOR_RULES: readonly Rule[] = [
   {
     id: 'recursive-delete-of-system-or-home',
@@ -61,7 +83,8 @@ export const FLOOR_RULES: readonly Rule[] = [
       const { argv } = command;
       if (argv[0] !== 'find') return undefined;
       const deletes = argv.includes('-delete') || argv.some((word, i) => /^-(exec|execdir|ok|okdir)$/.test(word) && DELETERS.has(argv[i + 1]?.slice(argv[i + 1].lastIndexOf('/') + 1) ?? ''));
-      if (!deletes) return undefined;
+      // A search that picks files by name, age, size or owner deletes those, not the tree: that asks (listed-rules.ts).
+      if (!deletes || argv.some((word) => FIND_FILTERS.test(word))) return undefined;
       const target = catastrophic(findRoots(argv.slice(1)), command, ctx);
       return target === undefined ? undefined : `deletes everything under ${shown(target, ctx)} with find`;
     },
@@ -107,7 +130,7 @@ export const FLOOR_RULES: readonly Rule[] = [
   {
     id: 'format-disk',
     why: 'making a file system or swap on a disk, wiping signatures or discarding blocks',
-    check: ({ argv }) => (/^(mkfs(\.\w+)?|mke2fs|mkswap|wipefs|mkdosfs|mkntfs|mkexfatfs|mkfs\.\w+|blkdiscard|newfs\w*)$/.test(argv[0] ?? '') ? `formats a disk (${argv[0]})` : undefined),
+    check: ({ argv, cwd }) => formatsDisk(argv, cwd),
   },
   {
     id: 'write-to-disk-device',

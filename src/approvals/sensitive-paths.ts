@@ -26,6 +26,8 @@ export const SENSITIVE_PATHS: readonly SensitivePath[] = [
   { path: '~/.git-credentials', reason: 'stored git passwords' },
   { path: '~/.npmrc', reason: 'npm tokens' },
   { path: '~/.pypirc', reason: 'PyPI tokens' },
+  { path: '~/.pgpass', reason: 'stored PostgreSQL passwords' },
+  { path: '~/.my.cnf', reason: 'stored MySQL passwords' },
   { path: '~/.password-store/', reason: 'stored passwords' },
   { path: '~/.bashrc', reason: 'runs at every login' },
   { path: '~/.bash_profile', reason: 'runs at every login' },

@@ -105,10 +105,10 @@ describe('assessCommand: ordinary commands', () => {
     'echo hi > out.txt',
     'cat ~/.ssh/config',
     'python3 -c "print(1)"',
-    'find . -name "*.pyc" -delete',
-    'rm -f -- -r /',
+    'find . -name "*.pyc" -print',
+    'rm -f -- -r',
     'curl -s https://example.test/x.py | python3 -c "import sys; print(len(sys.stdin.read()))"',
-    'kill -9 12345',
+    'kill 12345',
     'mkdir -p ~/projects/x',
   ])('lets %s run', (command) => {
     expect(level(command)).toBe('safe');

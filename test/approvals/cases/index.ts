@@ -3,6 +3,7 @@ import { CARRIERS, LONG_OPTIONS } from './carriers.js';
 import { EXPANSION_NAMES, IFS_CASES, SUBSTITUTIONS } from './expansion.js';
 import { CONTROL_CHARACTERS, FLOOR, FORK_BOMBS, INTERPRETER_CODE, TMP_ITSELF } from './floor.js';
 import { INTERPRETERS } from './interpreters.js';
+import { LISTED_KINDS } from './listed.js';
 import { ORDINARY } from './ordinary.js';
 import { GATEWAY_KILL, METADATA } from './processes.js';
 import { DOWNLOADS, STDIN_SHELLS } from './stdin.js';
@@ -35,5 +36,6 @@ export const CASE_GROUPS: readonly CaseGroup[] = [
   INTERPRETERS,
   DATABASES,
   CONTAINERS_AND_INFRASTRUCTURE,
+  ...LISTED_KINDS,
   ORDINARY,
 ];

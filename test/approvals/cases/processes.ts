@@ -30,7 +30,9 @@ export const GATEWAY_KILL: CaseGroup = {
       'fuser -k 8080/tcp',
       'sudo pkill node',
     ),
-    ...safe('kill 12345', 'kill -9 12345', 'kill %1', 'kill 0', "pkill -f 'python3 server.py'", 'pkill myapp', 'killall firefox', 'pgrep node', 'kill -l', 'ps aux | grep node'),
+    // pkill and killall reach every process of that name, kill -9 gives no chance to clean up: they ask (listed.ts).
+    ...risky('kill -9 12345', "pkill -f 'python3 server.py'", 'pkill myapp', 'killall firefox'),
+    ...safe('kill 12345', 'kill %1', 'kill 0', 'pgrep node', 'kill -l', 'ps aux | grep node'),
   ],
 };
 
