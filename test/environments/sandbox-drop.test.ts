@@ -11,7 +11,7 @@ function layout(dropTo?: { uid: number; gid: number }, real = false): SandboxLay
   const { system, masks } = systemView();
   const workspace = real ? mkdtempSync('/var/tmp/hermes-drop-') : '/var/tmp/hermes-drop-unit';
   const tmp = real ? mkdtempSync('/var/tmp/hermes-drop-tmp-') : '/var/tmp/hermes-drop-unit-tmp';
-  return { workspace, tmp, network: false, system, masks, readOnly: [], hide: [], binds: [], chdir: '/', dropTo };
+  return { workspace, tmp, network: false, system, masks, readOnly: [], hide: [], binds: [], chdir: '/', dropTo, disableUserns: true };
 }
 
 describe('how a sandboxed command starts', () => {
@@ -30,6 +30,8 @@ describe('how a sandboxed command starts', () => {
     expect(args).toContain('--unshare-user');
     expect(args).toContain('--disable-userns');
     expect(args).not.toContain('--cap-add');
+    // An older bwrap (before 0.8) does not know --disable-userns: it is left out there.
+    expect(bwrapArgs({ ...layout(), disableUserns: false })).not.toContain('--disable-userns');
     expect(payloadPrefix(tools, undefined, [])).toEqual([tools.prlimit, '--']);
   });
 

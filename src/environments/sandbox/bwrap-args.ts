@@ -32,6 +32,8 @@ export interface SandboxLayout {
    * Without it bwrap runs as the gateway's own user in a user namespace of its own.
    */
   dropTo?: { uid: number; gid: number };
+  /** bwrap 0.8+: no user namespace may be made inside (`--disable-userns`; plain user only). */
+  disableUserns?: boolean;
 }
 
 /**
@@ -64,7 +66,7 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
     // When the gateway runs as root, bwrap would keep root's capabilities (remount, …). Those
     // kept to drop to the sandbox's user are gone once it has (see payloadPrefix).
     '--cap-drop', 'ALL',
-    ...(layout.dropTo ? ['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP', '--cap-add', 'CAP_DAC_OVERRIDE'] : ['--unshare-user', '--disable-userns']),
+    ...(layout.dropTo ? ['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP', '--cap-add', 'CAP_DAC_OVERRIDE'] : ['--unshare-user', ...(layout.disableUserns ? ['--disable-userns'] : [])]),
     '--chdir', layout.chdir,
     '--',
   );
@@ -107,6 +109,8 @@ export interface PayloadTools {
   prlimit: string;
   /** util-linux `unshare`, when a user namespace may be made after the drop (per-sandbox process counting). */
   unshare?: string;
+  /** This bwrap knows `--disable-userns` (0.8 and later). */
+  disableUserns?: boolean;
 }
 
 /**

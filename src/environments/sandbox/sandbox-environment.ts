@@ -82,6 +82,7 @@ export class SandboxEnvironment extends LocalEnvironment {
       binds: mounts.binds.map((path) => resolve(path)),
       chdir: cwd,
       dropTo,
+      disableUserns: this.sandbox.tools.disableUserns,
     });
     const prefix = payloadPrefix(this.sandbox.tools, dropTo, prlimitArgs(this.sandbox.limits, { cpuSeconds: mounts.cpuSeconds, processes: true }));
     // bwrap itself starts in the workspace, which exists on the host; --chdir sets the inner cwd.

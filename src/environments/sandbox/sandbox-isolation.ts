@@ -66,6 +66,23 @@ function dropTrial(bwrap: string, tools: PayloadTools, uid: number): DropTrial {
  * uids, capabilities and no_new_privs) the sandbox does not run at all.
  */
 export function sandboxTools(bwrap: string, asRoot: boolean, uid: number): PayloadTools {
+  const tools = helperTools(bwrap, asRoot, uid);
+  return { ...tools, disableUserns: knowsDisableUserns(bwrap) };
+}
+
+const versions = new Map<string, boolean>();
+
+/** bwrap 0.8.0 and later know `--disable-userns`; asked once per binary. */
+function knowsDisableUserns(bwrap: string): boolean {
+  const known = versions.get(bwrap);
+  if (known !== undefined) return known;
+  const match = /(\d+)\.(\d+)/.exec(spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 5000 }).stdout ?? '');
+  const answer = match !== null && (Number(match[1]) > 0 || Number(match[2]) >= 8);
+  versions.set(bwrap, answer);
+  return answer;
+}
+
+function helperTools(bwrap: string, asRoot: boolean, uid: number): PayloadTools {
   const prlimit = systemTool('prlimit');
   if (!prlimit) throw new BackendError('BACKEND_UNAVAILABLE', 'sandbox: prlimit (util-linux) is not in /usr, /bin or /sbin, and the sandbox does not run without its limits (terminal.limits). Install util-linux.');
   const setpriv = systemTool('setpriv');
