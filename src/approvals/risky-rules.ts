@@ -98,8 +98,8 @@ export const RISKY_RULES: readonly Rule[] = [
   },
   {
     id: 'world-writable',
-    why: 'permissions anyone may write, and recursive owner changes',
-    check({ argv }) {
+    why: 'permissions anyone may write, and recursive owner changes (to root, or outside the home folder and /tmp)',
+    check({ argv, cwd }, ctx) {
       const [name, ...args] = argv;
       if (name === 'chmod') {
         const parsed = parseOptions(args, PROGRAM_OPTIONS.chmod);
@@ -108,8 +108,20 @@ export const RISKY_RULES: readonly Rule[] = [
           return `chmod ${hasOption(parsed, '-R', '--recursive') ? '-R ' : ''}${mode} makes files writable by everyone`;
         }
       }
-      if ((name === 'chown' || name === 'chgrp') && hasOption(parseOptions(args, PROGRAM_OPTIONS.chown), '-R', '--recursive')) return `recursive ${name}`;
-      return undefined;
+      if (name !== 'chown' && name !== 'chgrp') return undefined;
+      const parsed = parseOptions(args, PROGRAM_OPTIONS.chown);
+      if (!hasOption(parsed, '-R', '--recursive')) return undefined;
+      // Handing a tree to root, or changing the owner of a tree outside the home folder and /tmp, asks; a project of one's own does not.
+      const reference = parsed.options.some((o) => o.names.includes('--reference'));
+      const owner = reference ? '' : parsed.operands[0] ?? '';
+      const files = reference ? parsed.operands : parsed.operands.slice(1);
+      if (name === 'chown' && /^(root|0)([:.]|$)/.test(owner)) return `recursive chown to ${owner}`;
+      const outside = files.find((file) => {
+        if (isUnknown(file)) return true;
+        const path = expandPath(file, ctx, cwd);
+        return path.startsWith('/') && !within(path, ctx.home) && !within(path, '/tmp');
+      });
+      return outside === undefined ? undefined : `recursive ${name} of ${showWord(outside)}`;
     },
   },
   {

@@ -438,6 +438,14 @@ export const INTERPRETER_CODE_KINDS: CaseGroup = {
   ],
 };
 
+export const OWNERS: CaseGroup = {
+  trick: "recursive owner changes: to root or outside the home folder ask, a project of one's own does not",
+  cases: [
+    ...risky('chown -R root build', 'chown -R root:root ./app', 'chown -R 0:0 out', 'sudo chown -R ada /srv/www', 'chgrp -R staff /opt/app', 'chown -R ada "$DIR"'),
+    ...safe('chown -R ada:ada ~/project', 'chown -R ada build', 'chgrp -R ada ./dist', 'chown -R ada /tmp/scratch', 'chown ada file.txt'),
+  ],
+};
+
 export const LISTED_KINDS: readonly CaseGroup[] = [
   SUDO_PRIVILEGE,
   PACKAGE_REMOVAL,
@@ -453,4 +461,5 @@ export const LISTED_KINDS: readonly CaseGroup[] = [
   SENSITIVE_REDIRECTS,
   OBFUSCATION,
   CARRIED_TEXT_IS_DATA,
+  OWNERS,
 ];
