@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
+import { loginPage } from './login-page.js';
 import { HermesError } from '../../src/shared/errors.js';
 
 /** The cookie that carries the token after the page was opened once with `?token=`. */
@@ -66,24 +67,36 @@ function presentedToken(c: Context, cookie: string): string | undefined {
  * token lets every request through (`platforms.web.auth: none`, loopback only).
  * `where` says where the token can be found, for the 401 page.
  */
-export function requireToken(token: string, where = 'platforms.web.token'): MiddlewareHandler {
+export function requireToken(token: string, where = 'platforms.web.token', options: { loginDays?: number } = {}): MiddlewareHandler {
   const refusal =
     'The web chat needs its token: open the address hermes gateway printed (it ends in ?token=…), ' +
     `or add ?token=<the token in ${where}> to this address.\n`;
+  // platforms.web.login_days: the cookie outlives the browser (0: it ends with the browser session).
+  const days = options.loginDays ?? 30;
+  const lifetime = days > 0 ? { maxAge: Math.round(days * 86_400) } : {};
   return async (c, next) => {
     if (!token) return next();
     const cookie = tokenCookieName(portOf(c.req.url));
     const fromQuery = c.req.query('token');
     if (fromQuery !== undefined && sameSecret(fromQuery, token)) {
-      setCookie(c, cookie, token, { httpOnly: true, sameSite: 'Strict', path: '/' });
+      setCookie(c, cookie, token, { httpOnly: true, sameSite: 'Strict', path: '/', ...lifetime });
       const url = new URL(c.req.url);
       url.searchParams.delete('token');
       return c.redirect(url.pathname + url.search, 303);
     }
     const given = presentedToken(c, cookie);
     if (given !== undefined && sameSecret(given, token)) return next();
+    const path = new URL(c.req.url).pathname;
+    // The API keeps a JSON 401; a browser asking for a page gets a form that asks for the token.
+    if (path.startsWith('/api/')) return c.json({ error: refusal.trim() }, 401);
+    if (wantsHtml(c)) return c.html(loginPage({ path, where, wrong: fromQuery !== undefined }), 401);
     return c.text(refusal, 401);
   };
+}
+
+/** A browser navigating to a page (Accept: text/html), not a script fetching a resource. */
+function wantsHtml(c: Context): boolean {
+  return c.req.method === 'GET' && (c.req.header('accept') ?? '').toLowerCase().includes('text/html');
 }
 
 /**

@@ -32,6 +32,8 @@ export interface WebAppDeps {
   token: string;
   /** Where the token is kept, named on the 401 page. */
   tokenWhere?: string;
+  /** `platforms.web.login_days`: how long the login cookie lasts (0: until the browser closes). */
+  loginDays?: number;
   /** Bound to loopback: requests must name a loopback host (no DNS rebinding). */
   loopbackOnly: boolean;
   /** `platforms.web.max_streams`: open event streams at once; past it a 503. */
@@ -79,7 +81,7 @@ export function createWebApp(deps: WebAppDeps): Hono {
     }),
   );
   app.use(sameOriginOnly({ loopbackOnly: deps.loopbackOnly }));
-  app.use(requireToken(deps.token, deps.tokenWhere));
+  app.use(requireToken(deps.token, deps.tokenWhere, { loginDays: deps.loginDays }));
   app.use('/api/*', async (c, next) => {
     await next();
     c.header('Cache-Control', 'no-store');

@@ -124,6 +124,7 @@ export class WebAdapter implements PlatformAdapter {
       assets: loadAssets(),
       token: login.token,
       tokenWhere: login.where,
+      loginDays: web.login_days,
       loopbackOnly: isLoopbackHost(host),
       maxStreams: web.max_streams,
       status: () => this.status(),

@@ -247,6 +247,8 @@ export const configSchema = z.strictObject({
       token: text().default(''),
       auth: oneOf(['token', 'none'] as const).default('token'),
       max_streams: positiveInt().default(32),
+      /** Days the login cookie lasts in the browser; 0 ends it with the browser session. */
+      login_days: z.number({ error: "expected a number of days" }).min(0, { error: "expected 0 or more days" }).default(30),
     }),
   }),
   sessions: section({

@@ -334,6 +334,41 @@ describe('web chat login on loopback (as Jupyter does)', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
+  it('the login lasts: the cookie has platforms.web.login_days as its Max-Age; a browser without it gets a page asking for the token, the API a JSON 401', async () => {
+    const { url, lines } = await startChat();
+    const printed = /web chat: (\S+)/.exec(lines[0])![1];
+    const login = await call(printed, { anonymous: true });
+    expect(String(login.headers['set-cookie'])).toMatch(/Max-Age=2592000/);
+    const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    const asked = await call(url + '?thread=abc', { anonymous: true, headers: browser });
+    expect(asked.status).toBe(401);
+    expect(asked.headers['content-type']).toMatch(/^text\/html/);
+    expect(asked.body).toMatch(/<form method="get" action="\/">/);
+    expect(asked.body).toContain('name="token"');
+    expect(asked.body).toContain(tokenFilePath(home));
+    expect(asked.body).not.toContain('not the right one');
+    // The form's answer is ?token=…: a wrong one says so, a right one logs in like the printed address.
+    const wrong = await call(`${url}?token=${'0'.repeat(48)}`, { anonymous: true, headers: browser });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toContain('not the right one');
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+    const api = await call(url + 'api/threads', { anonymous: true, headers: browser });
+    expect(api.status).toBe(401);
+    expect(api.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(api.body)).toMatchObject({ error: expect.stringContaining('needs its token') });
+    // A hostile token in the path is not written into the page as HTML.
+    const hostile = await call(url + '%22%3E%3Cscript%3Ealert(1)%3C/script%3E', { anonymous: true, headers: browser });
+    expect(hostile.body).not.toContain('<script>');
+  });
+
+  it('platforms.web.login_days: 0 makes the login cookie end with the browser session', async () => {
+    const { lines } = await startChat({ login_days: 0 });
+    const printed = /web chat: (\S+)/.exec(lines[0])![1];
+    const login = await call(printed, { anonymous: true });
+    expect(login.status).toBe(303);
+    expect(String(login.headers['set-cookie'])).not.toMatch(/Max-Age|Expires/i);
+  });
+
   it('refuses a loopback request without the token with 401, and the printed address logs the browser in', async () => {
     const { url, lines } = await startChat();
     for (const path of ['', 'api/threads', 'api/status', 'api/threads/abc/events']) {
