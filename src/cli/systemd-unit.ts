@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, isAbsolute, join, normalize } from 'node:path';
 
 /** The unit's file name under the user's systemd folder. */
 export const UNIT_NAME = 'hermes-gateway.service';
@@ -28,6 +28,32 @@ export interface UnitOptions {
   hermesHome: string;
   /** PATH for the service: the installer's, so python3, bwrap and podman are found as they are now. */
   path: string;
+}
+
+/** A PATH entry that only lives while one command runs: npx's cache, npm's script helpers, temp folders. */
+function transient(entry: string, tempDirs: string[]): boolean {
+  if (/(^|\/)(\.npm\/)?_npx(\/|$)/.test(entry)) return true;
+  if (/\/node_modules\/\.bin$/.test(entry) || /\/node-gyp-bin$/.test(entry)) return true;
+  return tempDirs.some((dir) => entry === dir || entry.startsWith(`${dir}/`));
+}
+
+/**
+ * The service's PATH: the installer's, without what npx or npm put there for one run
+ * (`…/_npx/…`, `node_modules/.bin`, node-gyp-bin), temporary folders and relative entries,
+ * each folder once; the Node running now is kept reachable.
+ */
+export function servicePath(path: string, options: { node: string; tempDirs: string[] }): string {
+  const temps = options.tempDirs.filter((dir) => isAbsolute(dir) && dir !== '/').map((dir) => normalize(dir).replace(/\/+$/, ''));
+  const kept: string[] = [];
+  for (const raw of path.split(':')) {
+    const entry = raw && isAbsolute(raw) ? normalize(raw).replace(/(.)\/+$/, '$1') : '';
+    if (!entry || transient(entry, temps) || kept.includes(entry)) continue;
+    kept.push(entry);
+  }
+  const nodeDir = dirname(options.node);
+  if (!kept.includes(nodeDir) && !transient(nodeDir, temps)) kept.push(nodeDir);
+  for (const base of ['/usr/local/bin', '/usr/bin', '/bin']) if (!kept.includes(base)) kept.push(base);
+  return kept.join(':');
 }
 
 /** The text of the systemd user unit that runs `hermes gateway`. */

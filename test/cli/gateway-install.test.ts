@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { builtCli } from '../helpers/hermes-process.js';
 import { unitWord } from '../../src/cli/systemd-unit.js';
 import { runHermes } from './cli-process.js';
@@ -54,6 +54,23 @@ describe('hermes gateway install', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('Failed to connect to bus: No medium found');
     expect(run.stderr).toContain(`hermes: gateway install: systemctl --user daemon-reload failed (exit 1); the unit is written at ${at.unit}`);
+    // What is left, exactly, to copy.
+    expect(run.stdout).toContain('loginctl enable-linger');
+    expect(run.stdout).toContain('then run:\n  systemctl --user daemon-reload\n  systemctl --user enable hermes-gateway.service\n  systemctl --user restart hermes-gateway.service');
+  });
+
+  it('writes a PATH without npx\'s temporary folders, npm\'s script helpers or temp folders (as run through npx)', async () => {
+    const at = place();
+    const npx = '/root/.npm/_npx/1a2b3c/node_modules/.bin';
+    const path = [npx, '/work/clone/node_modules/.bin', '/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin', '/tmp/xfs-123/bin', 'relative/bin', '/opt/tools/bin', '/usr/bin', '/usr/bin/', '/bin'].join(':');
+    const run = await runHermes(at.hermesHome, ['gateway', 'install', '--no-enable'], { HOME: at.home, XDG_CONFIG_HOME: at.xdg, PATH: path });
+    expect(run.code).toBe(0);
+    const line = /^Environment=PATH=(.*)$/m.exec(readFileSync(at.unit, 'utf8'))![1];
+    const entries = line.split(':');
+    expect(entries.slice(0, 3)).toEqual(['/opt/tools/bin', '/usr/bin', '/bin']);
+    expect(line).not.toMatch(/_npx|node_modules|node-gyp-bin|\/tmp\/|relative/);
+    expect(entries).toContain(dirname(process.execPath));
+    expect(new Set(entries).size).toBe(entries.length);
   });
 
   it('quotes unit words that hold blanks, quotes or %', () => {

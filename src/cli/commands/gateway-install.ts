@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { hermesPaths } from '../../config/index.js';
 import { packageRoot } from '../../shared/package-root.js';
 import { homeOption } from '../common.js';
-import { UNIT_NAME, enableCommands, unitText, userUnitDir } from '../systemd-unit.js';
+import { UNIT_NAME, enableCommands, servicePath, unitText, userUnitDir } from '../systemd-unit.js';
 
 interface InstallOptions {
   enable: boolean;
@@ -25,7 +25,8 @@ export function registerGatewayInstall(gateway: Command): void {
         node: process.execPath,
         cli: join(packageRoot(), 'dist', 'src', 'cli', 'main.js'),
         hermesHome: paths.home,
-        path: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+        // npx's temporary folders and the like are gone once this command ends: not in the service's PATH.
+        path: servicePath(process.env.PATH ?? '', { node: process.execPath, tempDirs: ['/tmp', '/var/tmp', tmpdir()] }),
       });
       mkdirSync(paths.home, { recursive: true });
       mkdirSync(dir, { recursive: true });
@@ -41,17 +42,31 @@ export function registerGatewayInstall(gateway: Command): void {
         return;
       }
       const { execa } = await import('execa');
-      for (const [, ...args] of commands) {
+      for (const [index, [, ...args]] of commands.entries()) {
         console.log(`$ ${show(['systemctl', ...args])}`);
         const run = await execa(systemctl, args, { reject: false, stdin: 'ignore', all: true, timeout: 60_000 });
         if (run.all) console.log(run.all);
         if (run.exitCode !== 0) {
-          throw new Error(`gateway install: systemctl ${args.join(' ')} failed (exit ${run.exitCode ?? 'none'}); the unit is written at ${file}: run the rest by hand once a user session bus is there (log in, or loginctl enable-linger)`);
+          // Said exactly: what is left, from the command that failed on, once a user bus is there.
+          const left = [...commands.slice(index).map(show)];
+          console.log(
+            `the unit is written at ${file}; systemctl --user needs a user session bus (log in on a terminal or over ssh as this user, ` +
+              `or run loginctl enable-linger ${userName()} as root), then run:\n${left.map((line) => `  ${line}`).join('\n')}`,
+          );
+          throw new Error(`gateway install: systemctl ${args.join(' ')} failed (exit ${run.exitCode ?? 'none'}); the unit is written at ${file}: run the commands printed above once a user session bus is there`);
         }
       }
       console.log(`${UNIT_NAME} is enabled and running; its output: journalctl --user -u ${UNIT_NAME} -f`);
       console.log(lingerHint());
     });
+}
+
+function userName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return '$USER';
+  }
 }
 
 function lingerHint(): string {
