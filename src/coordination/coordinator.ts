@@ -94,7 +94,7 @@ export class RedisCoordinator {
       throw error;
     }
     const coordinator = new RedisCoordinator(redis, instanceId, options.leaseTtlMs, options);
-    coordinator.inbox = new Inbox(reader, instanceId, (envelope) => coordinator.deliver(envelope, handlers), coordinator.logger, coordinator.keys);
+    coordinator.inbox = new Inbox(reader, redis, instanceId, (envelope) => coordinator.deliver(envelope, handlers), coordinator.logger, coordinator.keys);
     await coordinator.beat();
     coordinator.heartbeat = setInterval(() => void coordinator.beat(), Math.max(1, Math.floor(options.leaseTtlMs / 3)));
     coordinator.heartbeat.unref();

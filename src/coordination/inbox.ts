@@ -71,15 +71,22 @@ function parseEnvelope(fields: string[]): PassedEnvelope | undefined {
 }
 
 /**
- * Reads this instance's inbox in order, one envelope at a time, on a connection of its own
- * (XREAD BLOCK holds it). Each entry is deleted once handled, so it is handled once.
+ * Reads this instance's inbox on a connection of its own (XREAD BLOCK holds it). Each thread's
+ * envelopes are handled one at a time in the order they were passed, and threads apart from one
+ * another, so a thread that waits (its dead owner's lease has yet to lapse) holds up no other.
+ * Each entry is deleted, on the command connection, once handled, so it is handled once; one
+ * still waiting here when this instance dies is taken over with the rest of its inbox.
  */
 export class Inbox {
   private stopped = false;
   private readonly loop: Promise<void>;
+  /** The last envelope of each thread still being handled (the next one of that thread waits for it). */
+  private readonly threads = new Map<string, Promise<void>>();
 
   constructor(
     private readonly reader: Redis,
+    /** The connection the entries are deleted on: the reader is held by its blocking read. */
+    private readonly writer: Redis,
     private readonly instanceId: string,
     private readonly handle: (envelope: PassedEnvelope) => Promise<void>,
     private readonly logger: Logger = silentLogger(),
@@ -88,7 +95,7 @@ export class Inbox {
     this.loop = this.run();
   }
 
-  /** Stops reading and ends the reader connection. */
+  /** Stops reading and ends the reader connection (envelopes being handled finish on their own). */
   async close(): Promise<void> {
     this.stopped = true;
     this.reader.disconnect();
@@ -112,18 +119,31 @@ export class Inbox {
         for (const [id, fields] of entries) {
           last = id;
           const envelope = parseEnvelope(fields);
-          if (envelope) {
-            try {
-              await this.handle(envelope);
-            } catch (error) {
-              this.logger.error({ thread: envelope.threadKey, err: errorMessage(error) }, 'a passed message failed');
-            }
-          } else {
+          if (envelope) this.inOrder(envelope.threadKey, () => this.deliver(key, id, envelope));
+          else {
             this.logger.warn({ id }, 'an inbox entry that is not an envelope was dropped');
+            await this.writer.xdel(key, id).catch(() => undefined);
           }
-          await this.reader.xdel(key, id).catch(() => undefined);
         }
       }
     }
+  }
+
+  /** Runs `work` after the thread's earlier envelopes. */
+  private inOrder(threadKey: string, work: () => Promise<void>): void {
+    const next = (this.threads.get(threadKey) ?? Promise.resolve()).then(work);
+    this.threads.set(threadKey, next);
+    void next.then(() => {
+      if (this.threads.get(threadKey) === next) this.threads.delete(threadKey);
+    });
+  }
+
+  private async deliver(key: string, id: string, envelope: PassedEnvelope): Promise<void> {
+    try {
+      await this.handle(envelope);
+    } catch (error) {
+      this.logger.error({ thread: envelope.threadKey, err: errorMessage(error) }, 'a passed message failed');
+    }
+    await this.writer.xdel(key, id).catch(() => undefined);
   }
 }

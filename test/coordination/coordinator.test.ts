@@ -125,6 +125,32 @@ describe.runIf(!missing)('instances coordinating through a real redis-server', (
     await next!.release();
   });
 
+  it('a thread whose passed message waits holds up no other thread’s, and its own next message waits behind it', async () => {
+    prefix = `t${randomBytes(4).toString('hex')}:`;
+    const done: string[] = [];
+    let letGo: () => void = () => {};
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const a = await instance('A', 30_000, async (threadKey, payload) => {
+      const n = (payload as { n: string }).n;
+      if (n === 'waits') await held;
+      done.push(`${threadKey} ${n}`);
+    });
+    const b = await instance('B');
+    await b.coordinator.passMessage('A', 'web:slow', { n: 'waits' });
+    await b.coordinator.passMessage('A', 'web:slow', { n: 'after it' });
+    await b.coordinator.passMessage('A', 'web:fast', { n: 'other thread' });
+    await until(() => done.includes('web:fast other thread'), 'the other thread’s message');
+    expect(done).toEqual(['web:fast other thread']);
+    letGo();
+    await until(() => done.length === 3, 'the waiting thread’s messages');
+    expect(done).toEqual(['web:fast other thread', 'web:slow waits', 'web:slow after it']);
+    expect(a.seen.messages).toHaveLength(3);
+    // Each handled once and gone from the inbox.
+    const raw = new Redis(server.url);
+    await until(async () => (await raw.xlen(coordinationKeys(prefix).inbox('A'))) === 0, 'the handled entries deleted');
+    raw.disconnect();
+  });
+
   it('an instance that closed is no longer alive, and what was passed to a dead instance and never read is taken over once, in order, by one live instance', async () => {
     prefix = `t${randomBytes(4).toString('hex')}:`;
     const b = await instance('B', 900);
