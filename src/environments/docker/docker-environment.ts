@@ -31,15 +31,22 @@ export interface DockerEnvironmentOptions extends Omit<RemoteShellOptions, 'cwd'
 }
 
 /**
- * The container's lifeline, run with `exec -i` while the environment lives: it remembers the
- * container's main process (the lowest child of its init), then waits on stdin. When the
- * gateway goes — even by SIGKILL, its end of the pipe closes — or the environment is cleaned
- * up, it kills every process in the container but init, the main process and itself: the
- * commands, scripts and kernels of this gateway and whatever they left (setsid, double forks).
+ * The container's lifeline, run with `exec -i` while the environment lives (`$1`: the
+ * container's id): it remembers the container's main process (the lowest child of its init),
+ * then waits on stdin. When the gateway goes — even by SIGKILL, its end of the pipe closes — or
+ * the environment is cleaned up, it kills every process in the container but init, the main
+ * process and itself: the commands, scripts and kernels of this gateway and whatever they left
+ * (setsid, double forks). It kills nothing unless it runs where the hostname is the container's
+ * id (what docker and podman give a container without --hostname), its main process is
+ * `sleep infinity`: an `exec` that ran on a
+ * host instead (a fake or misconfigured engine) must never take the host's processes.
  */
 export const CONTAINER_LIFELINE = [
   'main=; for c in $(cat /proc/1/task/1/children); do if [ -z "$main" ] || [ "$c" -lt "$main" ]; then main=$c; fi; done',
   'while read -r _; do :; done',
+  'case "$1" in ""|*[!0-9a-f]*) exit 0 ;; esac',
+  'h=$(cat /proc/sys/kernel/hostname); case "$1" in "$h"*) ;; *) exit 0 ;; esac; [ ${#h} -ge 12 ] || exit 0',
+  '[ "$(tr "\\0" " " < /proc/"$main"/cmdline)" = "sleep infinity " ] || exit 0',
   'for round in 1 2 3 4 5; do for p in /proc/[0-9]*; do p=${p#/proc/}; case "$p" in 1|"$$"|"$main") ;; *) kill -KILL "$p" 2>/dev/null ;; esac; done; done',
 ].join('\n');
 
@@ -106,7 +113,7 @@ export class DockerEnvironment extends RemoteShellEnvironment {
   /** Starts the container's lifeline unless it runs; it ends (killing what runs there) when its stdin closes. */
   private holdLifeline(): void {
     if (this.lifeline && this.lifeline.exitCode === null && !this.lifeline.killed) return;
-    const args = execArgs(this.container || this.options.spec.name, ['sh', '-c', CONTAINER_LIFELINE]);
+    const args = execArgs(this.container || this.options.spec.name, ['sh', '-c', CONTAINER_LIFELINE, 'hermes-lifeline', this.container]);
     // Not execa's cleanup: a gateway that exits, however it exits, closes the pipe, and that is the signal.
     const child = execa(this.options.binary, args, { stdin: 'pipe', stdout: 'ignore', stderr: 'ignore', reject: false, cleanup: false });
     child.stdin.on('error', () => {});
