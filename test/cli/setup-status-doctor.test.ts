@@ -97,10 +97,22 @@ describe('hermes status', () => {
     expect(run.stdout).toContain('terminal backend: Scripted scripted_box [scripted_box]');
     expect(run.stdout).toMatch(/^ {2}\* scripted_box +ok {3}scripted probe says hello \(plugin scripted\)$/m);
     expect(run.stdout).toMatch(/^ {4}local +ok/m);
-    expect(run.stdout).toMatch(/^ {4}sandbox +(ok|FAIL)/m);
+    expect(run.stdout).toMatch(/^ {4}sandbox +(ok|--)/m);
+    // A backend nobody chose is not reported as a failure (ssh has no host here).
+    expect(run.stdout).toMatch(/^ {4}ssh +-- +not chosen, not set up here \(/m);
+    expect(run.stdout).not.toMatch(/^ {4}ssh +FAIL/m);
     expect(run.stdout).toContain('model: test-model at https://api.openai.com/v1; STATUS_TEST_KEY is not set');
     expect(run.stdout).toMatch(/discord +disabled/);
     expect(run.stdout).toMatch(/web +ready/);
+  });
+});
+
+describe('hermes status, a chosen backend', () => {
+  it('reports FAIL for the backend terminal.backend chose when it cannot run here', async () => {
+    const root = home();
+    writeFileSync(join(root, 'config.yaml'), 'terminal:\n  backend: ssh\n');
+    const run = await runCli(root, 'status');
+    expect(run.stdout).toMatch(/^ {2}\* ssh +FAIL /m);
   });
 });
 

@@ -9,12 +9,13 @@ const PROVIDERS = [
   { id: 'openai', label: 'OpenAI', baseUrl: 'https://api.openai.com/v1', keyHint: 'sk-…', env: 'OPENAI_API_KEY' },
   { id: 'openrouter', label: 'OpenRouter', baseUrl: 'https://openrouter.ai/api/v1', keyHint: 'sk-or-…', env: 'OPENROUTER_API_KEY' },
   { id: 'ollama', label: 'Ollama (local, no account)', baseUrl: 'http://127.0.0.1:11434/v1', keyHint: 'not needed', env: 'OLLAMA_API_KEY' },
-  { id: 'custom', label: 'Any OpenAI-compatible URL', baseUrl: 'http://127.0.0.1:8000/v1', keyHint: 'if the server wants one', env: 'MODEL_API_KEY' },
+  // No address is guessed for a server of one's own: the field starts empty, with an example.
+  { id: 'custom', label: 'Any OpenAI-compatible URL', baseUrl: '', placeholder: 'http://host:port/v1', keyHint: 'if the server wants one', env: 'MODEL_API_KEY' },
 ];
 
 /** The same settings as files, for those who keep them there (README: "The web chat"). */
 function fileSnippet(provider, model) {
-  const yaml = ['model:', `  base_url: ${provider.baseUrl}`, `  name: ${model || (provider.id === 'ollama' ? 'qwen2.5:7b' : 'gpt-4o-mini')}`, `  api_key_env: ${provider.env}`];
+  const yaml = ['model:', `  base_url: ${provider.baseUrl || provider.placeholder}`, `  name: ${model || (provider.id === 'ollama' ? 'qwen2.5:7b' : 'gpt-4o-mini')}`, `  api_key_env: ${provider.env}`];
   return h(
     'details',
     { className: 'setup-files' },
@@ -46,13 +47,16 @@ export async function renderSetup(section, status, { onSaved, open = !status.mod
 
   const providerSelect = h('select', { id: 'setup-provider', name: 'provider' }, PROVIDERS.map((p) => h('option', { value: p.id }, p.label)));
   providerSelect.value = provider.id;
-  const baseUrl = h('input', { id: 'setup-base-url', name: 'baseUrl', type: 'url', required: 'true', autocomplete: 'off', spellcheck: 'false', value: settings.baseUrl || provider.baseUrl });
+  const baseUrl = h('input', { id: 'setup-base-url', name: 'baseUrl', type: 'url', required: 'true', autocomplete: 'off', spellcheck: 'false', value: settings.baseUrl || provider.baseUrl, placeholder: provider.placeholder ?? provider.baseUrl });
   const apiKey = h('input', { id: 'setup-api-key', name: 'apiKey', type: 'password', autocomplete: 'off', spellcheck: 'false' });
-  const modelSelect = h('select', { id: 'setup-model', name: 'model', required: 'true' });
+  // A free text field: the endpoint's /models list, when it answers, only suggests (a datalist).
+  const modelList = h('datalist', { id: 'setup-model-list' });
+  const modelSelect = h('input', { id: 'setup-model', name: 'model', type: 'text', required: 'true', autocomplete: 'off', spellcheck: 'false', list: modelList.id, placeholder: 'a model id, e.g. gpt-4o-mini' });
   const loadButton = h('button', { type: 'button', className: 'ghost' }, 'Load models');
   const testButton = h('button', { type: 'button' }, 'Test');
   const saveButton = h('button', { type: 'submit', className: 'primary' }, 'Save');
   const result = h('p', { className: 'setup-result', role: 'status', 'aria-live': 'polite' });
+  const { title, intro } = headingFor(status, configured);
   const files = h('div', {});
 
   const keyPlaceholder = () => {
@@ -63,10 +67,11 @@ export async function renderSetup(section, status, { onSaved, open = !status.mod
     result.textContent = text;
     result.dataset.tone = tone;
   };
-  const values = () => ({ provider: provider.id, baseUrl: baseUrl.value.trim(), apiKey: apiKey.value.trim(), model: modelSelect.value });
+  const values = () => ({ provider: provider.id, baseUrl: baseUrl.value.trim(), apiKey: apiKey.value.trim(), model: modelSelect.value.trim() });
   const setModels = (ids, wanted) => {
-    modelSelect.replaceChildren(...ids.map((id) => h('option', { value: id }, id)));
-    if (wanted && ids.includes(wanted)) modelSelect.value = wanted;
+    modelList.replaceChildren(...ids.map((id) => h('option', { value: id })));
+    if (wanted) modelSelect.value = wanted;
+    else if (!modelSelect.value && ids.length === 1) modelSelect.value = ids[0];
   };
   const busy = async (work) => {
     for (const button of [loadButton, testButton, saveButton]) button.disabled = true;
@@ -80,17 +85,20 @@ export async function renderSetup(section, status, { onSaved, open = !status.mod
   };
   const loadModels = () =>
     busy(async () => {
+      if (!baseUrl.value.trim()) return say('Give the Base URL first (your server\'s address, ending in /v1).');
       say(`Asking ${baseUrl.value.trim()}/models…`);
       // `note`: the saved key was not sent (it is for another base URL).
       const { models: ids, note } = await listModels(values());
       setModels(ids, modelSelect.value || settings.model);
-      const listed = ids.length > 0 ? `${ids.length} model${ids.length === 1 ? '' : 's'} listed: pick one, then Save.` : 'The endpoint lists no models.';
+      const listed = ids.length > 0 ? `${ids.length} model${ids.length === 1 ? '' : 's'} listed: pick one or type its id, then Save.` : 'The endpoint lists no models: type the model id, then Save.';
       say(note ? `${listed} Note: ${note}.` : listed, ids.length > 0 && !note ? 'info' : 'error');
     });
 
   providerSelect.addEventListener('change', () => {
     provider = PROVIDERS.find((p) => p.id === providerSelect.value);
     baseUrl.value = provider.baseUrl;
+    baseUrl.placeholder = provider.placeholder ?? provider.baseUrl;
+    modelSelect.value = '';
     setModels([]);
     keyPlaceholder();
     files.replaceChildren(fileSnippet(provider, ''));
@@ -113,19 +121,22 @@ export async function renderSetup(section, status, { onSaved, open = !status.mod
     field('Provider', providerSelect),
     field('Base URL', baseUrl),
     field('API key', apiKey, 'Kept in HERMES_HOME/.env (mode 0600); never shown again.'),
-    h('div', { className: 'field' }, h('label', { for: modelSelect.id }, 'Model'), h('div', { className: 'field-row' }, modelSelect, loadButton)),
+    h('div', { className: 'field field-model' }, h('label', { for: modelSelect.id }, 'Model'), h('div', { className: 'field-row' }, modelSelect, modelList, loadButton)),
     h('div', { className: 'setup-actions' }, testButton, saveButton),
     result,
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     void busy(async () => {
-      if (!modelSelect.value) throw new Error('Pick a Model first (Load models asks the endpoint for its list).');
-      say(`Testing ${modelSelect.value}, then saving…`);
+      if (!modelSelect.value.trim()) throw new Error('Give a Model first: type its id, or Load models to pick from the endpoint\'s list.');
+      say(`Testing ${modelSelect.value.trim()}, then saving…`);
       const saved = await saveSettings(values());
       apiKey.value = '';
       const restart = saved.needsRestart.length > 0 ? ` Restart the gateway for: ${saved.needsRestart.join(', ')}.` : '';
       say(`Saved: ${saved.settings.model} answers the next message.${restart}`, 'ok');
+      // The heading follows the state: a model is configured now.
+      title.textContent = 'Model settings';
+      intro.firstChild.textContent = `The agent uses ${saved.settings.model} at ${saved.settings.baseUrl}. `;
       onSaved?.(saved.settings);
     });
   });
@@ -133,9 +144,14 @@ export async function renderSetup(section, status, { onSaved, open = !status.mod
   files.replaceChildren(fileSnippet(provider, settings.model));
   if (settings.model) setModels([settings.model], settings.model);
 
-  section.append(
-    h('h3', { id: 'setup-title' }, configured ? 'Model settings' : 'No model is configured'),
-    h(
+  section.append(title, intro, settings.canSave ? form : h('p', { className: 'muted' }, 'This web chat has no login (platforms.web.auth: none), so it cannot change settings: write them in the files.'), files);
+  if (settings.canSave && (settings.keySet || provider.id === 'ollama' || (provider.id === 'custom' && baseUrl.value.trim())) && !configured) void loadModels();
+}
+
+/** The form's heading and first paragraph; Save changes both. */
+function headingFor(status, configured) {
+  const title = h('h3', { id: 'setup-title' }, configured ? 'Model settings' : 'No model is configured');
+  const intro = h(
       'p',
       {},
       configured ? `The agent uses ${status.model.name} at ${status.model.baseUrl}. ` : 'The agent needs a model before it can answer. ',
@@ -144,9 +160,6 @@ export async function renderSetup(section, status, { onSaved, open = !status.mod
       ' and the rest in ',
       h('code', {}, status.configFile),
       ', and the next message uses it — no restart.',
-    ),
-    settings.canSave ? form : h('p', { className: 'muted' }, 'This web chat has no login (platforms.web.auth: none), so it cannot change settings: write them in the files.'),
-    files,
   );
-  if (settings.canSave && (settings.keySet || provider.id === 'ollama' || provider.id === 'custom') && !configured) void loadModels();
+  return { title, intro };
 }

@@ -16,11 +16,15 @@ export function registerStatusCommand(program: Command): void {
       const platforms = platformTokens(config);
       for (const line of platformBackendLines(config, registry, platforms)) console.log(line);
       console.log('backends:');
+      // A backend nobody chose (terminal.backend, terminal.platform_backend) that cannot run here is no failure: it is not set up.
+      const chosen = new Set([config.terminal.backend, config.terminal.platform_backend]);
       for (const provider of registry.list()) {
         const probe = await provider.probe();
         const mark = provider.name === active?.name ? '*' : ' ';
         const source = provider.builtin ? '' : ` (plugin ${provider.source})`;
-        console.log(`  ${mark} ${provider.name.padEnd(14)} ${probe.ok ? 'ok  ' : 'FAIL'} ${probe.detail}${source}`);
+        const state = probe.ok ? 'ok  ' : chosen.has(provider.name) ? 'FAIL' : '--  ';
+        const detail = probe.ok || chosen.has(provider.name) ? probe.detail : `not chosen, not set up here (${probe.detail})`;
+        console.log(`  ${mark} ${provider.name.padEnd(14)} ${state} ${detail}${source}`);
       }
       for (const plugin of plugins) for (const error of plugin.errors) console.log(`  plugin ${plugin.name}: ${error}`);
       const key = process.env[config.model.api_key_env];
