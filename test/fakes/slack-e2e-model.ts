@@ -95,7 +95,8 @@ export async function startE2eGateway(
 ): Promise<E2eGateway> {
   const platforms = Object.fromEntries(PLATFORMS.map((name) => [name, name === platform ? settings : { enabled: false }]));
   // The scripts write their process group to HERMES_HOME: on the host, not in a sandbox (test/adapters/platform-backend-e2e.test.ts covers that).
-  const made = e2eConfig({ model: { base_url: 'http://127.0.0.1:9/v1', name: 'fake-model', api_key_env: keyVar }, platforms, terminal: { platform_backend: 'local' } }, env);
+  // Whole replies (chat.postMessage, sendMessage): streamed replies have their own tests (*-stream.test.ts).
+  const made = e2eConfig({ model: { base_url: 'http://127.0.0.1:9/v1', name: 'fake-model', api_key_env: keyVar, stream: false }, platforms, terminal: { platform_backend: 'local' } }, env);
   const model = await startFakeOpenAI({ fallback: e2eModel(made.home) });
   made.loaded.config.model.base_url = model.url;
   // Loaded here, not at the top: the fakes stay importable without the CLI's modules.
