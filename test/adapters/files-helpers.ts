@@ -55,7 +55,7 @@ export async function startFilesGateway(
   const cwd = options.cwd ?? (options.backend === 'local' || options.backend === 'ssh' ? mkdtempSync(join(tmpdir(), 'hermes-files-work-')) : undefined);
   const made = e2eConfig(
     {
-      model: { base_url: 'http://127.0.0.1:9/v1', name: 'fake-model', api_key_env: options.keyVar, ...(options.vision !== undefined ? { vision: options.vision } : {}) },
+      model: { base_url: 'http://127.0.0.1:9/v1', name: 'fake-model', api_key_env: options.keyVar, stream: false, ...(options.vision !== undefined ? { vision: options.vision } : {}) },
       platforms,
       terminal: { backend: options.backend, platform_backend: options.backend, ...(cwd ? { cwd } : {}), ...options.terminal },
       files: { max_inbound_mb: options.maxInboundMb ?? 20 },

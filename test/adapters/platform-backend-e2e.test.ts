@@ -51,7 +51,7 @@ async function start(terminal: Record<string, unknown>): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: String(ADA) };
   delete env.TELEGRAM_WEBHOOK_URL;
   const made = e2eConfig({
-    model: { base_url: 'http://127.0.0.1:9/v1', name: 'fake-model', api_key_env: KEY_VAR },
+    model: { base_url: 'http://127.0.0.1:9/v1', name: 'fake-model', api_key_env: KEY_VAR, stream: false },
     platforms: { telegram: { api_root: api.apiRoot }, slack: { enabled: false }, discord: { enabled: false }, web: { enabled: false } },
     terminal,
   }, env);

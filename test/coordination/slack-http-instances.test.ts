@@ -83,7 +83,7 @@ describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway process
     home = mkdtempSync(join(tmpdir(), 'hermes-slack-instances-'));
     model = await startFakeOpenAI({ fallback: e2eModel(home) });
     const config = {
-      model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR },
+      model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR, stream: false },
       terminal: { platform_backend: 'local' },
       cron: { enabled: false },
       platforms: {

@@ -60,7 +60,7 @@ describe.runIf(!missingRedis && !missingProcesses)('two hermes gateway processes
     home = mkdtempSync(join(tmpdir(), 'hermes-slack-socket-instances-'));
     model = await startFakeOpenAI({ fallback: e2eModel(home) });
     const config = {
-      model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR },
+      model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR, stream: false },
       terminal: { platform_backend: 'local' },
       cron: { enabled: false },
       platforms: {
