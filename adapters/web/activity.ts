@@ -22,6 +22,9 @@ interface TurnState {
   startedAfter?: string;
 }
 
+/** How the agent's reply for an empty model.name begins (src/agent/model-errors.ts noModelConfigured). */
+const NO_MODEL_REPLY = 'No model is configured';
+
 const FINISH_NOTICES: Record<'interrupted' | 'error' | 'max_iterations', Omit<NoticeEntry, 'id' | 'at' | 'kind'>> = {
   interrupted: { tone: 'warning', text: 'Turn interrupted — the agent stopped working on this message.' },
   error: { tone: 'error', text: 'The turn ended with an error.' },
@@ -127,7 +130,10 @@ export class ThreadActivity {
         return;
       case 'turn_finished':
         this.finishRunningTools(threadId, turn, event.status);
-        if (event.status !== 'completed') this.closingNotice(threadId, turn, { kind: 'notice', id: entryId('n'), at: Date.now(), ...FINISH_NOTICES[event.status] });
+        // The no-model reply is an instruction (the settings form), not a failure to flag.
+        if (event.status !== 'completed' && !(event.status === 'error' && turn.shown.at(-1)?.startsWith(NO_MODEL_REPLY))) {
+          this.closingNotice(threadId, turn, { kind: 'notice', id: entryId('n'), at: Date.now(), ...FINISH_NOTICES[event.status] });
+        }
         turn.laterMessage = undefined;
         turn.startedAfter = undefined;
         turn.busy = false;

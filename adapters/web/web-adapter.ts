@@ -255,7 +255,9 @@ export class WebAdapter implements PlatformAdapter {
       attachments.push(attachment);
       refs.push({ id, name: attachment.name ?? 'file', mimeType: attachment.mimeType ?? 'application/octet-stream', size: attachment.size ?? 0 });
     }
-    const entry = this.activity.userMessage(threadId, text, undefined, refs);
+    // A bare /stop (the Stop button, or typed) is a control, not a message: no "You: /stop" bubble.
+    const control = refs.length === 0 && /^\/stop$/i.test(text.trim());
+    const entry: WebEntry = control ? { kind: 'user', id: `u-stop-${Date.now().toString(36)}`, at: Date.now(), text } : this.activity.userMessage(threadId, text, undefined, refs);
     // Other instances' pages hear of the message before its answer (which may come from one of them).
     if (this.options.sharing) await this.hub.flushed();
     const threadKey = `web:${threadId}`;

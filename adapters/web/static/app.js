@@ -90,6 +90,9 @@ function setConnection(online) {
   els.connection.dataset.state = online ? 'online' : 'offline';
   els.connection.textContent = online ? 'Connected' : 'Reconnecting…';
   if (online && els.error.dataset.offline === 'true') showError('');
+  // While the page cannot reach the gateway it does not know whether the agent works: no "Working…" or Stop
+  // (the snapshot on reconnecting says again).
+  if (!online) setBusy(false);
   if (!online) waitForGateway();
 }
 
@@ -123,7 +126,11 @@ function upsert(entry) {
 }
 
 function renderTitle() {
-  const current = state.threads.find((thread) => thread.id === state.threadId);
+  // A search that hides the open thread from the list leaves it open: its title, rename and delete stay.
+  const listed = state.threads.find((thread) => thread.id === state.threadId);
+  if (listed) state.current = listed;
+  else if (state.current?.id !== state.threadId) state.current = undefined;
+  const current = listed ?? state.current;
   els.title.textContent = current ? current.title : state.threadId ? 'Web chat' : 'New thread';
   els.rename.hidden = !current;
   els.remove.hidden = !current;

@@ -53,7 +53,7 @@ export function threadList({ list, empty, state, onChange }) {
     },
     /** Asks for a new title (a prompt, as simple as it gets) and saves it. */
     async rename(id) {
-      const current = state.threads.find((thread) => thread.id === id);
+      const current = state.threads.find((thread) => thread.id === id) ?? (state.current?.id === id ? state.current : undefined);
       const title = window.prompt('Rename the thread', current ? current.title : '');
       if (title === null || !title.trim()) return;
       await renameThread(id, title.trim());
@@ -61,7 +61,7 @@ export function threadList({ list, empty, state, onChange }) {
     },
     /** Deletes the thread once confirmed; resolves to true when it was deleted. */
     async remove(id) {
-      const current = state.threads.find((thread) => thread.id === id);
+      const current = state.threads.find((thread) => thread.id === id) ?? (state.current?.id === id ? state.current : undefined);
       if (!window.confirm(`Delete the thread “${current ? current.title : id}”? Its messages and files go.`)) return false;
       await deleteThread(id);
       await refresh();
