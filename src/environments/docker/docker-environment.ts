@@ -36,10 +36,10 @@ export interface DockerEnvironmentOptions extends Omit<RemoteShellOptions, 'cwd'
  * then waits on stdin. When the gateway goes — even by SIGKILL, its end of the pipe closes — or
  * the environment is cleaned up, it kills every process in the container but init, the main
  * process and itself: the commands, scripts and kernels of this gateway and whatever they left
- * (setsid, double forks). It kills nothing unless it runs where the hostname is the container's
+ * (setsid, double forks), and removes the stream runners' folders, which nothing holds then. It kills nothing unless it runs where the hostname is the container's
  * id (what docker and podman give a container without --hostname), its main process is
- * `sleep infinity`: an `exec` that ran on a
- * host instead (a fake or misconfigured engine) must never take the host's processes.
+ * `sleep infinity`: an `exec` that ran on a host instead (a fake or misconfigured engine) must
+ * never take the host's processes.
  */
 export const CONTAINER_LIFELINE = [
   'main=; for c in $(cat /proc/1/task/1/children); do if [ -z "$main" ] || [ "$c" -lt "$main" ]; then main=$c; fi; done',
@@ -48,6 +48,8 @@ export const CONTAINER_LIFELINE = [
   'h=$(cat /proc/sys/kernel/hostname); case "$1" in "$h"*) ;; *) exit 0 ;; esac; [ ${#h} -ge 12 ] || exit 0',
   '[ "$(tr "\\0" " " < /proc/"$main"/cmdline)" = "sleep infinity " ] || exit 0',
   'for round in 1 2 3 4 5; do for p in /proc/[0-9]*; do p=${p#/proc/}; case "$p" in 1|"$$"|"$main") ;; *) kill -KILL "$p" 2>/dev/null ;; esac; done; done',
+  // The stream runners went with the rest, some before removing their folders: nothing holds those now.
+  'rm -rf "${TMPDIR:-/tmp}"/hermes-rexec-* "${TMPDIR:-/tmp}"/hermes-rkernel-*',
 ].join('\n');
 
 /** Text prefixed to the output of a command that ran in a recreated container. */
