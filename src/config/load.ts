@@ -1,6 +1,7 @@
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { ConfigError } from '../shared/errors.js';
-import { configSchema, type ConfigOverrides, type HermesConfig } from './schema.js';
+import { configSchema, readCodeExecutionMode, type ConfigOverrides, type HermesConfig } from './schema.js';
+import { isKnownTimezone, setChildTimezone } from '../environments/child-env.js';
 import { formatIssue, unknownKeys } from './issues.js';
 import { hermesPaths, type HermesPaths } from './paths.js';
 import { loadDotEnv } from './dotenv.js';
@@ -71,13 +72,27 @@ function withoutKeys(data: unknown, dotted: string[]): unknown {
   return copy;
 }
 
+/** Warnings for values read leniently, as hermes-agent reads them: code_execution.mode and timezone. */
+function readValues(data: unknown, source: string): string[] {
+  const warnings: string[] = [];
+  const section = isPlain(data) ? data.code_execution : undefined;
+  const mode = readCodeExecutionMode(isPlain(section) ? section.mode : undefined);
+  if (mode.warning) warnings.push(`${source}: ${mode.warning}`);
+  const timezone = isPlain(data) ? data.timezone : undefined;
+  if (typeof timezone === 'string' && timezone.trim() && !isKnownTimezone(timezone.trim())) {
+    warnings.push(`${source}: timezone: "${timezone.trim()}" is not a known IANA zone name (such as Europe/Berlin); children keep the server's TZ`);
+  }
+  return warnings;
+}
+
 /**
  * Validates raw config data. Invalid values throw a ConfigError naming the source, the key
  * path and the reason; unknown keys are returned as warnings and otherwise ignored.
  */
 export function validateConfig(data: unknown, source: string): { config: HermesConfig; warnings: string[] } {
+  const read = readValues(data, source);
   const first = configSchema.safeParse(data, { reportInput: true });
-  if (first.success) return { config: first.data, warnings: [] };
+  if (first.success) return { config: first.data, warnings: read };
   const unknown = unknownKeys(first.error.issues);
   const problems = first.error.issues.filter((issue) => issue.code !== 'unrecognized_keys');
   if (problems.length > 0) {
@@ -89,7 +104,7 @@ export function validateConfig(data: unknown, source: string): { config: HermesC
   }
   return {
     config: second.data,
-    warnings: unknown.map((key) => `${source}: unknown key "${key}" is ignored (see config/default.yaml for the keys)`),
+    warnings: [...read, ...unknown.map((key) => `${source}: unknown key "${key}" is ignored (see config/default.yaml for the keys)`)],
   };
 }
 
@@ -101,6 +116,8 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const fileData = readYamlFile(paths.config);
   const merged = deepMerge(fileData, options.overrides ?? {});
   const { config, warnings } = validateConfig(merged, paths.config);
+  // Children get TZ from it (src/environments/child-env.ts); HERMES_TIMEZONE overrides it there.
+  setChildTimezone(config.timezone);
   return { config, paths, warnings };
 }
 

@@ -76,7 +76,28 @@ const mcpServer = z
     error: 'give either command (a stdio server) or url (a streamable HTTP server), exactly one of them',
   });
 
+export const CODE_EXECUTION_MODES = ['project', 'strict'] as const;
+export type CodeExecutionMode = (typeof CODE_EXECUTION_MODES)[number];
+
+/**
+ * `code_execution.mode` as hermes-agent reads it: `STRICT` and `"  project  "` are strict and
+ * project; nothing given is project; null, an unknown word or a non-string is project with a
+ * warning (the gateway keeps starting).
+ */
+export function readCodeExecutionMode(value: unknown): { mode: CodeExecutionMode; warning?: string } {
+  if (value === undefined) return { mode: 'project' };
+  const word = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+  const known = CODE_EXECUTION_MODES.find((mode) => mode === word);
+  if (known) return { mode: known };
+  return {
+    mode: 'project',
+    warning: `code_execution.mode: expected project or strict, got ${JSON.stringify(value) ?? String(value)}; using project`,
+  };
+}
+
 export const configSchema = z.strictObject({
+  /** The IANA zone (Europe/Berlin) every child gets as TZ, as hermes-agent's `timezone`; HERMES_TIMEZONE overrides it; empty: the server's. */
+  timezone: text().nullable().default(''),
   model: section({
     base_url: text().default('https://api.openai.com/v1'),
     name: text().default(''),
@@ -105,7 +126,8 @@ export const configSchema = z.strictObject({
     tool_result_max_chars: positiveInt().default(100_000),
   }),
   code_execution: section({
-    mode: oneOf(['project', 'strict'] as const).default('project'),
+    /** project or strict, read as hermes-agent reads it: any case, trimmed; anything else is project with a warning (readCodeExecutionMode). */
+    mode: z.preprocess((value) => readCodeExecutionMode(value).mode, oneOf(CODE_EXECUTION_MODES)),
     timeout: seconds().default(300),
     max_tool_calls: positiveInt().default(50),
     python: text().default('python3'),

@@ -33,6 +33,36 @@ export function strippedEnvKeys(): ReadonlySet<string> {
   return providerStripped;
 }
 
+/**
+ * The configured timezone (config.yaml's `timezone`, as hermes-agent names it), set by the
+ * config loader. Every child gets it as TZ; `HERMES_TIMEZONE` in the source environment
+ * overrides it, as in hermes-agent. A name the system does not know sets no TZ.
+ */
+let configuredTimezone = '';
+
+/** Sets the timezone children get as TZ (loadConfig calls it with config.yaml's `timezone`). */
+export function setChildTimezone(name: string | null | undefined): void {
+  configuredTimezone = (name ?? '').trim();
+}
+
+/** True for an IANA zone name such as Europe/Berlin or UTC that this system knows. */
+export function isKnownTimezone(name: string): boolean {
+  if (!name || /[\s\0]/.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The TZ children get: HERMES_TIMEZONE, else the configured timezone, when it is a known zone. */
+export function childTimezone(source: NodeJS.ProcessEnv = process.env): string | undefined {
+  const override = (source.HERMES_TIMEZONE ?? '').trim();
+  const name = override || configuredTimezone;
+  return isKnownTimezone(name) ? name : undefined;
+}
+
 export function looksSecret(name: string): boolean {
   const upper = name.toUpperCase();
   return SECRET_MARKERS.some((marker) => upper.includes(marker));
@@ -82,6 +112,8 @@ export function buildChildEnv(options: ChildEnvOptions = {}): Record<string, str
         `${droppedHermes.join(', ')} (list them in terminal.env_passthrough to pass them)`,
     );
   }
+  const timezone = childTimezone(source);
+  if (timezone && !passthrough.has('TZ')) out.TZ = timezone;
   for (const [name, value] of Object.entries(options.extra ?? {})) {
     if (!strip.has(name)) out[name] = value;
   }

@@ -1,3 +1,4 @@
+import { scriptToolSet } from './script-tool-set.js';
 import { performance } from 'node:perf_hooks';
 import {
   deepMerge,
@@ -183,8 +184,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
   /** The seven script tools, narrowed to the session's enabled tools and to what is registered. */
   private allowedTools(request: ExecuteCodeRequest, context: ToolContext): ReadonlySet<string> {
     const enabled = request.enabledTools ?? context.enabledTools;
-    const enabledSet = enabled ? new Set(enabled) : undefined;
-    const tools = SEVEN.filter((name) => this.registry.has(name) && (!enabledSet || enabledSet.has(name)));
+    const tools = scriptToolSet(SEVEN.filter((name) => this.registry.has(name)), enabled);
     // `hermes_tools.mcp` while MCP servers are configured; each server decides with its own `scripts`.
     if (this.registry.has(MCP_SCRIPT_TOOL)) tools.push(MCP_SCRIPT_TOOL);
     return new Set(tools);

@@ -60,7 +60,7 @@ export async function runGatedCell(
   const base = {
     tool_calls_made: calls,
     duration_seconds: secondsSince(request.startedMs),
-    ...stdoutFields({ text: out, truncated: stdout.capture.truncated, totalBytes: stdout.capture.total, spillPath }),
+    ...stdoutFields({ text: out, truncated: stdout.capture.truncated, totalBytes: stdout.capture.total, omittedBytes: stdout.capture.omitted, spillPath }),
   };
   return cellResult(outcome, out, stderr.text(), settings.timeout, base);
 }

@@ -94,6 +94,7 @@ export function scriptResult(
       text: stdout,
       truncated: run.stdout.capture.truncated,
       totalBytes: run.stdout.capture.total,
+      omittedBytes: run.stdout.capture.omitted,
       spillPath: run.spillPath,
     }),
   };

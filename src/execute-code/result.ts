@@ -44,12 +44,20 @@ export interface StdoutFacts {
   text: string;
   truncated: boolean;
   totalBytes: number;
+  /** Bytes dropped between the kept head and tail (0 when nothing was cut). */
+  omittedBytes?: number;
   spillPath?: string;
 }
 
 /** Adds the stdout size facts (and the spill path with a warning when it was cut). */
 export function stdoutFields(stdout: StdoutFacts): Partial<ExecuteCodeResult> {
   const fields: Partial<ExecuteCodeResult> = { stdout_truncated: stdout.truncated, stdout_bytes_total: stdout.totalBytes };
+  if (stdout.truncated) {
+    // As hermes-agent reports a cut: how much of stdout the result holds and how much it left out.
+    const omitted = Math.min(stdout.totalBytes, Math.max(0, stdout.omittedBytes ?? 0));
+    fields.stdout_bytes_captured = stdout.totalBytes - omitted;
+    fields.stdout_bytes_omitted = omitted;
+  }
   if (stdout.truncated && stdout.spillPath) {
     fields.stdout_spill_path = stdout.spillPath;
     fields.warning =

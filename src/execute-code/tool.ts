@@ -2,12 +2,28 @@ import type { Tool } from '../tools/types.js';
 import type { HermesConfig } from '../config/schema.js';
 import { SCRIPT_TOOL_NAMES, SCRIPT_TOOL_SIGNATURES, checkScript } from '../tools/builtin/index.js';
 import type { CodeExecutor } from './types.js';
+import { scriptToolSet } from './script-tool-set.js';
 
-/** The script tools offered when `enabled` is given (the session's tools), else all seven. */
+/** The script tools offered: those among `enabled` (the session's tools), else all seven (scriptToolSet). */
 function offered(enabled?: Iterable<string>): string[] {
-  if (!enabled) return [...SCRIPT_TOOL_NAMES];
-  const on = new Set(enabled);
-  return SCRIPT_TOOL_NAMES.filter((name) => on.has(name));
+  return scriptToolSet(SCRIPT_TOOL_NAMES, enabled);
+}
+
+/** What the backend is, said plainly: only a sandbox or a container is called isolated. */
+export function whereItRuns(backend: string): string {
+  switch (backend.trim().toLowerCase()) {
+    case 'local':
+      return 'Backend: local - the script runs directly on the gateway\'s machine as the gateway\'s user, not isolated: it can read and change whatever that user can.';
+    case 'sandbox':
+      return 'Backend: sandbox - the script runs in a bubblewrap sandbox on the gateway\'s machine (the working folder writable, the rest of the host hidden or read-only).';
+    case 'docker':
+    case 'podman':
+      return `Backend: ${backend.trim().toLowerCase()} - the script runs inside a container, isolated from the gateway's machine.`;
+    case 'ssh':
+      return 'Backend: ssh - the script runs on a remote host over SSH, as the configured user there, not isolated on that host.';
+    default:
+      return `Backend: ${backend.trim()} (a plugin backend) - it decides how isolated the script is.`;
+  }
 }
 
 /**
@@ -46,8 +62,8 @@ export function executeCodeDescription(config: HermesConfig, enabled?: Iterable<
     `Limits: ${settings.timeout}s per run (then the process group is killed), stdout kept up to ${settings.max_stdout_bytes} bytes ` +
       `(head and tail; ${spill}), stderr up to ${settings.max_stderr_bytes} bytes, ` +
       `at most ${settings.max_tool_calls} tool calls per run. Mode: ${settings.mode} (${
-        settings.mode === 'project' ? 'runs in the session working folder with the active virtualenv' : 'runs in an isolated temp folder'
-      }). API keys and tokens are not in the environment` +
+        settings.mode === 'project' ? 'runs in the session working folder with the active virtualenv' : 'runs in a fresh temp folder'
+      }). ${whereItRuns(config.terminal.backend)} API keys and tokens are not in the environment` +
       (settings.redact_secrets ? ', and credential-shaped strings in the output are masked.' : '.'),
     state,
   ].join('\n');

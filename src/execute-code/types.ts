@@ -10,6 +10,9 @@ export interface ExecuteCodeResult {
   error?: string;
   stdout_truncated?: boolean;
   stdout_bytes_total?: number;
+  /** When stdout was cut: the bytes the output holds (head and tail) and the bytes left out between them. */
+  stdout_bytes_captured?: number;
+  stdout_bytes_omitted?: number;
   /** The full stdout (capped) under HERMES_HOME/cache/exec/ when it was truncated. */
   stdout_spill_path?: string;
   warning?: string;

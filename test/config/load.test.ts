@@ -44,7 +44,7 @@ describe('loading the configuration', () => {
 
   it('names every invalid key with its reason, and bad YAML with its line', () => {
     const dir = home();
-    writeFileSync(join(dir, 'config.yaml'), 'code_execution:\n  timeout: -1\n  mode: loose\ngateway:\n  max_concurrent_turns: 1.5\n');
+    writeFileSync(join(dir, 'config.yaml'), 'code_execution:\n  timeout: -1\n  rpc_transport: loose\ngateway:\n  max_concurrent_turns: 1.5\n');
     let error: unknown;
     try {
       loadConfig({ home: dir });
@@ -55,11 +55,28 @@ describe('loading the configuration', () => {
     const lines = (error as Error).message.split('\n');
     // In the schema's key order.
     expect(lines).toEqual([
-      `${join(dir, 'config.yaml')}: code_execution.mode: expected one of project, strict, got "loose"`,
       `${join(dir, 'config.yaml')}: code_execution.timeout: expected a positive number, got -1`,
+      `${join(dir, 'config.yaml')}: code_execution.rpc_transport: expected one of unix, tcp, got "loose"`,
       `${join(dir, 'config.yaml')}: gateway.max_concurrent_turns: expected a positive integer, got 1.5`,
     ]);
     writeFileSync(join(dir, 'config.yaml'), 'code_execution:\n  timeout: [1\n');
     expect(() => loadConfig({ home: dir })).toThrow(/config\.yaml: line \d+ is not valid YAML/);
+  });
+
+  // hermes-agent reads code_execution.mode leniently; a mode it cannot read is project, with a warning.
+  it.each([
+    { raw: 'STRICT', mode: 'strict', warns: false },
+    { raw: '"  project  "', mode: 'project', warns: false },
+    { raw: '" Strict\t"', mode: 'strict', warns: false },
+    { raw: 'loose', mode: 'project', warns: true },
+    { raw: 'null', mode: 'project', warns: true },
+    { raw: '3', mode: 'project', warns: true },
+  ])('code_execution.mode: $raw reads as $mode', ({ raw, mode, warns }) => {
+    const dir = home();
+    writeFileSync(join(dir, 'config.yaml'), `code_execution:\n  mode: ${raw}\n  timeout: 7\n`);
+    const { config, warnings } = loadConfig({ home: dir });
+    expect(config.code_execution).toMatchObject({ mode, timeout: 7 });
+    const about = warnings.filter((line) => line.includes('code_execution.mode'));
+    expect(about).toEqual(warns ? [`${join(dir, 'config.yaml')}: code_execution.mode: expected project or strict, got ${raw === 'loose' ? '"loose"' : raw}; using project`] : []);
   });
 });

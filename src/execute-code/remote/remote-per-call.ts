@@ -188,7 +188,7 @@ export function remoteScriptResult(
     tool_calls_made: facts.callsMade,
     duration_seconds: secondsSince(facts.startedMs),
     exit_code: run.timed_out || run.interrupted ? null : run.exit_code,
-    ...stdoutFields({ text: stdout, truncated: streams.stdout.capture.truncated, totalBytes: streams.stdout.capture.total, spillPath: streams.spillPath }),
+    ...stdoutFields({ text: stdout, truncated: streams.stdout.capture.truncated, totalBytes: streams.stdout.capture.total, omittedBytes: streams.stdout.capture.omitted, spillPath: streams.spillPath }),
   };
   if (run.timed_out) {
     const message = scriptTimedOutNotice(facts.timeout);

@@ -109,7 +109,7 @@ export async function executeStreamPerCall(input: StreamPerCallInput): Promise<E
       tool_calls_made: callsMade,
       duration_seconds: secondsSince(input.startedMs),
       exit_code: null,
-      ...stdoutFields({ text, truncated: stdout.capture.truncated, totalBytes: stdout.capture.total, spillPath }),
+      ...stdoutFields({ text, truncated: stdout.capture.truncated, totalBytes: stdout.capture.total, omittedBytes: stdout.capture.omitted, spillPath }),
     };
   }
   const run: ScriptRun = {

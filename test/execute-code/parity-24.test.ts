@@ -1,0 +1,112 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createCodeExecutor, executeCodeDescription, type DefaultCodeExecutor } from '../../src/execute-code/index.js';
+import { loadConfig, type ConfigOverrides } from '../../src/config/index.js';
+import { buildChildEnv, setChildTimezone } from '../../src/environments/child-env.js';
+import { SCRIPT_TOOL_NAMES } from '../../src/tools/builtin/index.js';
+import { tempDir } from '../helpers/tool-context.js';
+import { tempDirs } from './helpers.js';
+
+/*
+ * Issue 24: scripts and configs written for hermes-agent work unchanged. One test (or more)
+ * per difference the issue lists, through real Python and the real executor.
+ */
+
+const executors: DefaultCodeExecutor[] = [];
+afterAll(() => Promise.all(executors.map((executor) => executor.close())));
+afterEach(() => setChildTimezone(''));
+
+function executorWith(kernels: boolean, config: ConfigOverrides = {}) {
+  const dirs = tempDirs();
+  const executor = createCodeExecutor({
+    home: dirs.home,
+    cwd: dirs.cwd,
+    config: { ...config, code_execution: { session_kernels: kernels, timeout: 30, ...config.code_execution } },
+  });
+  executors.push(executor);
+  return executor;
+}
+
+const MODES = [
+  { name: 'one-shot script', kernels: false },
+  { name: 'session kernel', kernels: true },
+] as const;
+
+describe('TZ from the configured timezone', () => {
+  it('config.yaml timezone becomes TZ in children; HERMES_TIMEZONE overrides it; an unknown zone sets none', () => {
+    const home = tempDir('hermes-home-');
+    loadConfig({ home, overrides: { timezone: 'Asia/Tokyo' } });
+    expect(buildChildEnv({ source: { PATH: '/usr/bin' } }).TZ).toBe('Asia/Tokyo');
+    expect(buildChildEnv({ source: { PATH: '/usr/bin', TZ: 'UTC' } }).TZ).toBe('Asia/Tokyo');
+    expect(buildChildEnv({ source: { PATH: '/usr/bin', HERMES_TIMEZONE: ' America/Edmonton ' } }).TZ).toBe('America/Edmonton');
+    const bad = loadConfig({ home, overrides: { timezone: 'Mars/Olympus_Mons' } });
+    expect(bad.warnings.join('\n')).toContain('timezone: "Mars/Olympus_Mons" is not a known IANA zone name');
+    expect(buildChildEnv({ source: { PATH: '/usr/bin' } }).TZ).toBeUndefined();
+    expect(buildChildEnv({ source: { PATH: '/usr/bin', TZ: 'UTC' } }).TZ).toBe('UTC');
+  });
+
+  it.each(MODES)('a $name sees the configured zone in time.localtime()', async ({ kernels }) => {
+    const executor = executorWith(kernels, { timezone: 'Asia/Kathmandu' });
+    const result = await executor.execute({
+      sessionId: 'tz',
+      code: 'import os, time\nprint(os.environ.get("TZ"), time.localtime().tm_gmtoff)',
+    });
+    // Kathmandu is UTC+05:45 all year: 20700 seconds.
+    expect(result.output).toBe('Asia/Kathmandu 20700\n');
+  });
+});
+
+describe('a truncated result', () => {
+  it.each(MODES)('in a $name carries stdout_bytes_captured and stdout_bytes_omitted', async ({ kernels }) => {
+    const executor = executorWith(kernels, { code_execution: { max_stdout_bytes: 1000 } });
+    const result = await executor.execute({ sessionId: 'cut', code: 'print("x" * 9999)' });
+    expect(result.stdout_truncated).toBe(true);
+    expect(result.stdout_bytes_total).toBe(10_000);
+    expect(result.stdout_bytes_captured).toBe(1000);
+    expect(result.stdout_bytes_omitted).toBe(9000);
+    const small = await executor.execute({ sessionId: 'cut', code: 'print("short")' });
+    expect(small.stdout_truncated).toBe(false);
+    expect(small).not.toHaveProperty('stdout_bytes_omitted');
+  });
+});
+
+describe('the enabled-tool set', () => {
+  const offered = 'import hermes_tools\nprint(sorted(hermes_tools._AVAILABLE))';
+  const all = `${JSON.stringify([...SCRIPT_TOOL_NAMES].sort()).replaceAll('"', "'").replaceAll(',', ', ')}\n`;
+
+  it.each([
+    { what: 'missing', enabledTools: undefined },
+    { what: 'empty', enabledTools: [] },
+    { what: 'sharing no script tool', enabledTools: ['execute_code', 'delegate_task'] },
+  ])('$what gives scripts all script tools', async ({ enabledTools }) => {
+    const executor = executorWith(false);
+    const result = await executor.execute({ sessionId: 'fallback', enabledTools, code: offered });
+    expect(result.output).toBe(all);
+    const config = loadConfig({ home: tempDir('hermes-home-') }).config;
+    for (const name of SCRIPT_TOOL_NAMES) expect(executeCodeDescription(config, enabledTools)).toContain(`  ${name}(`);
+  });
+
+  it('one sharing a tool narrows to what it shares', async () => {
+    const executor = executorWith(false);
+    const result = await executor.execute({ sessionId: 'narrow', enabledTools: ['execute_code', 'read_file'], code: offered });
+    expect(result.output).toBe("['read_file']\n");
+  });
+});
+
+describe('the tool description', () => {
+  it('does not call a local backend isolated, and says what each backend is', () => {
+    const described = (backend: string) =>
+      executeCodeDescription(loadConfig({ home: tempDir('hermes-home-'), overrides: { terminal: { backend } } }).config);
+    for (const mode of ['project', 'strict'] as const) {
+      const local = executeCodeDescription(
+        loadConfig({ home: tempDir('hermes-home-'), overrides: { terminal: { backend: 'local' }, code_execution: { mode } } }).config,
+      );
+      expect(local.replaceAll('not isolated', '')).not.toContain('isolated');
+      expect(local).toContain('Backend: local');
+      expect(local).toContain('not isolated');
+    }
+    expect(described('ssh')).toContain('Backend: ssh');
+    expect(described('ssh')).toContain('not isolated');
+    expect(described('sandbox')).toContain('bubblewrap sandbox');
+    expect(described('docker')).toContain('inside a container');
+  });
+});
