@@ -117,7 +117,13 @@ export async function runInKernel<K extends PooledKernel & { readonly executionC
       return {
         ...result,
         ...(note ? { warning: result.warning ? `${result.warning} ${note}` : note } : {}),
-        kernel: { mode: 'session', reused: info.reused, execution_count: kernel.executionCount, state_reset: info.stateReset },
+        kernel: {
+          mode: 'session',
+          reused: info.reused,
+          execution_count: kernel.executionCount,
+          state_reset: info.stateReset,
+          ...(kernel.endedByExit ? { ended: true as const } : {}),
+        },
       };
     });
   } catch (error) {

@@ -21,7 +21,8 @@ export interface ExecuteCodeResult {
 }
 
 export type KernelInfo =
-  | { mode: 'session'; reused: boolean; execution_count: number; state_reset: boolean }
+  /** `ended`: this cell's sys.exit() ended the kernel; the next call starts a fresh one (state_reset false: this result said so). */
+  | { mode: 'session'; reused: boolean; execution_count: number; state_reset: boolean; ended?: true }
   | { mode: 'per-call'; note: string };
 
 import type { ToolContext } from '../tools/types.js';

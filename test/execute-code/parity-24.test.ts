@@ -110,3 +110,21 @@ describe('the tool description', () => {
     expect(described('docker')).toContain('inside a container');
   });
 });
+
+describe('sys.exit() in a kernel cell', () => {
+  it('is reported as the end of the kernel; the next cell is a fresh one, not a state reset', async () => {
+    const executor = executorWith(true);
+    await executor.execute({ sessionId: 'exit', code: 'v = 1' });
+    const exited = await executor.execute({ sessionId: 'exit', code: 'import sys\nprint("bye")\nsys.exit(0)' });
+    expect(exited).toMatchObject({ status: 'success', exit_code: 0, kernel: { mode: 'session', reused: true, ended: true } });
+    expect(exited.output).toContain('bye\n[sys.exit(0) ended the session kernel');
+    const next = await executor.execute({ sessionId: 'exit', code: 'print("v" in globals())' });
+    expect(next.output).toBe('False\n');
+    expect(next.kernel).toEqual({ mode: 'session', reused: false, execution_count: 1, state_reset: false });
+    // A kernel lost without asking (a timeout) still reports the reset on the next call.
+    const slow = executorWith(true, { code_execution: { timeout: 1 } });
+    await slow.execute({ sessionId: 'lost', code: 'import time\ntime.sleep(5)' });
+    const after = await slow.execute({ sessionId: 'lost', code: 'print(1)' });
+    expect(after.kernel).toMatchObject({ reused: false, state_reset: true });
+  });
+});

@@ -174,7 +174,9 @@ threading.Thread(target=late, daemon=True).start()
       executor.execute({ sessionId: 'a', code: 'print("second")' }),
     ]);
     expect(first.output).toContain('ended the session kernel');
-    expect(second).toMatchObject({ status: 'success', output: 'second\n', kernel: { mode: 'session', reused: false, state_reset: true } });
+    expect(first.kernel).toMatchObject({ ended: true });
+    // The first cell's sys.exit() reported the end (as in hermes-agent); the second is a fresh kernel, not a reset.
+    expect(second).toMatchObject({ status: 'success', output: 'second\n', kernel: { mode: 'session', reused: false, state_reset: false } });
   });
 
   it('runs cells of 20 sessions at once, each in its own kernel', async () => {

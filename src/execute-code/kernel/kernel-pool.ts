@@ -8,6 +8,8 @@ import type { KernelState, KernelUseInfo } from './types.js';
 export interface PooledKernel {
   readonly pid: number;
   readonly alive: boolean;
+  /** True once a cell ended the kernel on purpose (sys.exit): that cell reported the end, so the next call is not a state reset. */
+  readonly endedByExit?: boolean;
   kill(reason?: string): Promise<void>;
 }
 
@@ -105,7 +107,8 @@ export class KernelPool<K extends PooledKernel = KernelProcess> {
         return await fn(entry.kernel, { reused, stateReset });
       } finally {
         if (entry.kernel && !entry.kernel.alive) {
-          this.#remember(owner);
+          // A sys.exit() cell reported the end itself (as hermes-agent does); the next cell is simply a fresh kernel.
+          if (!entry.kernel.endedByExit) this.#remember(owner);
           void this.#dropKernel(entry, 'the session kernel ended');
         }
         entry.lastUsed = ++this.#tick;

@@ -121,6 +121,13 @@ export class KernelProcess {
   }
 
   /** True from ready until the kernel ends, is killed, or a cell ends it (every outcome but ok/exception). */
+  #endedByExit = false;
+
+  /** A cell called sys.exit(): the kernel ended on purpose. */
+  get endedByExit(): boolean {
+    return this.#endedByExit;
+  }
+
   get alive(): boolean {
     return this.#alive;
   }
@@ -202,7 +209,10 @@ export class KernelProcess {
       return;
     }
     cell.reply = frame;
-    if (frame.kind === 'X') this.#alive = false;
+    if (frame.kind === 'X') {
+      this.#alive = false;
+      this.#endedByExit = true;
+    }
     this.#maybeFinish();
   }
 

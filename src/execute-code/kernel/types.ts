@@ -52,7 +52,8 @@ export interface KernelUseInfo {
   /**
    * The owner had a kernel whose state is gone and this call runs in a fresh one: it was
    * discarded by `reset`, or lost since the owner's last call (a timeout, interrupt,
-   * `sys.exit()`, death, idle reaping or eviction). False for an owner's first kernel and
+   * death, idle reaping or eviction). Not after a cell's `sys.exit()`: that cell's own result
+   * reported the end (as hermes-agent does). False for an owner's first kernel and
    * after `dispose()`, which forgets the owner.
    */
   stateReset: boolean;

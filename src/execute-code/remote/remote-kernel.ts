@@ -89,6 +89,13 @@ export class RemoteKernel {
     return new RemoteKernel(pid, dir, token, options);
   }
 
+  #endedByExit = false;
+
+  /** A cell called sys.exit(): the kernel ended on purpose. */
+  get endedByExit(): boolean {
+    return this.#endedByExit;
+  }
+
   get alive(): boolean {
     return this.#alive;
   }
@@ -154,6 +161,7 @@ export class RemoteKernel {
     }
     if (outcome.kind === 'ok') return { kind: 'ok' };
     if (outcome.kind === 'exception') return { kind: 'exception', traceback: outcome.traceback ?? '' };
+    this.#endedByExit = true;
     await this.kill('exit');
     return { kind: 'exit', code: outcome.code ?? null };
   }

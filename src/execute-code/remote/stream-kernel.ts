@@ -121,6 +121,13 @@ export class StreamKernel {
     return this.#channel.dir;
   }
 
+  #endedByExit = false;
+
+  /** A cell called sys.exit(): the kernel ended on purpose. */
+  get endedByExit(): boolean {
+    return this.#endedByExit;
+  }
+
   get alive(): boolean {
     return this.#alive;
   }
@@ -164,7 +171,10 @@ export class StreamKernel {
     const cell = this.#cell;
     if (!acceptsReply(cell, frame)) return this.#protocolError(`unexpected ${JSON.stringify(frame.kind)} frame`);
     cell.reply = frame;
-    if (frame.kind === 'X') this.#alive = false;
+    if (frame.kind === 'X') {
+      this.#alive = false;
+      this.#endedByExit = true;
+    }
     this.#maybeFinish();
   }
 
