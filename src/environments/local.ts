@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { constants, statSync } from 'node:fs';
 import { open, writeFile, mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -53,12 +53,28 @@ export const CLEANUP_REASON = 'the terminal environment was closed';
  */
 export class LocalEnvironment implements Environment {
   readonly kind: EnvironmentKind = 'host';
-  readonly cwd: string;
+  #cwd: string;
   /** Commands still running, so cleanup() can end them. */
   private readonly running = new Set<AbortController>();
 
   constructor(protected readonly options: LocalEnvironmentOptions) {
-    this.cwd = resolve(options.cwd);
+    this.#cwd = resolve(options.cwd);
+  }
+
+  get cwd(): string {
+    return this.#cwd;
+  }
+
+  /** Follows a terminal command's `cd` to an existing folder on this host (see Environment.followCwd). */
+  followCwd(path: string): boolean {
+    if (!isAbsolute(path) || path.includes('\0') || path === this.#cwd) return false;
+    try {
+      if (!statSync(path).isDirectory()) return false;
+    } catch {
+      return false;
+    }
+    this.#cwd = path;
+    return true;
   }
 
   /** Where `~` points for the environment's commands. */

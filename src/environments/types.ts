@@ -89,6 +89,12 @@ export interface Environment {
   readonly kind?: EnvironmentKind;
   /** The working folder commands start in, as the environment sees it. */
   readonly cwd: string;
+  /**
+   * Optional: moves `cwd` to where a terminal command's `cd` left its shell (an absolute
+   * folder as the environment sees it), so the next command and execute_code start there, as
+   * in hermes-agent. Returns whether it moved; a backend that cannot follow leaves it out.
+   */
+  followCwd?(path: string): boolean;
   execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult>;
   cleanup(): Promise<void>;
   /**

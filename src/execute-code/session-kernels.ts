@@ -15,6 +15,8 @@ import type { ExecuteCodeResult } from './types.js';
 interface KernelResources {
   staged: Staged;
   gate: CallGate;
+  /** The folder the kernel's process is in: where it started, or where it last followed a terminal `cd`. */
+  cwd: string;
 }
 
 /**
@@ -67,7 +69,7 @@ export class SessionKernels {
         logger: this.deps.logger,
       });
       const kernel = await KernelProcess.start(staged.command, { graceMs: settings.kill_grace * 1000, logger: this.deps.logger });
-      this.resources.set(kernel, { staged, gate });
+      this.resources.set(kernel, { staged, gate, cwd: environment.cwd });
       void kernel.exited.then(() => this.release(kernel));
       return kernel;
     } catch (error) {
@@ -83,9 +85,25 @@ export class SessionKernels {
     await resources.staged.release();
   }
 
-  private runCell(kernel: KernelProcess, request: CellRequest, environment: HostProcessEnvironment): Promise<ExecuteCodeResult> {
-    const { gate } = this.resources.get(kernel)!;
-    return runGatedCell(gate, request, this.deps.config, this.deps.spillFor(environment), (io) => kernel.runCell(request.code, io));
+  private async runCell(kernel: KernelProcess, request: CellRequest, environment: HostProcessEnvironment): Promise<ExecuteCodeResult> {
+    const resources = this.resources.get(kernel)!;
+    if (this.deps.config.code_execution.mode === 'project' && resources.cwd !== environment.cwd) await this.follow(kernel, resources, environment.cwd);
+    return runGatedCell(resources.gate, request, this.deps.config, this.deps.spillFor(environment), (io) => kernel.runCell(request.code, io));
+  }
+
+  /**
+   * A terminal `cd` moved the session's working folder since this kernel's last cell: the
+   * resident kernel moves too (a cell of its own, not counted and not shown), so the next
+   * execute_code starts there as a fresh script would. A folder it cannot enter leaves it where it is.
+   */
+  private async follow(kernel: KernelProcess, resources: KernelResources, cwd: string): Promise<void> {
+    const outcome = await kernel.runCell(`__import__("os").chdir(${JSON.stringify(cwd)})`, {
+      timeoutMs: 10_000,
+      uncounted: true,
+      onStdout() {},
+      onStderr() {},
+    });
+    if (outcome.kind === 'ok') resources.cwd = cwd;
   }
 }
 

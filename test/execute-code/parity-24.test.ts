@@ -128,3 +128,24 @@ describe('sys.exit() in a kernel cell', () => {
     expect(after.kernel).toMatchObject({ reused: false, state_reset: true });
   });
 });
+
+describe("a terminal() cd", () => {
+  it.each(MODES)('in a $name is where the next execute_code and the next terminal command start', async ({ kernels }) => {
+    const executor = executorWith(kernels);
+    const first = await executor.execute({
+      sessionId: 'cd',
+      code: 'import os\nos.mkdir("sub")\nfrom hermes_tools import terminal\nr = terminal("cd sub && echo moved")\nprint(repr(r["output"]), r["exit_code"])\nprint(terminal("pwd")["output"].strip().endswith("/sub"))',
+    });
+    expect(first.output).toBe("'moved\\n' 0\nTrue\n");
+    const next = await executor.execute({ sessionId: 'cd', code: 'import os\nprint(os.path.basename(os.getcwd()))' });
+    expect(next.output).toBe('sub\n');
+    // The kernel's own move is not a cell of the script's: the count goes on from the first call.
+    if (kernels) expect(next.kernel).toMatchObject({ reused: true, execution_count: 2 });
+    // workdir runs one command elsewhere and moves nothing.
+    const rest = await executor.execute({
+      sessionId: 'cd',
+      code: 'import os\nfrom hermes_tools import terminal\nterminal("true", workdir="/")\nprint(os.path.basename(terminal("pwd")["output"].strip()))',
+    });
+    expect(rest.output).toBe('sub\n');
+  });
+});

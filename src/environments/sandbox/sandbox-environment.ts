@@ -61,6 +61,11 @@ export class SandboxEnvironment extends LocalEnvironment {
     return this.cwd;
   }
 
+  /** The working folder is the sandbox's workspace mount: a terminal `cd` does not move it. */
+  override followCwd(): boolean {
+    return false;
+  }
+
   protected override wrap(argv: string[], cwd: string, mounts: WrapExtras): { file: string; args: string[]; cwd: string } {
     const { system, masks } = systemView();
     const dropTo = this.sandbox.dropTo;

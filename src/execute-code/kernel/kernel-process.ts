@@ -144,7 +144,7 @@ export class KernelProcess {
     return new Promise((resolve) => {
       const { cell, frame } = openCell(source, options, resolve, { stdout: this.#stdout, stderr: this.#stderr, logger: this.#logger });
       this.#cell = cell;
-      this.#executionCount++;
+      if (!options.uncounted) this.#executionCount++;
       this.#control.ref();
       this.#control.write(frame);
       armCell(cell, (outcome) => void this.#endAbnormally(cell, outcome));

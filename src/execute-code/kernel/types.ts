@@ -37,6 +37,8 @@ export interface KernelStartOptions {
 export interface RunCellOptions {
   /** Milliseconds; the group is killed after this. 0 or Infinity: no limit. */
   timeoutMs: number;
+  /** The gateway's own cell (following a terminal `cd`): not counted in executionCount. */
+  uncounted?: boolean;
   /** Aborting kills the kernel's group; `signal.reason` (a string) becomes the outcome's `reason`. */
   signal?: AbortSignal;
   /** Every byte the cell wrote to fd 1, in order, until its outcome settles. */

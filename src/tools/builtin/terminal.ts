@@ -5,6 +5,25 @@ import { checkCommand } from './command-guard.js';
 import { shellQuote } from './shell-quote.js';
 import { capHeadTail } from './text.js';
 import { cleanOutput } from '../../shared/clean-output.js';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Where the shell ended up, printed last by an EXIT trap (so `exit` inside the command still
+ * reports it) behind a marker no command can guess, then cut from the output.
+ */
+function withCwdReport(script: string): { script: string; marker: string } {
+  const marker = `__HERMES_CWD_${randomBytes(8).toString('hex')}__`;
+  return { script: `trap 'printf "\\n${marker}%s\\n" "$PWD"' EXIT\n${script}`, marker };
+}
+
+/** The output without the cwd report, and the folder it named (the last report wins). */
+function takeCwdReport(output: string, marker: string): { output: string; cwd?: string } {
+  const at = output.lastIndexOf(`\n${marker}`);
+  if (at === -1) return { output };
+  const end = output.indexOf('\n', at + 1 + marker.length);
+  const cwd = output.slice(at + 1 + marker.length, end === -1 ? undefined : end);
+  return { output: output.slice(0, at) + (end === -1 ? '' : output.slice(end + 1)), cwd: cwd || undefined };
+}
 
 /*
  * Not strict on purpose: scripts written for the reference pass `background`, `pty` and
@@ -43,12 +62,20 @@ export function terminalTool(): Tool {
       const verdict = await checkCommand(command, ctx);
       if (!verdict.allowed) return { error: verdict.error };
       // `cd` inside the shell, not a spawn cwd: a missing folder then gets the shell's own clear message.
-      const script = workdir ? `cd -- ${shellPath(workdir)} || exit 1\n${command}` : command;
+      const plain = workdir ? `cd -- ${shellPath(workdir)} || exit 1\n${command}` : command;
+      // As in hermes-agent, a `cd` (without workdir) carries over: where the shell ended is where the
+      // next command and execute_code start, on backends that can follow it (Environment.followCwd).
+      const follow = !workdir && ctx.environment.followCwd ? withCwdReport(plain) : undefined;
       // A model-given timeout never outlasts the configured maximum.
-      const result = await ctx.environment.execute(script, {
+      const result = await ctx.environment.execute(follow?.script ?? plain, {
         timeout: Math.min(timeout ?? ctx.config.terminal.timeout, ctx.config.terminal.max_timeout),
         signal: ctx.signal,
       });
+      if (follow) {
+        const report = takeCwdReport(result.output, follow.marker);
+        result.output = report.output;
+        if (report.cwd) ctx.environment.followCwd?.(report.cwd);
+      }
       // What the model or the script sees: no ANSI escape sequences, credentials masked.
       const output = cleanOutput(capHeadTail(result.output, ctx.config.terminal.max_output_bytes).text, {
         redact: ctx.config.code_execution.redact_secrets,
