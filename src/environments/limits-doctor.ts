@@ -41,7 +41,7 @@ export function limitsCheck(backend: 'local' | 'sandbox' | 'docker' | 'ssh', con
     };
   }
   if (backend === 'ssh') {
-    return { name, ok: true, required: false, detail: "the far host's own: the gateway sets none there (terminal.limits apply to local, sandbox and docker)" };
+    return { name, ok: true, required: false, detail: `bash ulimit on the far host before each command: ${rlimits(limits, false)}; processes not limited (RLIMIT_NPROC would count all of the SSH user's processes); a far host whose own hard limit is lower keeps it` };
   }
   const prlimit = process.platform === 'linux' ? findExecutable('prlimit') : undefined;
   if (!prlimit) {

@@ -85,3 +85,22 @@ export function dockerUlimitArgs(limits: ResourceLimits, cpuSecondsCeiling: numb
     ...(cpuSecondsCeiling ? ['--ulimit', `cpu=${cpuSecondsCeiling}:${cpuSecondsCeiling + CPU_HARD_GRACE}`] : []),
   ];
 }
+
+/**
+ * bash `ulimit` lines for a far host (SSH), soft and hard alike: memory, file size, open
+ * files, no core dumps, and CPU time when given. Processes are left out for the reason given
+ * at `prlimitArgs` (RLIMIT_NPROC counts every process of the SSH user there). A line that
+ * fails leaves the far host's own, lower, hard limit in force, so each is allowed to fail.
+ */
+export function ulimitLines(limits: ResourceLimits, cpuSeconds?: number): string[] {
+  const kib = (bytes: number) => Math.max(1, Math.floor(bytes / 1024));
+  return [
+    `ulimit -d ${kib(limits.memory)} 2>/dev/null`,
+    // bash counts -f in 1024-byte blocks (512 only in POSIX mode, which this shell is not in).
+    `ulimit -f ${kib(limits.fileSize)} 2>/dev/null`,
+    `ulimit -n ${limits.openFiles} 2>/dev/null`,
+    'ulimit -c 0 2>/dev/null',
+    // SIGXCPU at the soft limit, SIGKILL at the hard one, as prlimitArgs sets them.
+    ...(cpuSeconds ? [`ulimit -H -t ${cpuSeconds + CPU_HARD_GRACE} 2>/dev/null`, `ulimit -S -t ${cpuSeconds} 2>/dev/null`] : []),
+  ];
+}

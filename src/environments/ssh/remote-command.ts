@@ -32,6 +32,8 @@ export interface RemoteScriptOptions {
   graceMs?: number;
   /** Run the command under the supervisor (default); false lets what it detaches run on (ExecuteOptions.leaveDetached). */
   supervise?: boolean;
+  /** `ulimit` lines run after the prelude (terminal.limits on SSH; see ulimitLines). */
+  limits?: readonly string[];
 }
 
 const SUPERVISOR_END = 'HERMES_SUPERVISOR_END';
@@ -39,10 +41,10 @@ const SUPERVISOR_END = 'HERMES_SUPERVISOR_END';
 /**
  * The lines every remote script starts with (a command's and a stream's): `cd` to the working
  * folder (or say it is missing, exit 126), drop every exported variable but the remote's
- * PATH/HOME/USER/LOGNAME/SHELL/TMPDIR, export the sent ones. Builtins only (no exec with the
+ * PATH/HOME/USER/LOGNAME/SHELL/TMPDIR, export the sent ones, set the limits. Builtins only (no exec with the
  * values in argv): the values never show in `ps`.
  */
-export function preludeLines(options: { cwd: string; env: Record<string, string>; where: string }): string[] {
+export function preludeLines(options: { cwd: string; env: Record<string, string>; where: string; limits?: readonly string[] }): string[] {
   const sent = Object.entries(options.env)
     .filter(([name]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
     .map(([name, value]) => `export ${name}=${shellQuote(value)}`);
@@ -51,6 +53,7 @@ export function preludeLines(options: { cwd: string; env: Record<string, string>
     `cd -- ${shellQuote(options.cwd)} 2>/dev/null || { echo ${missing} >&2; exit 126; }`,
     `for v in $(compgen -e); do case "$v" in ${REMOTE_KEPT.join('|')}) ;; *) unset "$v" 2>/dev/null ;; esac; done`,
     ...sent,
+    ...(options.limits ?? []),
   ];
 }
 

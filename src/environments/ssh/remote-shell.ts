@@ -13,6 +13,7 @@ import { BOOTSTRAP, bootstrapInput, killScript, remoteScript } from './remote-co
 import { remoteEnv } from '../remote-env.js';
 import { openClientStream } from './remote-stream.js';
 import { RemoteFiles } from './remote-files.js';
+import { cpuSeconds, ulimitLines, type ResourceLimits } from '../limits.js';
 
 /** How a local client process (ssh, docker) runs an argv on the backend. */
 export interface ClientCommand {
@@ -30,6 +31,8 @@ export interface RemoteShellOptions {
   maxOutputBytes: number;
   /** Milliseconds between SIGTERM and SIGKILL of a remote group. */
   graceMs: number;
+  /** terminal.limits, set with `ulimit` on the far side (SSH); none where the backend has its own (Docker's flags). */
+  limits?: ResourceLimits;
   logger?: Logger;
 }
 
@@ -79,6 +82,7 @@ export abstract class RemoteShellEnvironment implements Environment {
       where: this.describe(),
       graceMs: this.remote.graceMs,
       supervise: options.leaveDetached !== true,
+      limits: this.remote.limits ? ulimitLines(this.remote.limits, cpuSeconds(this.remote.limits, timeout)) : undefined,
     });
     const run = await this.runBootstrap(id, bootstrapInput(script, options.stdin), timeout, options.signal);
     return commandResult({ ...run, exitCode: run.exitCode }, timeout);
@@ -123,6 +127,8 @@ export abstract class RemoteShellEnvironment implements Environment {
         command,
         cwd: options.cwd ? this.resolvePath(options.cwd) : this.cwd,
         env: remoteEnv(this.remote.childEnv(), withoutStripped(options.env)),
+        // No CPU time: a stream (a kernel, the file helper) lives across many commands.
+        limits: this.remote.limits ? ulimitLines(this.remote.limits) : undefined,
         signal: options.signal,
       },
     );

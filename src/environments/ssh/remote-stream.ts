@@ -25,6 +25,8 @@ export interface StreamTarget {
   cwd: string;
   /** Every variable the command gets (already reduced to what is worth sending). */
   env: Record<string, string>;
+  /** `ulimit` lines for the stream's command (see ulimitLines). */
+  limits?: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -35,7 +37,7 @@ export interface StreamTarget {
  * then `command` in the foreground with the session's stdin, stdout and stderr: nothing
  * merged, nothing added.
  */
-export function streamScript(options: { id: string; command: string; cwd: string; env: Record<string, string>; where: string }): string {
+export function streamScript(options: { id: string; command: string; cwd: string; env: Record<string, string>; where: string; limits?: readonly string[] }): string {
   const file = pgidFile(options.id);
   return [
     ...preludeLines(options),
@@ -67,7 +69,7 @@ export function streamKillScript(id: string, graceMs: number): string {
  */
 export function openClientStream(deps: StreamClient, target: StreamTarget): EnvironmentStream {
   const id = randomBytes(8).toString('hex');
-  const script = streamScript({ id, command: target.command, cwd: target.cwd, env: target.env, where: deps.where });
+  const script = streamScript({ id, command: target.command, cwd: target.cwd, env: target.env, where: deps.where, limits: target.limits });
   const child = execa(deps.client.file, deps.client.args, {
     stdin: 'pipe',
     stdout: 'pipe',

@@ -6,6 +6,7 @@ import { findExecutable } from '../which.js';
 import type { SshEnvironment, SshEnvironmentOptions } from './ssh-environment.js';
 import type { SshTarget } from './ssh-args.js';
 import type { Logger } from '../../shared/logger.js';
+import { limitsFromConfig } from '../limits.js';
 
 /** The `ssh` backend: commands run on a build box through the system OpenSSH client. */
 export class SshProvider implements TerminalEnvironmentProvider {
@@ -98,6 +99,7 @@ export class SshProvider implements TerminalEnvironmentProvider {
       childEnv,
       maxOutputBytes: config.terminal.max_output_bytes,
       graceMs: config.code_execution.kill_grace * 1000,
+      limits: limitsFromConfig(config),
       ssh: findExecutable('ssh') ?? 'ssh',
       logger: options.logger as Logger | undefined,
     };
