@@ -53,28 +53,37 @@ export const CLEANUP_REASON = 'the terminal environment was closed';
  */
 export class LocalEnvironment implements Environment {
   readonly kind: EnvironmentKind = 'host';
-  #cwd: string;
+  /** Own property of a session's view (forSession) once that session's terminal moved it. */
+  protected workingFolder: string;
   /** Commands still running, so cleanup() can end them. */
   private readonly running = new Set<AbortController>();
 
   constructor(protected readonly options: LocalEnvironmentOptions) {
-    this.#cwd = resolve(options.cwd);
+    this.workingFolder = resolve(options.cwd);
   }
 
   get cwd(): string {
-    return this.#cwd;
+    return this.workingFolder;
   }
 
   /** Follows a terminal command's `cd` to an existing folder on this host (see Environment.followCwd). */
   followCwd(path: string): boolean {
-    if (!isAbsolute(path) || path.includes('\0') || path === this.#cwd) return false;
+    if (!isAbsolute(path) || path.includes('\0') || path === this.workingFolder) return false;
     try {
       if (!statSync(path).isDirectory()) return false;
     } catch {
       return false;
     }
-    this.#cwd = path;
+    this.workingFolder = path;
     return true;
+  }
+
+  /**
+   * A view for one session of this shared environment: the same commands, running set and
+   * options, but its own working folder, so one session's `cd` does not move another's.
+   */
+  forSession(): Environment {
+    return Object.create(this) as LocalEnvironment;
   }
 
   /** Where `~` points for the environment's commands. */

@@ -28,6 +28,9 @@ export interface EnvironmentManagerOptions {
  */
 export class EnvironmentManager {
   private readonly environments = new Map<string, Promise<Environment>>();
+  /** Per-session views of shared environments (Environment.forSession), by `<key>:<session>`. */
+  private readonly views = new Map<string, Environment>();
+  private readonly viewOf = new WeakMap<Environment, Environment>();
   /** Which environment key each session uses, so release() finds it. */
   private readonly sessionKeys = new Map<string, string>();
   private readonly logger: Logger;
@@ -75,7 +78,20 @@ export class EnvironmentManager {
       this.environments.set(key, pending);
       pending.catch(() => this.environments.delete(key));
     }
-    return pending;
+    if (!key.endsWith(':shared')) return pending;
+    // A shared environment that follows a terminal `cd` gets one view per session (its own working folder).
+    const environment = await pending;
+    if (!environment.forSession) return environment;
+    const viewKey = `${key}:${sessionId}`;
+    let view = this.views.get(viewKey);
+    if (!view || this.viewOf.get(view) !== environment) {
+      view = environment.forSession();
+      // Guards read the provider from the tag: the view carries its environment's.
+      tagEnvironment(view, provider);
+      this.views.set(viewKey, view);
+      this.viewOf.set(view, environment);
+    }
+    return view;
   };
 
   /** The scrubbed variables every child gets: secrets and every provider's stripEnvKeys out. */
@@ -92,6 +108,7 @@ export class EnvironmentManager {
   async release(sessionId: string): Promise<void> {
     const key = this.sessionKeys.get(sessionId);
     this.sessionKeys.delete(sessionId);
+    if (key) this.views.delete(`${key}:${sessionId}`);
     if (key && !key.endsWith(':shared')) await this.dispose(key);
   }
 

@@ -95,6 +95,8 @@ export interface Environment {
    * in hermes-agent. Returns whether it moved; a backend that cannot follow leaves it out.
    */
   followCwd?(path: string): boolean;
+  /** Optional, with followCwd: a view of a shared environment with its own working folder, one per session. */
+  forSession?(): Environment;
   execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult>;
   cleanup(): Promise<void>;
   /**

@@ -52,7 +52,10 @@ describe('EnvironmentManager', () => {
       const { provider, made } = countingProvider('box', { sessionIsolatedWhenNonpersistent: isolates });
       registry.register(provider, 'p');
       const manager = new EnvironmentManager({ config, paths, registry });
-      expect(await manager.environmentFor('a')).toBe(await manager.environmentFor('b'));
+      // One environment; a local-process one gives each session a view with its own followed cwd.
+      const [a, b] = [await manager.environmentFor('a'), await manager.environmentFor('b')];
+      expect(a === b || (a.forSession !== undefined && Object.getPrototypeOf(a) === Object.getPrototypeOf(b))).toBe(true);
+      expect(await manager.environmentFor('a')).toBe(a);
       await manager.release('a');
       expect(made).toHaveLength(1);
       expect(made[0].cleaned).toBe(false);

@@ -3,7 +3,11 @@ import { createCodeExecutor, executeCodeDescription, type DefaultCodeExecutor } 
 import { loadConfig, type ConfigOverrides } from '../../src/config/index.js';
 import { buildChildEnv, setChildTimezone } from '../../src/environments/child-env.js';
 import { SCRIPT_TOOL_NAMES } from '../../src/tools/builtin/index.js';
-import { tempDir } from '../helpers/tool-context.js';
+import { makeToolContext, tempDir } from '../helpers/tool-context.js';
+import { createEnvironmentManager } from '../../src/environments/index.js';
+import { terminalTool } from '../../src/tools/builtin/index.js';
+import { mkdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { tempDirs } from './helpers.js';
 
 /*
@@ -147,5 +151,32 @@ describe("a terminal() cd", () => {
       code: 'import os\nfrom hermes_tools import terminal\nterminal("true", workdir="/")\nprint(os.path.basename(terminal("pwd")["output"].strip()))',
     });
     expect(rest.output).toBe('sub\n');
+  });
+});
+
+describe('the followed working folder', () => {
+  it("is each session's own on the shared local environment, and dropped when the session ends", async () => {
+    const home = tempDir('hermes-home-');
+    const cwd = tempDir('hermes-cwd-');
+    mkdirSync(join(cwd, 'a'));
+    const { config, paths } = loadConfig({ home, overrides: { terminal: { backend: 'local', cwd } } });
+    const { manager } = await createEnvironmentManager({ config, paths });
+    const terminal = terminalTool();
+    const run = async (sessionId: string, command: string) =>
+      (await terminal.handler({ command }, makeToolContext({ environment: await manager.environmentFor(sessionId), sessionId }))) as {
+        output: string;
+      };
+    try {
+      await run('one', 'cd a');
+      expect((await run('one', 'pwd')).output).toBe(`${realpathSync(join(cwd, 'a'))}\n`);
+      expect((await run('two', 'pwd')).output).toBe(`${realpathSync(cwd)}\n`);
+      // A cd that ends in a folder then removed is not followed by the next command.
+      await run('two', 'mkdir gone && cd gone && rmdir ../gone');
+      expect((await run('two', 'pwd')).output).toBe(`${realpathSync(cwd)}\n`);
+      await manager.release('one');
+      expect((await run('one', 'pwd')).output).toBe(`${realpathSync(cwd)}\n`);
+    } finally {
+      await manager.closeAll();
+    }
   });
 });

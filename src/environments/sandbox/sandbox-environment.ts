@@ -4,7 +4,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { LocalEnvironment, type LocalEnvironmentOptions, type WrapExtras } from '../local.js';
 import { prlimitArgs, type ResourceLimits } from '../limits.js';
 import { fileError } from '../file-errors.js';
-import type { EnvironmentKind, FileOptions, HostCommand, ReadFileOptions, SpillFolder } from '../types.js';
+import type { Environment, EnvironmentKind, FileOptions, HostCommand, ReadFileOptions, SpillFolder } from '../types.js';
 import { bwrapArgs, payloadPrefix, type PayloadTools } from './bwrap-args.js';
 import { readInSandbox, writeInSandbox } from './sandbox-files.js';
 import { mountPointFolders, shareFolder, type SandboxIdentity } from './sandbox-identity.js';
@@ -64,6 +64,11 @@ export class SandboxEnvironment extends LocalEnvironment {
   /** The working folder is the sandbox's workspace mount: a terminal `cd` does not move it. */
   override followCwd(): boolean {
     return false;
+  }
+
+  /** Nothing to keep apart: the working folder never moves. */
+  override forSession(): Environment {
+    return this;
   }
 
   protected override wrap(argv: string[], cwd: string, mounts: WrapExtras): { file: string; args: string[]; cwd: string } {
