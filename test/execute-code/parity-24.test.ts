@@ -180,3 +180,30 @@ describe('the followed working folder', () => {
     }
   });
 });
+
+describe("the stubs take hermes-agent's signatures", () => {
+  it('search_files(context, offset, output_mode) and patch(mode="patch", patch=...) reach the tools, which honour them', async () => {
+    const executor = executorWith(false);
+    const result = await executor.execute({
+      sessionId: 'sig',
+      code: `
+import inspect
+from hermes_tools import search_files, patch
+print(list(inspect.signature(patch).parameters))
+open("a.txt", "w").write("one\\ntwo\\nthree\\nfour\\n")
+open("b.txt", "w").write("two\\n")
+hit = search_files("three", path=".", context=1)["matches"]
+print([(m["line"], m["content"], [b["content"] for b in m.get("before", [])], [a["content"] for a in m.get("after", [])]) for m in hit])
+print(search_files("two", path=".", output_mode="files_with_matches", offset=1, limit=1))
+r = patch(mode="patch", patch="*** Begin Patch\\n*** Update File: b.txt\\n-two\\n+TWO\\n*** End Patch\\n")
+print(r["success"], open("b.txt").read().strip())
+`,
+    });
+    const lines = result.output.split('\n');
+    expect(lines[0]).toBe("['path', 'old_string', 'new_string', 'replace_all', 'mode', 'patch']");
+    expect(lines[1]).toBe("[(3, 'three', ['two'], ['four'])]");
+    expect(lines[2]).toContain('b.txt');
+    expect(lines[2]).not.toContain('a.txt');
+    expect(lines[3]).toBe('True TWO');
+  });
+});

@@ -41,8 +41,10 @@ export const SCRIPT_TOOL_SIGNATURES: Readonly<Record<string, ScriptToolSignature
       '(or "files", or "counts" for output_mode="count"), "total_count" and "truncated".',
   },
   patch: {
-    params: 'path, old_string, new_string, replace_all=False',
-    doc: 'Replace old_string (unique unless replace_all) with new_string in a file. Returns {"success", "replacements", "diff"}.',
+    params: 'path=None, old_string=None, new_string=None, replace_all=False, mode="replace", patch=None',
+    doc:
+      'mode="replace": replace old_string (unique unless replace_all) with new_string in path. Returns {"success", "replacements", "diff"}. ' +
+      'mode="patch": apply a V4A patch (*** Begin Patch / *** Update File: p / @@ / -old / +new / *** End Patch) to several files. Returns {"success", "files", "diff"}.',
   },
   terminal: {
     params: 'command, timeout=None, workdir=None',
