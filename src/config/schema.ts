@@ -152,7 +152,6 @@ export const configSchema = z.strictObject({
     max_output_bytes: positiveInt().default(50_000),
     env_passthrough: names().default([]),
     container_persistent: bool().default(true),
-    sandbox: section({
     /** Kernel-enforced limits (rlimits) of each process a command starts; see src/environments/limits.ts. */
     limits: section({
       processes: positiveInt().default(256),
@@ -161,11 +160,12 @@ export const configSchema = z.strictObject({
       cpu_time: nonNegativeInt().default(0),
       open_files: positiveInt().default(1024),
     }),
+    sandbox: section({
       network: bool().default(false),
       extra_ro_binds: names().default([]),
-    }),
       /** As root: the first host uid (and gid) sandboxes run as, one per session folder from it on. */
       uid: positiveInt().max(4_294_901_759, { error: 'expected a uid below 4294901760 (uid + 65535 must stay a valid id)' }).default(1_900_000_000),
+    }),
     ssh: section({
       host: text().default(''),
       user: text().default(''),
