@@ -214,7 +214,8 @@ async function withRealAgent<F extends FakeBotApi, T>(
     loadEnv: false,
     env,
     overrides: {
-      model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR },
+      // Whole replies, as the bare bot sends them: a streamed draft would spend the chat's send slots.
+      model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR, stream: false },
       platforms: { telegram: { api_root: api.apiRoot }, slack: { enabled: false }, discord: { enabled: false }, web: { enabled: false } },
       // The scripts write their pid where the bench reads it: measure the gateway, not the sandbox.
       terminal: { platform_backend: 'local' },
