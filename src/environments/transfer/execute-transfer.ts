@@ -37,10 +37,11 @@ export async function executeUpload(env: Environment, stream: Readable, full: st
     if (options.signal?.aborted) throw abortError(options.signal, what);
     return result;
   };
-  const begin = await run(`if [ -d ${target} ]; then echo @@EISDIR; exit 21; fi; mkdir -p -- ${shellQuote(posix.dirname(full))} && (set -C; : > ${partial}) && echo @@READY`);
-  if (!begin.output.includes('@@READY')) throw commandFailure(full, begin);
   let total = 0;
   try {
+    // Inside the try: an abort can land after the partial file exists but before `@@READY` is read.
+    const begin = await run(`if [ -d ${target} ]; then echo @@EISDIR; exit 21; fi; mkdir -p -- ${shellQuote(posix.dirname(full))} && (set -C; : > ${partial}) && echo @@READY`);
+    if (!begin.output.includes('@@READY')) throw commandFailure(full, begin);
     for await (const chunk of rechunk(stream, UPLOAD_CHUNK_BYTES)) {
       total += chunk.length;
       const wrote = await run(`base64 -d >> ${partial} && echo @@OK`, chunk.toString('base64'));
