@@ -47,9 +47,9 @@ export const CARRIERS: Record<string, CarrierSpec> = {
   env: {
     options: {
       flags: 'i0v',
-      values: 'uCS',
+      values: 'uCSa',
       stopAtOperand: true,
-      long: { ...common, ...flags('ignore-environment', 'null', 'debug', 'list-signal-handling'), ...values('unset', 'chdir', 'split-string'), ...optionals('block-signal', 'default-signal', 'ignore-signal') },
+      long: { ...common, ...flags('ignore-environment', 'null', 'debug', 'list-signal-handling'), ...values('unset', 'chdir', 'split-string', 'argv0'), ...optionals('block-signal', 'default-signal', 'ignore-signal') },
     },
     assignments: true,
   },
@@ -163,7 +163,48 @@ export interface Unwrapped {
   cwd?: string;
 }
 
-/** Splits a string into words as `env -S` does (close enough: shell quoting, no expansions). */
+/**
+ * env's arguments with the first -S (`-S str`, `-Sstr`, `-viSstr`, `--split-string=str`, an
+ * abbreviation of it) replaced by the words of its string, in its place; undefined without one.
+ */
+function envSplitInPlace(args: string[]): string[] | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i];
+    if (word === '--' || !word.startsWith('-') || word === '-') return undefined;
+    const long = /^--([^=]*)(=(.*))?$/s.exec(word);
+    if (long) {
+      const name = long[1];
+      const takesValue = ['unset', 'chdir', 'argv0'].some((option) => option.startsWith(name) && name.length >= 1) && !'split-string'.startsWith(name);
+      if (name.length >= 1 && 'split-string'.startsWith(name)) {
+        const value = long[3] ?? args[i + 1];
+        if (value === undefined) return undefined;
+        return [...args.slice(0, i), ...splitWords(value), ...args.slice(long[3] === undefined ? i + 2 : i + 1)];
+      }
+      if (takesValue && long[2] === undefined) i++;
+      continue;
+    }
+    for (let j = 1; j < word.length; j++) {
+      const letter = word[j];
+      if (letter === 'S') {
+        const attached = word.slice(j + 1);
+        const value = attached !== '' ? attached : args[i + 1];
+        if (value === undefined) return undefined;
+        const before = j > 1 ? [word.slice(0, j)] : [];
+        return [...args.slice(0, i), ...before, ...splitWords(value), ...args.slice(attached !== '' ? i + 1 : i + 2)];
+      }
+      if ('uCa'.includes(letter)) {
+        if (j === word.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The long options bash and sh take; any other one makes the shell stop before it runs anything. */
+const SHELL_LONG_OPTIONS = new Set(['--login', '--norc', '--noprofile', '--posix', '--rcfile', '--init-file', '--verbose', '--restricted', '--noediting', '--debugger', '--dump-strings', '--dump-po-strings', '--help', '--version', '--pretty-print']);
+
+/** Splits a string into words as `env -S` does (shell quoting, `\_` a separator outside quotes and a space inside, `\c` the end; no expansions). */
 export function splitWords(text: string): string[] {
   const out: string[] = [];
   let word = '';
@@ -178,11 +219,25 @@ export function splitWords(text: string): string[] {
     } else if (c === '"') {
       let j = i + 1;
       while (j < text.length && text[j] !== '"') {
-        if (text[j] === '\\' && j + 1 < text.length) j++;
+        if (text[j] === '\\' && j + 1 < text.length) {
+          j++;
+          if (text[j] === '_') {
+            word += ' ';
+            j++;
+            continue;
+          }
+        }
         word += text[j++];
       }
       i = j;
       inWord = true;
+    } else if (c === '\\' && text[i + 1] === 'c') {
+      break;
+    } else if (c === '\\' && text[i + 1] === '_') {
+      i++;
+      if (inWord) out.push(word);
+      word = '';
+      inWord = false;
     } else if (c === '\\' && i + 1 < text.length) {
       word += text[++i];
       inWord = true;
@@ -376,6 +431,13 @@ export function unwrap(input: UnwrapInput): Unwrapped & { source?: ProgramSource
       out.via.push(name);
       const parsed = parseOptions(args, name === 'runuser' ? { ...SU_OPTIONS, values: `${SU_OPTIONS.values}u`, long: { ...SU_OPTIONS.long, ...values('user') } } : SU_OPTIONS);
       if (parsed.unknown.length > 0) out.findings.push({ level: 'risky', reason: `${name} with options it does not know (${parsed.unknown.join(' ')})`, reach: true });
+      // util-linux refuses these pairs and runs nothing: -m/-p with -w, and runuser's -u with -c.
+      const preserves = hasOption(parsed, '-m', '-p', '--preserve-environment') && hasOption(parsed, '-w', '--whitelist-environment');
+      const userAndCommand = name === 'runuser' && hasOption(parsed, '-u', '--user') && hasOption(parsed, '-c', '--command', '--session-command');
+      if (preserves || userAndCommand) {
+        argv = [];
+        break;
+      }
       // su and runuser keep one command: the last `-c`/`--command`/`--session-command` given.
       const commandOption = parsed.options.filter((o) => o.names.some((n) => ['-c', '--command', '--session-command'].includes(n))).pop();
       if (commandOption) out.scripts.push({ text: commandOption.value ?? '', origin: `${name} -c`, stdin: input.stdin });
@@ -387,6 +449,11 @@ export function unwrap(input: UnwrapInput): Unwrapped & { source?: ProgramSource
       const operands = parsed.operands.filter((word) => word !== '-');
       // Words after the user go to the user's shell: `su root -c 'cmd'` after `--`, or a script file.
       const shellArgs = operands.slice(1);
+      // A long option no shell has (`su -- root --command x`): the user's shell stops with an error.
+      if (shellArgs.length > 0 && /^--./.test(shellArgs[0]) && !SHELL_LONG_OPTIONS.has(shellArgs[0].replace(/=.*/s, ''))) {
+        argv = [];
+        break;
+      }
       if (shellArgs.length > 0) {
         const shell = shellSource('sh', shellArgs, out.findings);
         const text = programText(shell.source, input.stdin, input.procsubs, name, input.written);
@@ -518,6 +585,14 @@ export function unwrap(input: UnwrapInput): Unwrapped & { source?: ProgramSource
     const spec = CARRIERS[name];
     if (!spec) break;
     out.via.push(name);
+    if (name === 'env') {
+      // env reads the words of -S as its own arguments, in their place: `env -vS/bin/sh -c x` is `env -v /bin/sh -c x`.
+      const split = envSplitInPlace(args);
+      if (split) {
+        argv = ['env', ...split];
+        continue;
+      }
+    }
     const parsed = parseOptions(args, spec.options);
     if (parsed.unknown.length > 0) out.findings.push({ level: 'risky', reason: `${name} with options it does not know (${parsed.unknown.join(' ')})`, reach: true });
     if (name === 'sudo') {
@@ -532,7 +607,15 @@ export function unwrap(input: UnwrapInput): Unwrapped & { source?: ProgramSource
     const scriptOption = parsed.options.filter((found) => spec.script?.some((option) => found.names.includes(option))).pop();
     if (scriptOption) out.scripts.push({ text: scriptOption.value ?? '', origin: `${name} ${scriptOption.names[0]}`, stdin: input.stdin });
     let rest = args.slice(parsed.rest);
-    if (spec.assignments) while (rest.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0])) rest = rest.slice(1);
+    // env takes any word with `=` before its program as a variable (`A-B=1` too), as putenv does.
+    if (spec.assignments) while (rest.length > 0 && /^[^=]+=/.test(rest[0])) rest = rest.slice(1);
+    // timeout with no valid duration and nice with a non-number adjustment stop with an error before running anything.
+    const badDuration = name === 'timeout' && rest[0] !== undefined && !isUnknown(rest[0]) && !/^(\d+\.?\d*|\.\d+)(e[-+]?\d+)?[smhd]?$/i.test(rest[0]);
+    const adjustment = name === 'nice' ? optionValue(parsed, '-n', '--adjustment') : undefined;
+    if (badDuration || (adjustment !== undefined && !isUnknown(adjustment) && !/^[-+]?\d+$/.test(adjustment))) {
+      argv = [];
+      break;
+    }
     rest = rest.slice(spec.positionals ?? 0);
     // `flock file -c 'cmd'`: the script option may follow the positional.
     const late = rest[0] ?? '';
@@ -553,9 +636,10 @@ export function unwrap(input: UnwrapInput): Unwrapped & { source?: ProgramSource
     }
     const chdir = name === 'env' || name === 'sudo' ? optionValue(parsed, '-C', '--chdir', '-D') : undefined;
     if (chdir !== undefined && name !== 'sudo' || (name === 'sudo' && optionValue(parsed, '-D', '--chdir') !== undefined)) out.cwd = chdir;
-    if (name === 'env') {
-      const split = parsed.options.filter((o) => o.names.some((n) => n === '-S' || n === '--split-string')).map((o) => o.value ?? '');
-      if (split.length > 0) rest = [...split.flatMap(splitWords), ...rest];
+    // `env -0 cmd` refuses to run cmd (--null is only for printing the environment).
+    if (name === 'env' && hasOption(parsed, '-0', '--null') && rest.length > 0) {
+      argv = [];
+      break;
     }
     if (name === 'sudo' && hasOption(parsed, '-e', '--edit')) {
       argv = ['sudoedit', ...rest];

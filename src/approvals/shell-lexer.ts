@@ -52,15 +52,32 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
 export function closeParen(text: string, start: number): number {
   let depth = 1;
   let i = start;
+  // The depths at which a `case … esac` is open: there a `)` ends a pattern (`x)`), not the parenthesis.
+  const cases: number[] = [];
+  // A keyword only where a command starts: `printf then case` passes `case` as a word.
+  const atCommand = () => {
+    const before = text.slice(start, i).replace(/[ \t]+$/, '');
+    return before === '' || /[;&|(\n]$/.test(before) || /(^|[\s;&|(])(then|do|else|elif|if|while|until|!|\{)$/.test(before);
+  };
+  const keyword = (word: string) => text.startsWith(word, i) && /^[\s;&|()]?$/.test(text[i + word.length] ?? '') && (word === 'esac' ? /[\s;&|()]/.test(text[i - 1] ?? ' ') : atCommand());
   while (i < text.length) {
     const c = text[i];
     if (c === '\\') i += 2;
     else if (c === "'") i = skipTo(text, i + 1, "'") + 1;
     else if (c === '"') i = closeDouble(text, i + 1) + 1;
     else if (c === '`') i = closeBacktick(text, i + 1) + 1;
-    else {
+    else if (keyword('case')) {
+      cases.push(depth);
+      i += 4;
+    } else if (keyword('esac') && cases.length > 0) {
+      cases.pop();
+      i += 4;
+    } else {
       if (c === '(') depth++;
-      else if (c === ')' && --depth === 0) return i + 1;
+      else if (c === ')' && cases[cases.length - 1] === depth) {
+        i++;
+        continue;
+      } else if (c === ')' && --depth === 0) return i + 1;
       i++;
     }
   }
@@ -115,7 +132,11 @@ function ansiC(body: string): string {
   const simple: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
   return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (_all, esc: string) => {
     if (esc in simple) return simple[esc];
-    if (/^x/.test(esc) || /^[uU]/.test(esc)) return String.fromCodePoint(Number.parseInt(esc.slice(1), 16) || 0);
+    if (/^x/.test(esc) || /^[uU]/.test(esc)) {
+      // A code point past U+10FFFF is no character: bash keeps the escape as written.
+      const code = Number.parseInt(esc.slice(1), 16) || 0;
+      return code > 0x10ffff ? `\\${esc}` : String.fromCodePoint(code);
+    }
     if (/^[0-7]/.test(esc)) return String.fromCharCode(Number.parseInt(esc, 8) & 0xff);
     if (esc.startsWith('c')) return String.fromCharCode(esc.charCodeAt(1) & 0x1f);
     return `\\${esc}`;
@@ -187,6 +208,11 @@ export class Lexer {
         while (this.i < text.length && text[this.i] !== '\n') this.i++;
         continue;
       }
+      const last = out[out.length - 1];
+      if (last?.kind === 'word' && last.raw === '=~') {
+        out.push(this.regexWord());
+        continue;
+      }
       if (text.startsWith('((', this.i) && this.atCommandStart(out)) {
         const end = closeParen(text, this.i + 1);
         out.push({ kind: 'arith-cmd', expr: text.slice(this.i + 2, Math.max(this.i + 2, end - 2)) });
@@ -222,6 +248,31 @@ export class Lexer {
     }
     this.readHeredocBodies();
     return out;
+  }
+
+  /**
+   * The pattern after `=~` in `[[ … ]]`: bash reads parentheses and `#` there as part of the
+   * regular expression (`[[ a =~ (a)# ]]`), up to a blank outside them. Quotes are kept as they are.
+   */
+  private regexWord(): WordToken {
+    const text = this.text;
+    const start = this.i;
+    let depth = 0;
+    while (this.i < text.length) {
+      const c = text[this.i];
+      if (depth === 0 && (c === ' ' || c === '\t' || c === '\n')) break;
+      if (c === '\\') this.i += 2;
+      else if (c === "'") this.i = skipTo(text, this.i + 1, "'") + 1;
+      else if (c === '"') this.i = closeDouble(text, this.i + 1) + 1;
+      else {
+        if (c === '(') depth++;
+        else if (c === ')') depth--;
+        this.i++;
+      }
+    }
+    this.i = Math.min(this.i, text.length);
+    const raw = text.slice(start, this.i);
+    return { kind: 'word', parts: [{ kind: 'lit', text: raw, quoted: true }], raw, start, end: this.i };
   }
 
   /** `((` opens an arithmetic command only where a command may start. */
@@ -295,6 +346,14 @@ export class Lexer {
           this.i = end;
           continue;
         }
+        // `@(a|b)`, `!(x)`, `+(…)`, `*(…)`, `?(…)`: an extended glob keeps its parentheses in the word, and a `#` after them is not a comment.
+        if (c === '(' && /[@!+*?]$/.test(lit)) {
+          const end = closeParen(text, this.i + 1);
+          if (end >= text.length && text[end - 1] !== ')') this.notes.unterminated = true;
+          lit += text.slice(this.i, end);
+          this.i = end;
+          continue;
+        }
         // `arr=(a b)`: a compound assignment keeps its parenthesised list in the word.
         if (c === '(' && /^[A-Za-z_]\w*(\[[^\]]*\])?\+?=$/.test(lit) && parts.length === 0) {
           const end = closeParen(text, this.i + 1);
@@ -327,6 +386,24 @@ export class Lexer {
         const body = inner.doubleBody(end - this.i - 1, false);
         parts.push(...(body.length > 0 ? body : [{ kind: 'lit' as const, text: '', quoted: true }]));
         this.i = end + 1;
+        continue;
+      }
+      if (c === '$' && text.startsWith('\\\n', this.i + 1)) {
+        // bash joins a line ended by `\` before it reads words: `$\⏎'…'` is `$'…'`, `$\⏎"…"` is `$"…"`.
+        let j = this.i + 1;
+        while (text.startsWith('\\\n', j)) j += 2;
+        if (text[j] === "'") {
+          const end = closeAnsi(text, j + 1);
+          if (end >= text.length) this.notes.unterminated = true;
+          push({ kind: 'lit', text: ansiC(text.slice(j + 1, end)), quoted: true });
+          this.i = end + 1;
+        } else if (text[j] === '"') this.i = j;
+        else {
+          // Any other expansion split this way is not read here: the command is asked about.
+          this.notes.unterminated = true;
+          lit += '$';
+          this.i = j;
+        }
         continue;
       }
       if (c === '$' && text[this.i + 1] === "'") {

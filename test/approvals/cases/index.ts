@@ -5,6 +5,7 @@ import { CONTROL_CHARACTERS, FLOOR, FORK_BOMBS, INTERPRETER_CODE, TMP_ITSELF } f
 import { INTERPRETERS } from './interpreters.js';
 import { LISTED_KINDS } from './listed.js';
 import { ORDINARY } from './ordinary.js';
+import { ENV_SPLIT, NEVER_RUNS, NOT_COMMENTS } from './shell-reading.js';
 import { GATEWAY_KILL, METADATA } from './processes.js';
 import { DOWNLOADS, STDIN_SHELLS } from './stdin.js';
 import type { CaseGroup } from './types.js';
@@ -37,5 +38,8 @@ export const CASE_GROUPS: readonly CaseGroup[] = [
   DATABASES,
   CONTAINERS_AND_INFRASTRUCTURE,
   ...LISTED_KINDS,
+  NOT_COMMENTS,
+  ENV_SPLIT,
+  NEVER_RUNS,
   ORDINARY,
 ];
