@@ -1,10 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { freePort, outputTail, skipReasonOutsideCi } from './loopback-server.js';
 
 /** The folder holding initdb and postgres: on PATH, else Debian's /usr/lib/postgresql/<version>/bin (newest first). */
 function binDir(): string | undefined {
@@ -32,9 +32,7 @@ export function postgresUnavailable(): string | undefined {
  * CI=true nothing skips: a missing PostgreSQL fails the tests that need it instead.
  */
 export function postgresSkipReason(what: string): string | undefined {
-  const missing = process.env.CI === 'true' ? undefined : postgresUnavailable();
-  if (missing) console.warn(`${what} cannot run here: ${missing}`);
-  return missing;
+  return skipReasonOutsideCi(what, postgresUnavailable);
 }
 
 export interface TestPostgres {
@@ -46,17 +44,6 @@ export interface TestPostgres {
   /** Runs one statement on the database at `url` (the test's own look at what a store wrote). */
   query<R extends pg.QueryResultRow = Record<string, unknown>>(url: string, text: string, values?: unknown[]): Promise<R[]>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** initdb and postgres refuse root: as root they run as the postgres user. */
@@ -128,10 +115,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'shared_buffers=16MB',
   ]);
   const child = spawn(command, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  let said = '';
-  const keep = (chunk: Buffer) => (said = (said + chunk.toString()).slice(-4000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  const said = outputTail(child);
   const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -146,7 +130,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitReady(urlOf('postgres'), child, () => said, 20_000);
+    await waitReady(urlOf('postgres'), child, said, 20_000);
   } catch (error) {
     await stop().catch(() => {});
     throw error;

@@ -1,9 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, outputTail, skipReasonOutsideCi, waitForPort } from './loopback-server.js';
 
 /** Why a real redis-server cannot run here, or undefined when it can. */
 export function redisUnavailable(): string | undefined {
@@ -17,9 +16,7 @@ export function redisUnavailable(): string | undefined {
  * nothing skips: a missing redis-server fails the tests that need it instead.
  */
 export function redisSkipReason(what: string): string | undefined {
-  const missing = process.env.CI === 'true' ? undefined : redisUnavailable();
-  if (missing) console.warn(`${what} cannot run here: ${missing}`);
-  return missing;
+  return skipReasonOutsideCi(what, redisUnavailable);
 }
 
 export interface TestRedis {
@@ -29,32 +26,6 @@ export interface TestRedis {
   url: string;
   dir: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await sleep(50);
-  }
-  throw new Error(`redis-server did not listen on ${port} within ${timeoutMs} ms`);
 }
 
 /**
@@ -68,16 +39,13 @@ export async function startRedis(): Promise<TestRedis> {
   const port = await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
   const child = spawn('redis-server', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  let said = '';
-  const keep = (chunk: Buffer) => (said = (said + chunk.toString()).slice(-4000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  const said = outputTail(child);
   try {
-    await waitForPort(port, child, 10_000);
+    await waitForPort(port, child, 'redis-server', 10_000);
   } catch (error) {
     child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`${(error as Error).message}; redis-server said: ${said}`);
+    throw new Error(`${(error as Error).message}; redis-server said: ${said()}`);
   }
   return {
     host: '127.0.0.1',

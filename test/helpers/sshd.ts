@@ -1,9 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, outputTail, skipReasonOutsideCi, waitForPort } from './loopback-server.js';
 
 const SSHD = ['/usr/sbin/sshd', '/usr/local/sbin/sshd'].find((path) => existsSync(path));
 
@@ -16,6 +15,11 @@ export function sshdUnavailable(): string | undefined {
   return undefined;
 }
 
+/** The reason the sshd tests of `what` skip, printed once, or undefined (under CI=true nothing skips). */
+export function sshdSkipReason(what: string): string | undefined {
+  return skipReasonOutsideCi(what, sshdUnavailable);
+}
+
 export interface TestSshd {
   host: string;
   port: number;
@@ -26,32 +30,6 @@ export interface TestSshd {
   /** The sessions' TMPDIR: what remote commands leave behind shows here, not in the host's /tmp. */
   tmp: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`sshd exited with code ${child.exitCode}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await sleep(50);
-  }
-  throw new Error(`sshd did not listen on ${port} within ${timeoutMs} ms`);
 }
 
 /**
@@ -102,13 +80,12 @@ export async function startSshd(): Promise<TestSshd> {
     ].join('\n'),
   );
   const child = spawn(SSHD!, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const said = outputTail(child);
   try {
-    await waitForPort(port, child, 10_000);
+    await waitForPort(port, child, 'sshd', 10_000);
   } catch (error) {
     child.kill('SIGKILL');
-    throw new Error(`${(error as Error).message}; sshd said: ${stderr}`);
+    throw new Error(`${(error as Error).message}; sshd said: ${said()}`);
   }
   return {
     host: '127.0.0.1',

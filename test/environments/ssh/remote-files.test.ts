@@ -1,32 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe } from 'vitest';
-import type { SshEnvironment } from '../../../src/environments/ssh/index.js';
-import { startSshd, sshdUnavailable, type TestSshd } from '../../helpers/sshd.js';
-import { connectTo } from './helpers.js';
+import { beforeAll, describe } from 'vitest';
+import { sshdSkipReason } from '../../helpers/sshd.js';
+import { sshEnvironmentPerGroup } from './helpers.js';
 import { remoteFilesCases, type RemoteFilesTarget } from './remote-files-cases.js';
 
-const missing = process.env.CI === 'true' ? undefined : sshdUnavailable();
-if (missing) console.warn(`the ssh backend's file helper cannot be tested here: ${missing}`);
+const missing = sshdSkipReason("the ssh backend's file helper");
 
 describe.runIf(!missing)('the file tools on the ssh backend (a helper on one session of the shared connection)', () => {
-  let sshd: TestSshd;
-  let env: SshEnvironment;
-  let dir: string;
+  const ssh = sshEnvironmentPerGroup('hermes-ssh-files-');
   let target: RemoteFilesTarget;
 
-  beforeAll(async () => {
-    sshd = await startSshd();
-    dir = mkdtempSync(join(tmpdir(), 'hermes-ssh-files-'));
-    env = await connectTo(sshd, { cwd: dir });
-    target = { env, dir, sh: async (command) => (await env.execute(command)).output, sessionTmp: sshd.tmp };
-  });
-
-  afterAll(async () => {
-    await env?.cleanup();
-    await sshd?.stop();
-    rmSync(dir, { recursive: true, force: true });
+  beforeAll(() => {
+    const { env, work, sshd } = ssh;
+    target = { env, dir: work, sh: async (command) => (await env.execute(command)).output, sessionTmp: sshd.tmp };
   });
 
   remoteFilesCases(() => target);

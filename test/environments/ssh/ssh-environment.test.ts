@@ -1,57 +1,39 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SshEnvironment } from '../../../src/environments/ssh/index.js';
-import { startSshd, sshdUnavailable, type TestSshd } from '../../helpers/sshd.js';
-import { connectTo } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { sshdSkipReason } from '../../helpers/sshd.js';
+import { connectTo, sshEnvironmentPerGroup } from './helpers.js';
 import { waitForPid, waitGone } from '../../helpers/processes.js';
 
-const missing = process.env.CI === 'true' ? undefined : sshdUnavailable();
-if (missing) console.warn(`ssh environment tests cannot run here: ${missing}`);
-
+const missing = sshdSkipReason('ssh environment tests');
 
 describe.runIf(!missing)('SshEnvironment against a real sshd', () => {
-  let sshd: TestSshd;
-  let env: SshEnvironment;
-  let work: string;
-
-  beforeAll(async () => {
-    sshd = await startSshd();
-    work = mkdtempSync(join(tmpdir(), 'hermes-ssh-work-'));
-    env = await connectTo(sshd, { cwd: work, childEnv: { LANG: 'C.UTF-8', PASSED: 'yes', PATH: '/gateway/only', HOME: '/gateway/home' } });
-  });
-
-  afterAll(async () => {
-    await env?.cleanup();
-    await sshd?.stop();
-    rmSync(work, { recursive: true, force: true });
-  });
+  const ssh = sshEnvironmentPerGroup('hermes-ssh-work-', { childEnv: { LANG: 'C.UTF-8', PASSED: 'yes', PATH: '/gateway/only', HOME: '/gateway/home' } });
 
   it('runs a command in the remote working folder and returns its output and exit code', async () => {
-    const result = await env.execute('pwd; echo out; echo err >&2; exit 3');
+    const result = await ssh.env.execute('pwd; echo out; echo err >&2; exit 3');
     expect(result.exit_code).toBe(3);
-    expect(result.output).toBe(`${work}\nout\nerr\n`);
+    expect(result.output).toBe(`${ssh.work}\nout\nerr\n`);
   });
 
   it('passes stdin and the scrubbed variables, but keeps the remote PATH and HOME', async () => {
-    const result = await env.execute('cat; echo "$PASSED $HOME"; command -v bash', { stdin: 'from stdin\n', env: { EXTRA: '1' } });
+    const result = await ssh.env.execute('cat; echo "$PASSED $HOME"; command -v bash', { stdin: 'from stdin\n', env: { EXTRA: '1' } });
     expect(result.output).toBe('from stdin\nyes /root\n/usr/bin/bash\n'.replace('/usr/bin/bash', result.output.trim().split('\n').at(-1)!));
     expect(result.output).not.toContain('/gateway/home');
     expect(result.exit_code).toBe(0);
   });
 
   it('runs relative cwd options inside the working folder and says when a folder is missing', async () => {
-    await env.execute('mkdir -p sub');
-    expect((await env.execute('pwd', { cwd: 'sub' })).output.trim()).toBe(join(work, 'sub'));
-    const missingFolder = await env.execute('pwd', { cwd: '/no/such/folder' });
+    await ssh.env.execute('mkdir -p sub');
+    expect((await ssh.env.execute('pwd', { cwd: 'sub' })).output.trim()).toBe(join(ssh.work, 'sub'));
+    const missingFolder = await ssh.env.execute('pwd', { cwd: '/no/such/folder' });
     expect(missingFolder.exit_code).toBe(126);
     expect(missingFolder.output).toContain('/no/such/folder does not exist on the ssh backend');
   });
 
   it('kills the remote process group on timeout, including background children', async () => {
-    const pidFile = join(work, 'timeout.pids');
-    const result = await env.execute(`sleep 300 & echo $! > ${pidFile}; echo $$ >> ${pidFile}; wait`, { timeout: 1 });
+    const pidFile = join(ssh.work, 'timeout.pids');
+    const result = await ssh.env.execute(`sleep 300 & echo $! > ${pidFile}; echo $$ >> ${pidFile}; wait`, { timeout: 1 });
     expect(result.timed_out).toBe(true);
     expect(result.exit_code).toBe(124);
     expect(result.output).toContain('[Command timed out after 1s and was killed]');
@@ -61,9 +43,9 @@ describe.runIf(!missing)('SshEnvironment against a real sshd', () => {
   });
 
   it('kills the remote process group on interrupt and reports the reason', async () => {
-    const pidFile = join(work, 'interrupt.pid');
+    const pidFile = join(ssh.work, 'interrupt.pid');
     const controller = new AbortController();
-    const running = env.execute(`sleep 300 & echo $! > ${pidFile}; wait`, { signal: controller.signal });
+    const running = ssh.env.execute(`sleep 300 & echo $! > ${pidFile}; wait`, { signal: controller.signal });
     const sleeper = await waitForPid(pidFile);
     controller.abort('user sent a new message');
     const result = await running;
@@ -74,9 +56,9 @@ describe.runIf(!missing)('SshEnvironment against a real sshd', () => {
   });
 
   it('never puts the command, its variables or its stdin on a command line', async () => {
-    const before = env.commandLines.length;
-    await env.execute('echo secret-command-text', { env: { SOME_VALUE: 'secret-variable-value' }, stdin: 'secret-stdin' });
-    const lines = env.commandLines.slice(before).flat().join(' ');
+    const before = ssh.env.commandLines.length;
+    await ssh.env.execute('echo secret-command-text', { env: { SOME_VALUE: 'secret-variable-value' }, stdin: 'secret-stdin' });
+    const lines = ssh.env.commandLines.slice(before).flat().join(' ');
     expect(lines).not.toContain('secret-command-text');
     expect(lines).not.toContain('secret-variable-value');
     expect(lines).not.toContain('secret-stdin');
@@ -86,7 +68,7 @@ describe.runIf(!missing)('SshEnvironment against a real sshd', () => {
   });
 
   it('cleanup closes the shared connection and removes its socket', async () => {
-    const other = await connectTo(sshd);
+    const other = await connectTo(ssh.sshd);
     expect(existsSync(other.controlPath)).toBe(true);
     expect(other.cwd).toBe('/root');
     await other.cleanup();
@@ -94,6 +76,6 @@ describe.runIf(!missing)('SshEnvironment against a real sshd', () => {
   });
 
   it('fails to connect with an error that names the backend', async () => {
-    await expect(connectTo({ ...sshd, port: 1 })).rejects.toThrow(/cannot use the ssh backend \(root@127\.0\.0\.1:1\)/);
+    await expect(connectTo({ ...ssh.sshd, port: 1 })).rejects.toThrow(/cannot use the ssh backend \(root@127\.0\.0\.1:1\)/);
   });
 });
