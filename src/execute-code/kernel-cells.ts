@@ -1,6 +1,6 @@
 import type { HermesConfig } from '../config/schema.js';
 import type { SpillFolder } from '../environments/types.js';
-import { TOOLS_CHANGED_NOTE, cellTimedOutNotice, interruptedNotice, kernelDiedNotice, kernelExitNotice, kernelInterruptedNotice } from '../shared/notices.js';
+import { KERNEL_BUSY_NOTICE, TOOLS_CHANGED_NOTE, cellTimedOutNotice, interruptedNotice, kernelDiedNotice, kernelExitNotice, kernelInterruptedNotice } from '../shared/notices.js';
 import { OutputCapture } from '../shared/output-capture.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -173,5 +173,7 @@ export function cellResult(
       const error = kernelDiedNotice(outcome.detail);
       return { status: 'error', output: joinOutput(stdout, stderr, error), exit_code: null, error, ...base };
     }
+    case 'busy':
+      return { status: 'error', output: KERNEL_BUSY_NOTICE, exit_code: null, error: KERNEL_BUSY_NOTICE, ...base };
   }
 }

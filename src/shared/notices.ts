@@ -72,6 +72,9 @@ export const kernelExitNotice = (code: number | string | null): string =>
 export const kernelDiedNotice = (detail: string): string =>
   `The session kernel died while running the cell (${detail}); its state was lost. ${FRESH_KERNEL}`;
 
+/** A cell sent to a kernel still running another: it was not run, and the running one goes on. */
+export const KERNEL_BUSY_NOTICE = 'The session kernel is still running another cell; this code was not run. Try again when that cell has ended.';
+
 /** A call whose enabled tools differ from the previous call's restarted the kernel. */
 export const TOOLS_CHANGED_NOTE =
   'The enabled tools changed, so the session kernel was restarted with a new hermes_tools; its state was lost.';

@@ -8,17 +8,6 @@ export class KernelStartError extends HermesError {
   }
 }
 
-/** `runCell` was called while another cell of the same kernel was still running. */
-export class KernelBusyError extends HermesError {
-  override readonly name = 'KernelBusyError';
-  constructor(pid: number) {
-    super(
-      'KERNEL_BUSY',
-      `Kernel ${pid} is already running a cell; run cells of one kernel one at a time (KernelPool.withKernel does this).`,
-    );
-  }
-}
-
 /** A cell's source is larger than the control channel carries. */
 export class KernelCellTooLargeError extends HermesError {
   override readonly name = 'KernelCellTooLargeError';

@@ -1,7 +1,11 @@
 /**
  * Session kernels: resident Python processes that keep a namespace across execute_code
- * calls. `KernelProcess` is one kernel; `KernelPool` keys them by owner, runs one cell at
- * a time per owner, drops kernels that ended, reaps idle ones and enforces the cap.
+ * calls. `Kernel` is the contract of one, whatever carries it; `FrameKernel` is the cell
+ * state machine of kernel_runner.py over a `FrameTransport` (a Unix socket here:
+ * `KernelProcess`; stream frames on a backend: remote/stream-kernel.ts); the polled-file
+ * kernel (remote/remote-kernel.ts) keeps the same contract. A cell sent to a busy kernel is
+ * answered `{ kind: 'busy' }` on every transport. `KernelPool` keys kernels by owner, runs
+ * one cell at a time per owner, drops kernels that ended, reaps idle ones and enforces the cap.
  *
  * What a cell sees: a fresh `__main__` module (`__name__ == "__main__"`, nothing of the
  * runner), `sys.argv == ['']`, `''` (the cwd) first on `sys.path`, stdin at /dev/null,
@@ -16,7 +20,10 @@
  * after the kernel is reset (or lost and restarted).
  */
 export { KernelProcess } from './kernel-process.js';
+export { FrameKernel } from './frame-kernel.js';
+export type { FrameTransport } from './frame-transport.js';
+export { KernelWiring, StartFailure } from './kernel-wiring.js';
 export { KernelPool, type KernelPoolOptions, type WithKernelOptions, type PooledKernel } from './kernel-pool.js';
 export { kernelRunnerPath, kernelArgv } from './runner-path.js';
-export { KernelStartError, KernelBusyError, KernelCellTooLargeError, KernelPoolClosedError } from './errors.js';
-export type { CellOutcome, KernelExit, KernelStartOptions, RunCellOptions, KernelUseInfo, KernelState } from './types.js';
+export { KernelStartError, KernelCellTooLargeError, KernelPoolClosedError } from './errors.js';
+export type { CellOutcome, Kernel, KernelExit, KernelStartOptions, RunCellOptions, KernelUseInfo, KernelState } from './types.js';

@@ -1,6 +1,9 @@
 import type { Logger } from '../../shared/logger.js';
 
-/** How a cell ended. Every kind but `ok` and `exception` means the kernel is gone. */
+/**
+ * How a cell ended, the same on every transport. After `ok`, `exception` and `busy` the
+ * kernel lives on; every other kind means it is gone.
+ */
 export type CellOutcome =
   /** The cell ran to its end; the kernel and its namespace live on. */
   | { kind: 'ok' }
@@ -18,7 +21,37 @@ export type CellOutcome =
    * `exited with code 1`, `broke the control protocol (…)`, or with ` before the cell
    * started` when the kernel was already gone.
    */
-  | { kind: 'died'; detail: string };
+  | { kind: 'died'; detail: string }
+  /**
+   * Another cell of this kernel was still running: this cell was not sent, and the running
+   * one goes on undisturbed. The answer of every kernel, whatever carries it (KernelPool
+   * runs one cell per kernel at a time, so through the pool this does not happen).
+   */
+  | { kind: 'busy' };
+
+/**
+ * One session kernel, whatever carries it (a Unix socket here, stream frames or polled files
+ * on a backend): how it starts is its transport's factory; then cells run one at a time.
+ */
+export interface Kernel<O extends RunCellOptions = RunCellOptions> {
+  /** The kernel's pid (its process group id) where it runs. */
+  readonly pid: number;
+  /** From ready until it ends, is killed, or a cell ends it (every outcome but ok, exception and busy). */
+  readonly alive: boolean;
+  /** A cell called sys.exit(): the kernel ended on purpose. */
+  readonly endedByExit: boolean;
+  /** Cells sent to this kernel so far (not the gateway's own `uncounted` ones). */
+  readonly executionCount: number;
+  /**
+   * Runs one cell. Resolves once every byte the cell wrote to fds 1 and 2 was delivered;
+   * callbacks are not called after that. Never rejects for what the cell does, nor when the
+   * kernel is busy (`busy`) or gone (`died`, `… before the cell started`).
+   * @throws (rejects) KernelCellTooLargeError.
+   */
+  runCell(code: string, options: O): Promise<CellOutcome>;
+  /** Ends the kernel's whole group; a running cell ends as `interrupted` with `reason`. Idempotent. */
+  kill(reason?: string): Promise<void>;
+}
 
 /** How the kernel process ended. */
 export interface KernelExit {

@@ -19,6 +19,6 @@ export { StreamChannel, StreamUnavailableError, offersStream, STREAM_COMMAND, ty
 export { StreamKernel, type StreamKernelStart } from './stream-kernel.js';
 export { FileRpcPoller, type FileRpcOptions, type FileRpcHandler, type Rejection } from './file-rpc.js';
 export { RemoteKernels } from './remote-kernels.js';
-export { RemoteKernel } from './remote-kernel.js';
+export { RemoteKernel, type RemoteCellOptions } from './remote-kernel.js';
 export { claimSweep, forgetSweeps } from './sweep.js';
 export { createRemoteFolder, removeRemoteFolder, readRemoteFile, fileTransportStub, backendName, RemoteExecError } from './remote-folder.js';

@@ -7,7 +7,7 @@ import { packageRoot } from '../../shared/package-root.js';
 import { errorMessage } from '../../shared/errors.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { KernelStartError } from '../kernel/errors.js';
-import type { CellOutcome } from '../kernel/types.js';
+import type { CellOutcome, Kernel, RunCellOptions } from '../kernel/types.js';
 import { FileRpcPoller, type FileRpcHandler } from './file-rpc.js';
 import { claimSweep } from './sweep.js';
 import { createRemoteFolder, fileTransportStub, quote, readRemoteFile, removeRemoteFolder } from './remote-folder.js';
@@ -27,25 +27,26 @@ export interface RemoteKernelStart {
   logger?: Logger;
 }
 
-export interface RemoteCellOptions {
-  timeoutMs: number;
-  signal?: AbortSignal;
-  /** Caps of what is fetched back. */
+/** A remote cell's options: a kernel over polled files fetches its output back within these caps. */
+export interface RemoteCellOptions extends RunCellOptions {
   maxStdoutFetch: number;
   maxStderrBytes: number;
-  onStdout(chunk: Buffer): void;
-  onStderr(chunk: Buffer): void;
 }
 
 /**
  * A session kernel on a remote backend (remote_kernel_runner.py), reached only through the
  * environment's `execute`: cells and outcomes are files in its private folder, tool calls
  * go through the file transport, liveness is `kill -0` of its pid on every poll. Timeouts
- * and interrupts kill its whole process group there and remove the folder.
+ * and interrupts kill its whole process group there and remove the folder. Its runner speaks
+ * files, not kernel_runner.py's frames, so it keeps the `Kernel` contract itself (a busy
+ * kernel answers `busy`, as over every transport).
  */
-export class RemoteKernel {
+export class RemoteKernel implements Kernel<RemoteCellOptions> {
   #alive = true;
   #count = 0;
+  #sent = 0;
+  /** A cell is between its write and its outcome. */
+  #running = false;
   readonly #logger: Logger;
 
   private constructor(
@@ -106,8 +107,20 @@ export class RemoteKernel {
 
   /** Runs one cell; never rejects for what the cell does. */
   async runCell(code: string, options: RemoteCellOptions): Promise<CellOutcome> {
+    if (this.#running) return { kind: 'busy' };
     if (!this.#alive) return { kind: 'died', detail: 'was stopped before the cell started' };
-    const number = ++this.#count;
+    this.#running = true;
+    try {
+      return await this.#run(code, options);
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  async #run(code: string, options: RemoteCellOptions): Promise<CellOutcome> {
+    if (!options.uncounted) this.#count++;
+    // Cell files are numbered by every cell sent, counted or not, so none is written twice.
+    const number = ++this.#sent;
     const name = String(number).padStart(6, '0');
     const { environment } = this.options;
     const cells = `${this.dir}/cells`;

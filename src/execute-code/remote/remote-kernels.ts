@@ -2,9 +2,9 @@ import { CallGate } from '../call-gate.js';
 import type { Environment } from '../../environments/types.js';
 import type { CellRequest, KernelAnswer } from '../call-path.js';
 import { runGatedCell, runInKernel, sessionKernelPool } from '../kernel-cells.js';
-import { KernelStartError, type KernelPool } from '../kernel/index.js';
+import { KernelStartError, type Kernel, type KernelPool } from '../kernel/index.js';
 import type { ExecuteCodeResult } from '../types.js';
-import { RemoteKernel } from './remote-kernel.js';
+import { RemoteKernel, type RemoteCellOptions } from './remote-kernel.js';
 import { remoteScriptEnv } from './remote-per-call.js';
 import type { RemoteRunnerDeps } from './remote-runner.js';
 import { StreamUnavailableError, offersStream } from './stream-channel.js';
@@ -12,7 +12,7 @@ import { StreamKernel } from './stream-kernel.js';
 import { streamScriptEnv } from './stream-script.js';
 
 /** A remote session kernel: over the environment's stream, or over files. */
-type AnyRemoteKernel = RemoteKernel | StreamKernel;
+type AnyRemoteKernel = Kernel<RemoteCellOptions>;
 
 /**
  * Session kernels on remote backends, under the same KernelPool (one cell at a time per
