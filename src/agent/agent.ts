@@ -32,6 +32,7 @@ import { ToolSet } from './tool-set.js';
 import { SessionResources } from './session-resources.js';
 import { SubagentRunner } from './subagent-runner.js';
 import { SystemPrompts } from './turn-prompt.js';
+import { AgentMemory } from './agent-memory.js';
 import { Conversations } from './conversations.js';
 import { TurnUsage } from './turn-usage.js';
 import { recordSummaryUsage, turnCompaction } from './turn-compaction.js';
@@ -95,6 +96,8 @@ export class Agent implements AgentRunner {
   private readonly onClose?: () => Promise<void>;
   private readonly backends?: { platformBackend: string; isolationWarning?: string };
   private readonly mcp?: McpServers;
+  /** Notes per person, session_search, the skills the agent writes (src/memory). */
+  private readonly memory: AgentMemory;
   private closed = false;
 
   constructor(options: AgentOptions) {
@@ -109,6 +112,8 @@ export class Agent implements AgentRunner {
     this.onClose = options.onClose;
     this.backends = options.backends;
     this.mcp = options.mcp;
+    this.memory = new AgentMemory({ store: this.store, config: this.config, paths: this.paths, logger: this.logger, registry: options.registry });
+    const memoryTools = this.memory.ownTools();
     this.resources = new SessionResources({
       config: this.config,
       logger: this.logger,
@@ -146,6 +151,7 @@ export class Agent implements AgentRunner {
           nextOwner: (parent) => `${parent}::child::${++childCounter}`,
           runSubagent: (request) => runner.subagents!.run(request),
         }),
+        ...memoryTools,
         ...skillTools({ dir: this.paths.skills, env, grantPassthrough: (sessionId, names) => this.resources.grantPassthrough(sessionId, names) }),
       ],
     });
@@ -217,6 +223,7 @@ export class Agent implements AgentRunner {
       this.store.create(sessionKey);
       if (!old) return;
       this.conversations.forget(old.id);
+      this.memory.forgetSession(old.id);
       await this.resources.release(old.id);
     });
   }
@@ -279,7 +286,8 @@ export class Agent implements AgentRunner {
     const session = this.store.current(sessionKey);
     if (!session) return undefined;
     const model = this.modelOf(sessionKey);
-    return usageReport({
+    const prompt = this.memory.promptSize(session.id);
+    const report = usageReport({
       summary: this.store.usage.summary(session.id),
       conversation: this.conversations.get(session.id),
       limits: await this.compactor.limits(model),
@@ -287,6 +295,16 @@ export class Agent implements AgentRunner {
       pricing: this.config.model.pricing,
       pricedModel: this.config.model.name,
     });
+    return prompt ? { ...report, prompt } : report;
+  }
+
+  /** `/memory [forget]`: the sender's own notes, under the platform account they wrote from. */
+  memoryCommand(sender: { platform: string; id: string }, args: string, direct: boolean): string {
+    return this.memory.memoryCommand({ account: sender.platform, id: sender.id }, args, direct);
+  }
+
+  skillsCommand(): string {
+    return this.memory.skillsCommand();
   }
 
   undo(sessionKey: string): Promise<UndoResult | undefined> {
@@ -351,6 +369,7 @@ export class Agent implements AgentRunner {
         message.role === 'tool' && message.content === PRUNED_KERNEL_OUTPUT ? { ...message, content: PRUNED_KERNEL_GONE } : undefined,
       );
     }
+    const memoryFrom = this.memory.mark(session.id);
     const user = this.userMessage(session, options.text, options.notes);
     conversation.add(user);
     // Images go to the model with their message, this turn only; state.db keeps the text (its [attached: …] lines).
@@ -372,10 +391,13 @@ export class Agent implements AgentRunner {
     const context = this.toolContext(session, environment, signal, log, { requestApproval: options.requestApproval, sendFile: options.sendFile });
     const { window } = await this.compactor.limits(model);
     const usage = new TurnUsage();
+    const notes = this.memory.begin(session.id, options, memoryFrom);
+    const system = this.prompts.for(enabled, false, environment, notes);
+    this.memory.recordPrompt(session.id, system, notes, enabled);
     try {
       const result = await runLoop({
         client: this.client,
-        system: this.prompts.for(enabled, false, environment),
+        system,
         conversation,
         ...(model !== this.config.model.name ? { model } : {}),
         compaction: turnCompaction({
@@ -404,6 +426,7 @@ export class Agent implements AgentRunner {
       return { status: result.status, text: result.text };
     } finally {
       conversation.clearOverlays();
+      this.memory.end(session.id, options);
       usage.record(this.store, session.id, model, log);
     }
   }

@@ -8,6 +8,8 @@ export interface SystemPromptOptions {
   subagent?: boolean;
   /** Names and descriptions of installed skills, listed so the model knows they exist. */
   skills?: ReadonlyArray<{ name: string; description: string }>;
+  /** The notes of the person writing now (src/memory's prompt section): theirs alone. */
+  memory?: string;
   now?: Date;
 }
 
@@ -64,6 +66,7 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
         options.skills.map((skill) => `- ${skill.name}: ${skill.description}`).join('\n'),
     );
   }
+  if (options.memory) parts.push(options.memory);
   parts.push(
     'A message may start with a system note in square brackets (for example that your previous turn was ' +
       'interrupted); take it into account, then answer the message.',

@@ -17,10 +17,11 @@ export class SystemPrompts {
     },
   ) {}
 
-  for(tools: readonly string[], subagent: boolean, environment: Environment): string {
+  /** `memory`: the speaker's notes (src/memory), for their turn only. */
+  for(tools: readonly string[], subagent: boolean, environment: Environment, memory?: string): string {
     const skills = tools.includes('skill_view') ? loadSkills(this.options.paths.skills, this.options.logger) : [];
     const backendDescription = this.options.backendDescription ?? describeEnvironment(environment, this.options.backend);
-    return buildSystemPrompt({ backendDescription, toolNames: tools, subagent, skills });
+    return buildSystemPrompt({ backendDescription, toolNames: tools, subagent, skills, ...(memory ? { memory } : {}) });
   }
 }
 

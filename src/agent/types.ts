@@ -30,7 +30,8 @@ export interface RunTurnOptions {
   onEvent?: (event: AgentEvent) => void;
   /** Asks the user to approve a risky command; resolves false when denied or timed out. */
   requestApproval?: (request: ApprovalRequest) => Promise<boolean>;
-  user?: { id: string; name?: string };
+  /** The sender as the gateway authorized them; `platform` is the account their memory is kept under. */
+  user?: { id: string; name?: string; platform?: string };
   /** Who can write in this thread: other people's sessions run on `terminal.platform_backend`. Default `owner`. */
   audience?: Audience;
   /** Images that came with the message: image parts of the user message when `model.vision` allows. */
@@ -96,6 +97,16 @@ export interface UsageReport {
   session: TokenCount & { summaries: number };
   /** The next request's size as the agent sees it, and the model's window. */
   context: { tokens: number; window: number; threshold: number };
+  /** The last turn's system prompt, with the speaker's memory notes and the skills list in it. */
+  prompt?: PromptSize;
+}
+
+/** A system prompt's size in tokens, and its memory notes' and skills list's part of it. */
+export interface PromptSize {
+  tokens: number;
+  memoryTokens: number;
+  skillsTokens: number;
+  skills: number;
 }
 
 /** Settings a thread keeps across its sessions. */
@@ -152,5 +163,9 @@ export interface AgentRunner {
   runScript?(sessionKey: string, code: string, options?: { signal?: AbortSignal; audience?: Audience }): Promise<ScriptResult>;
   /** `/compress`: compacts the session now. Runs after the key's running turn. */
   compress?(sessionKey: string, signal?: AbortSignal): Promise<CompressResult>;
+  /** `/memory [forget]`: the sender's own notes (shown only where `direct`), or clears them. */
+  memoryCommand?(sender: { platform: string; id: string }, args: string, direct: boolean): string;
+  /** `/skills`: the installed skills, one line each. */
+  skillsCommand?(): string;
   close(): Promise<void>;
 }

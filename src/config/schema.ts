@@ -273,6 +273,13 @@ export const configSchema = z.strictObject({
       login_days: z.number({ error: "expected a number of days" }).min(0, { error: "expected 0 or more days" }).default(30),
     }),
   }),
+  /** Memory per person (src/memory): hermes-agent's keys. */
+  memory: section({
+    memory_enabled: bool().default(true),
+    user_profile_enabled: bool().default(true),
+    memory_char_limit: positiveInt().default(2200),
+    user_char_limit: positiveInt().default(1375),
+  }),
   sessions: section({
     store: oneOf(['sqlite', 'postgres'] as const).default('sqlite'),
     postgres_url: text().default(''),

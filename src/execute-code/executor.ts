@@ -1,4 +1,4 @@
-import { scriptToolSet } from './script-tool-set.js';
+import { scriptToolSet, MEMORY_SCRIPT_TOOLS } from './script-tool-set.js';
 import { performance } from 'node:perf_hooks';
 import {
   deepMerge,
@@ -184,7 +184,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
   /** The seven script tools, narrowed to the session's enabled tools and to what is registered. */
   private allowedTools(request: ExecuteCodeRequest, context: ToolContext): ReadonlySet<string> {
     const enabled = request.enabledTools ?? context.enabledTools;
-    const tools = scriptToolSet(SEVEN.filter((name) => this.registry.has(name)), enabled);
+    const tools = scriptToolSet([...SEVEN, ...MEMORY_SCRIPT_TOOLS].filter((name) => this.registry.has(name)), enabled);
     // `hermes_tools.mcp` while MCP servers are configured; each server decides with its own `scripts`.
     if (this.registry.has(MCP_SCRIPT_TOOL)) tools.push(MCP_SCRIPT_TOOL);
     return new Set(tools);

@@ -9,3 +9,9 @@ export function scriptToolSet(all: readonly string[], enabled?: Iterable<string>
   const chosen = all.filter((name) => on.has(name));
   return chosen.length > 0 ? chosen : [...all];
 }
+
+/**
+ * Script tools that exist where the agent keeps memory (src/memory): offered beside the
+ * others when the registry has them, `from hermes_tools import memory, session_search`.
+ */
+export const MEMORY_SCRIPT_TOOLS: readonly string[] = ['memory', 'session_search'];

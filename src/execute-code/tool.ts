@@ -2,11 +2,12 @@ import type { Tool } from '../tools/types.js';
 import type { HermesConfig } from '../config/schema.js';
 import { SCRIPT_TOOL_NAMES, SCRIPT_TOOL_SIGNATURES, checkScript } from '../tools/builtin/index.js';
 import type { CodeExecutor } from './types.js';
-import { scriptToolSet } from './script-tool-set.js';
+import { MEMORY_SCRIPT_TOOLS, scriptToolSet } from './script-tool-set.js';
 
 /** The script tools offered: those among `enabled` (the session's tools), else all seven (scriptToolSet). */
 function offered(enabled?: Iterable<string>): string[] {
-  return scriptToolSet(SCRIPT_TOOL_NAMES, enabled);
+  const on = enabled ? new Set(enabled) : undefined;
+  return scriptToolSet([...SCRIPT_TOOL_NAMES, ...MEMORY_SCRIPT_TOOLS.filter((name) => on?.has(name))], enabled);
 }
 
 /** What the backend is, said plainly: only a sandbox or a container is called isolated. */

@@ -14,6 +14,8 @@ export const COMMANDS = [
   { name: 'verbose', description: 'tool progress in this thread: off, new or all (no argument: the next one)' },
   { name: 'cron', description: 'scheduled jobs of this thread: list, pause <id>, resume <id>, remove <id>, run <id>, stop <id>' },
   { name: 'sethome', description: "admins: make this chat the platform's home channel, where new scheduled jobs deliver" },
+  { name: 'memory', description: 'what I noted about you (in a direct message); /memory forget clears it' },
+  { name: 'skills', description: 'the skills I have, one line each (I write them with skill_manage)' },
   { name: 'reload_mcp', description: 'read mcp_servers from config.yaml again: start, restart or stop MCP servers (also /reload-mcp)' },
 ] as const;
 

@@ -490,6 +490,12 @@ export class Gateway {
             return turn ? { input: turn.input, markRetried: () => this.outbox.setState(turn.id, 'retried') } : undefined;
           },
         });
+      case 'memory':
+        // The sender's own notes, never anyone else's; shown only in a direct chat.
+        if (!this.options.agent.memoryCommand) return say('This agent keeps no memory.');
+        return say(this.options.agent.memoryCommand({ platform: message.platform, id: message.user.id }, args, message.chat.type === 'dm'));
+      case 'skills':
+        return say(this.options.agent.skillsCommand?.() ?? 'This agent has no skills.');
       case 'approve':
       case 'deny': {
         const parsed = parseApprovalCommand(name, args);

@@ -46,6 +46,10 @@ export function usageText(report: UsageReport | undefined, pricingSet: boolean):
     `Session: ${tokensLine(session, summaries)}`,
     `Context: about ${ktokens(context.tokens)} of ${ktokens(context.window)} tokens (compacts at ${ktokens(context.threshold)}), model ${report.model}`,
   ];
+  if (report.prompt) {
+    const { tokens, memoryTokens, skillsTokens, skills } = report.prompt;
+    lines.push(`System prompt: about ${ktokens(tokens)} tokens (your memory notes ${ktokens(memoryTokens)}, skills list ${ktokens(skillsTokens)} for ${skills} skill${skills === 1 ? '' : 's'})`);
+  }
   if (!pricingSet) lines.push('Set model.pricing (dollars per million tokens) to see the cost.');
   return lines.join('\n');
 }

@@ -92,7 +92,8 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
       ...(input.images.length > 0 ? { images: input.images } : {}),
       sendFile: (request) => sendFileFrom(adapter, replyTo, request),
       signal,
-      user: last.user,
+      // The platform is the account the sender's memory is kept under.
+      user: { ...last.user, platform: last.platform },
       // Unless an adapter says only this machine's owner can write to it, anyone may have.
       audience: adapter.audience ?? 'others',
       ...(deps.steer ? { steer: deps.steer } : {}),

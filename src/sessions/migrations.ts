@@ -122,6 +122,37 @@ export const MIGRATIONS: readonly string[] = [
    UPDATE cron_jobs SET home_target = (
      SELECT h.target FROM cron_homes h WHERE h.platform = cron_jobs.platform AND h.set_at <= cron_jobs.created_at
    ) WHERE deliver = 'home';`,
+  // 6: memory per person (src/memory): each person's two bounded notes, and the full-text index
+  // session_search reads, one row per message or summary and the person it belongs to.
+  `CREATE TABLE memory_notes (
+     account TEXT NOT NULL,
+     person TEXT NOT NULL,
+     target TEXT NOT NULL,
+     entries TEXT NOT NULL,
+     updated_at INTEGER NOT NULL,
+     PRIMARY KEY (account, person, target)
+   );
+   CREATE TABLE search_docs (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     account TEXT NOT NULL,
+     person TEXT NOT NULL,
+     session_id TEXT NOT NULL,
+     thread_key TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     role TEXT NOT NULL,
+     source_seq INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     text TEXT NOT NULL
+   );
+   CREATE UNIQUE INDEX search_docs_by_source ON search_docs (session_id, kind, source_seq, account, person);
+   CREATE INDEX search_docs_by_person ON search_docs (account, person, created_at);
+   CREATE VIRTUAL TABLE search_docs_fts USING fts5(text, content='search_docs', content_rowid='seq', tokenize='unicode61 remove_diacritics 2');
+   CREATE TRIGGER search_docs_added AFTER INSERT ON search_docs BEGIN
+     INSERT INTO search_docs_fts (rowid, text) VALUES (new.seq, new.text);
+   END;
+   CREATE TRIGGER search_docs_removed AFTER DELETE ON search_docs BEGIN
+     INSERT INTO search_docs_fts (search_docs_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+   END;`,
 ];
 
 /**

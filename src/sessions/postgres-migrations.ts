@@ -116,4 +116,29 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
    UPDATE cron_jobs SET home_target = (
      SELECT h.target FROM cron_homes h WHERE h.platform = cron_jobs.platform AND h.set_at <= cron_jobs.created_at
    ) WHERE deliver = 'home';`,
+  // 6: memory per person (src/memory): notes, and the search index with its tsvector.
+  `CREATE TABLE memory_notes (
+     account TEXT NOT NULL,
+     person TEXT NOT NULL,
+     target TEXT NOT NULL,
+     entries TEXT NOT NULL,
+     updated_at BIGINT NOT NULL,
+     PRIMARY KEY (account, person, target)
+   );
+   CREATE TABLE search_docs (
+     seq BIGSERIAL PRIMARY KEY,
+     account TEXT NOT NULL,
+     person TEXT NOT NULL,
+     session_id TEXT NOT NULL,
+     thread_key TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     role TEXT NOT NULL,
+     source_seq BIGINT NOT NULL,
+     created_at BIGINT NOT NULL,
+     text TEXT NOT NULL,
+     tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED
+   );
+   CREATE UNIQUE INDEX search_docs_by_source ON search_docs (session_id, kind, source_seq, account, person);
+   CREATE INDEX search_docs_by_person ON search_docs (account, person, created_at);
+   CREATE INDEX search_docs_tsv ON search_docs USING GIN (tsv);`,
 ];

@@ -77,6 +77,11 @@ export class SessionStore {
     return this.statements.get<P, R>(text);
   }
 
+  /** The database itself, for the stores kept beside the sessions (src/memory: notes, the search index). */
+  get database(): SqlDb {
+    return this.db;
+  }
+
   /** Opens (creating when missing) and migrates the database at `location`: a SQLite file or a PostgreSQL database. */
   static open(location: StateLocation, options: SessionStoreOptions): SessionStore {
     const db = openStateDb(location, options);

@@ -19,3 +19,7 @@ export { readEnvFile, writeEnvFile, resolveEnvPath, type ReadOutcome } from './e
 export function scriptTools(): Tool[] {
   return [readFileTool(), writeFileTool(), searchFilesTool(), patchTool(), terminalTool(), webSearchTool(), webExtractTool(), sendFileTool()];
 }
+
+export { memoryTool } from './memory.js';
+export { sessionSearchTool } from './session-search.js';
+export { skillManageTool } from './skill-manage.js';

@@ -58,6 +58,16 @@ export const SCRIPT_TOOL_SIGNATURES: Readonly<Record<string, ScriptToolSignature
     params: 'urls, char_limit=None',
     doc: 'Fetch pages (a list of URLs) as markdown. Returns {"results": [{"url", "title", "content"}]}; a failed URL has "error".',
   },
+  memory: {
+    params: 'action, target=None, content=None, old_text=None',
+    doc:
+      'The notes about the person you talk to: action "add" (content), "replace" (old_text, content), "remove" (old_text) or "read"; ' +
+      'target "memory" (your notes) or "user" (their profile). Returns {"success", "usage", "entry_count"} or {"error"}; read returns {"notes"}.',
+  },
+  session_search: {
+    params: 'query=None, limit=3, role_filter=None',
+    doc: 'Search this person\'s past sessions (no query: the recent ones). Returns {"results": [{"session_id", "thread", "when", "role", "snippet"}], "count"}.',
+  },
   send_file: {
     params: 'path, caption=None',
     doc: 'Send a file (a chart, a report) to the user in this chat as an attachment; images show as pictures. Returns {"name", "bytes", "mime_type"}.',
