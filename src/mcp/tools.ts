@@ -1,5 +1,7 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import type { Tool } from '../tools/types.js';
+import { z } from 'zod';
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { defineTool } from '../tools/define-tool.js';
+import type { Tool, ToolOutcome } from '../tools/types.js';
 import type { McpConnection, McpCallOutcome } from './connection.js';
 import { modelToolName } from './names.js';
 import type { McpServerSettings, McpToolInfo } from './types.js';
@@ -43,7 +45,7 @@ export function toolInfo(server: string, tool: McpTool, modelName: string): McpT
  * when given). A result the server flagged `isError` also carries `error` (its text), so it
  * reads like every other tool's failure; a call that never got a result is `{ error }`.
  */
-export function callResult(server: string, tool: string, outcome: McpCallOutcome): unknown {
+export function callResult(server: string, tool: string, outcome: McpCallOutcome): ToolOutcome<CallToolResult> {
   if ('error' in outcome) return { error: outcome.error };
   const { result } = outcome;
   if (!result.isError) return result;
@@ -64,12 +66,15 @@ function modelParameters(schema: Record<string, unknown>): Record<string, unknow
 export function modelTool(connection: McpConnection, tool: McpTool, modelName: string): Tool {
   const scripts = connection.settings.scripts ? ` Scripts can call it too: mcp.call(${JSON.stringify(connection.name)}, ${JSON.stringify(tool.name)}, **args).` : '';
   const description = `[MCP server ${connection.name}] ${tool.description ?? tool.title ?? tool.name}`.slice(0, MAX_DESCRIPTION) + scripts;
-  return {
+  return defineTool({
     name: modelName,
     description,
-    parameters: modelParameters(tool.inputSchema as Record<string, unknown>),
-    async handler(args, ctx) {
+    // Any object of named arguments: the server checks them against its own schema.
+    args: z.looseObject({}),
+    parameters: modelParameters(tool.inputSchema),
+    async run(args, ctx) {
       return callResult(connection.name, tool.name, await connection.call(tool.name, args, ctx.signal));
     },
-  };
+  });
 }
+

@@ -1,5 +1,9 @@
-import type { Tool, ToolContext } from './types.js';
+import { z } from 'zod';
+import type { Tool, ToolContext, ToolOutcome, ToolResult } from './types.js';
 import { errorMessage } from '../shared/errors.js';
+
+/** What every call's arguments must be: an object of named arguments (not an array, not null). */
+const namedArguments = z.record(z.string(), z.unknown());
 
 /**
  * Tools that come and go while the gateway runs (MCP servers): asked for at every look-up,
@@ -78,17 +82,20 @@ export class ToolRegistry {
   }
 
   /**
-   * Runs a tool by name. Unknown tools, thrown errors and non-object arguments become
+   * Runs a tool: by name (the model's and scripts' calls), or the tool itself, whose typed
+   * result comes back. Unknown tools, thrown errors and non-object arguments become
    * `{ error }`: nothing throws back into the model or a script.
    */
-  async dispatch(name: string, args: unknown, ctx: ToolContext): Promise<unknown> {
-    const tool = this.get(name);
+  dispatch<Out extends ToolResult>(tool: Tool<never, Out>, args: unknown, ctx: ToolContext): Promise<ToolOutcome<Out>>;
+  dispatch(name: string, args: unknown, ctx: ToolContext): Promise<ToolOutcome<ToolResult>>;
+  async dispatch(named: string | Tool<never>, args: unknown, ctx: ToolContext): Promise<ToolOutcome<ToolResult>> {
+    const name = typeof named === 'string' ? named : named.name;
+    const tool = typeof named === 'string' ? this.get(named) : named;
     if (!tool) return { error: `Unknown tool '${name}'. Available: ${this.names().sort().join(', ')}` };
-    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-      return { error: `Invalid arguments for ${name}: expected an object of named arguments` };
-    }
+    const parsed = namedArguments.safeParse(args === undefined ? {} : args);
+    if (!parsed.success) return { error: `Invalid arguments for ${name}: expected an object of named arguments` };
     try {
-      return await tool.handler((args ?? {}) as Record<string, unknown>, ctx);
+      return await tool.handler(parsed.data, ctx);
     } catch (error) {
       ctx.logger.warn({ tool: name, err: error }, 'tool handler threw');
       return { error: `${name} failed: ${errorMessage(error)}` };

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Logger } from '../shared/logger.js';
 import type { Environment } from '../environments/types.js';
 import type { HermesConfig } from '../config/schema.js';
@@ -15,6 +16,8 @@ export interface ToolContext {
   logger: Logger;
   config: HermesConfig;
   paths: HermesPaths;
+  /** The settings' environment: the keys a tool reads (web search's); none when absent. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Names passed through to children for this session beyond `terminal.env_passthrough` (skills). */
   passthrough?: ReadonlySet<string>;
   /** Asks the user to approve a risky command or write; absent means there is nobody to ask (deny). It ends on `request.signal`. */
@@ -44,20 +47,35 @@ export interface SentFile {
 /** A JSON schema object, as sent to the model. */
 export type JsonSchema = Record<string, unknown>;
 
-/** A tool the model (or a script, over RPC) can call. Handlers return data or `{ error }`; they do not throw. */
-export interface Tool {
+/** What a tool may answer (sent to the model as JSON, to a script as a dict or a string). */
+export type ToolResult = object | string;
+
+/** What a tool hands back: its own result, or `{ error }` (handlers do not throw). */
+export type ToolOutcome<Out> = Out | ToolError;
+
+/**
+ * A tool the model (or a script, over RPC) can call, made with `defineTool`: `In` is what its
+ * arguments may be before defaults are filled in, `Out` what it answers besides `{ error }`.
+ * Both entries check the arguments against the tool's schema; neither throws.
+ */
+export interface Tool<In = unknown, Out extends ToolResult = ToolResult> {
   name: string;
   description: string;
   /** The description for a session whose enabled tools are `enabled`, when it depends on them (execute_code lists only those). */
   describe?(enabled: ReadonlySet<string>): string;
   parameters: JsonSchema;
-  handler(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+  /** Runs with the arguments as they came (the model's JSON, a script's call). */
+  handler(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome<Out>>;
+  /** Runs with typed arguments (an in-process caller). */
+  run(args: In, ctx: ToolContext): Promise<ToolOutcome<Out>>;
 }
 
 export interface ToolError {
   error: string;
 }
 
+const toolError = z.object({ error: z.string() });
+
 export function isToolError(value: unknown): value is ToolError {
-  return typeof value === 'object' && value !== null && typeof (value as ToolError).error === 'string';
+  return toolError.safeParse(value).success;
 }

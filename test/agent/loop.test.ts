@@ -244,7 +244,7 @@ describe('a tool that ignores the interrupt', () => {
       name: 'stubborn',
       description: 'Ignores its signal',
       args: z.object({}),
-      run: () => new Promise((resolve) => (release = () => resolve({ finished: true }))),
+      run: () => new Promise<{ finished: boolean }>((resolve) => (release = () => resolve({ finished: true }))),
     });
     h.fake.enqueue({ toolCalls: [{ id: 'st', name: 'stubborn', arguments: {} }] }, { text: 'ok' });
     const agent = h.agent({ registry: registryOf(stubborn), config: { code_execution: { kill_grace: 0.1 } } });

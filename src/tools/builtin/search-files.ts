@@ -47,6 +47,7 @@ export type SearchBackend = 'auto' | 'ripgrep' | 'builtin';
 export function searchFilesTool(options: { backend?: SearchBackend } = {}): Tool {
   const backend = options.backend ?? 'auto';
   const tool = defineTool({
+    prepare: withAliases,
     name: 'search_files',
     description:
       'Search file contents with a regular expression (ripgrep when installed), or find files by name with target="files". ' +
@@ -103,5 +104,5 @@ export function searchFilesTool(options: { backend?: SearchBackend } = {}): Tool
       return collector.result();
     },
   });
-  return { ...tool, handler: (raw, ctx) => tool.handler(raw && typeof raw === 'object' ? withAliases(raw) : raw, ctx) };
+  return tool;
 }

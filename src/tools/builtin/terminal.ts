@@ -43,8 +43,8 @@ function shellPath(path: string): string {
 }
 
 /** A clear error for a call meant for execute_code (`code` is its argument), instead of "command: required". */
-function strayCode(raw: Record<string, unknown> | undefined, enabled?: readonly string[]): string | undefined {
-  if (!raw || raw.command !== undefined || typeof raw.code !== 'string') return undefined;
+function strayCode(raw: Record<string, unknown>, enabled?: readonly string[]): string | undefined {
+  if (raw.command !== undefined || typeof raw.code !== 'string') return undefined;
   const hint = !enabled || enabled.includes('execute_code') ? ' did you mean execute_code? Call execute_code with {"code": ...} for Python, or' : '';
   return `terminal runs a shell command given in "command", but was called with "code":${hint} pass the shell command as {"command": ...}.`;
 }
@@ -53,6 +53,10 @@ function strayCode(raw: Record<string, unknown> | undefined, enabled?: readonly 
 export function terminalTool(): Tool {
   const tool = defineTool({
     name: 'terminal',
+    prepare: (raw, ctx) => {
+      const stray = strayCode(raw, ctx.enabledTools);
+      return stray ? { error: stray } : raw;
+    },
     description:
       'Run a shell command in the foreground and return output (stdout and stderr merged, capped: head and tail kept) ' +
       'and exit_code. A timeout kills the command and everything it started.',
@@ -83,11 +87,5 @@ export function terminalTool(): Tool {
       return { output, exit_code: result.exit_code };
     },
   });
-  return {
-    ...tool,
-    handler: (raw, ctx) => {
-      const stray = strayCode(raw, ctx.enabledTools);
-      return stray ? Promise.resolve({ error: stray }) : tool.handler(raw, ctx);
-    },
-  };
+  return tool;
 }
