@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { packageRoot } from '../../../src/shared/package-root.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply, type RecordedRequest } from '../../fakes/openai-server.js';
 import { words } from '../../fakes/stream-harness.js';
 import { CHROMIUM, browserSkipReason, screenshot } from '../../helpers/browser.js';
+import { gate, sendMessage, spawnWebChatGateway } from '../../helpers/web-chat.js';
 
 /*
  * A first run as a new user makes it, in chromium: a fresh HERMES_HOME whose config names only
@@ -25,12 +26,6 @@ if (skip) console.warn(skip);
 const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 const ARGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-function gate(): { until: Promise<void>; open: () => void } {
-  let open: () => void = () => {};
-  const until = new Promise<void>((resolve) => (open = resolve));
-  return { until, open };
-}
 
 describe.skipIf(Boolean(skip))('a first run in chromium: streaming, the working folder and a login that lasts', { timeout: 180_000 }, () => {
   let model: FakeOpenAI;
@@ -98,20 +93,10 @@ describe.skipIf(Boolean(skip))('a first run in chromium: streaming, the working 
   it('streams the first answer, keeps the agent\'s files out of the clone, and keeps the login across a browser restart', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, HERMES_HOME: home };
     for (const name of Object.keys(env)) if (/^(SLACK|DISCORD|TELEGRAM)_/.test(name) || name === 'HERMES_CONFIG') delete env[name];
-    let output = '';
-    let found: (url: string) => void = () => {};
-    const printed = new Promise<string>((resolve) => (found = resolve));
-    const proc = spawn(process.execPath, [cli, 'gateway'], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    gateway = proc;
-    exited = new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
-    const hear = (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = /web chat: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+) /.exec(output)?.[1];
-      if (url) found(url);
-    };
-    proc.stdout!.on('data', hear);
-    proc.stderr!.on('data', hear);
-    const url = await Promise.race([printed, exited.then((code) => Promise.reject(new Error(`the gateway exited (${code}):\n${output}`)))]);
+    const spawned = spawnWebChatGateway(process.execPath, [cli, 'gateway'], { cwd: clone, env });
+    const proc = (gateway = spawned.child);
+    exited = spawned.exited;
+    const url = await spawned.url;
     const bare = new URL(url);
     bare.search = '';
 
@@ -120,9 +105,7 @@ describe.skipIf(Boolean(skip))('a first run in chromium: streaming, the working 
     let page = context.pages()[0] ?? (await context.newPage());
     await page.goto(url);
     await page.getByRole('button', { name: 'New thread' }).click();
-    const input = page.getByRole('textbox', { name: 'Message' });
-    await input.fill('hello');
-    await input.press('Enter');
+    await sendMessage(page, 'hello');
 
     // The first answer streams: part of it is on the page while the rest is held at the server.
     const bubble = page.locator('.msg.assistant').last();
@@ -132,8 +115,7 @@ describe.skipIf(Boolean(skip))('a first run in chromium: streaming, the working 
     held.open();
     await page.locator('.msg.assistant', { hasText: ending }).waitFor();
 
-    await input.fill('[CHART] draw it');
-    await input.press('Enter');
+    await sendMessage(page, '[CHART] draw it');
     await page.locator('.msg.assistant', { hasText: 'Here is the chart.' }).waitFor();
     await page.getByRole('link', { name: 'Download chart.png' }).waitFor();
     await screenshot(page, 'web-first-run-chart');

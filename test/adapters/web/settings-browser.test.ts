@@ -1,12 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../../src/cli/commands/gateway.js';
+import { describe, expect, it } from 'vitest';
 import { loadConfig, setConfigValues } from '../../../src/config/index.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.js';
-import { browserSkipReason, openBrowser, screenshot, type BrowserPage, type OpenBrowser } from '../../helpers/browser.js';
+import { startFakeOpenAI } from '../../fakes/openai-server.js';
+import { screenshot } from '../../helpers/browser.js';
+import { envWithoutPlatformTokens, sendMessage, startWebChatGateway, webChatBrowserSkipReason, webChatPerTest } from '../../helpers/web-chat.js';
 import { webModel } from './web-model.js';
 
 /*
@@ -15,54 +14,31 @@ import { webModel } from './web-model.js';
  * a fake OpenAI-compatible server's URL and key, then a message and its answer — with no
  * file edited by hand and the same gateway process throughout (no restart).
  */
-const hasPython = spawnSync('python3', ['--version']).status === 0;
-const skip = browserSkipReason() ?? (hasPython || process.env.CI === 'true' ? undefined : 'python3 is missing: web settings browser tests skipped');
-if (skip) console.warn(skip);
+const skip = webChatBrowserSkipReason('web settings browser tests');
 
 const KEY = 'sk-e2e-settings-5f2a9c';
 
 describe.skipIf(Boolean(skip))('web chat settings in a real browser: from a fresh HERMES_HOME to the first answer', { timeout: 120_000 }, () => {
-  let model: FakeOpenAI;
-  let browser: OpenBrowser;
-  let home: string;
-  let running: RunningGateway | undefined;
-  let tab: BrowserPage | undefined;
-  const printed: string[] = [];
-
-  beforeAll(async () => {
-    model = await startFakeOpenAI({ apiKey: KEY, listModels: ['fake-chat', 'fake-other'], fallback: webModel() });
-    browser = await openBrowser();
-  });
-  afterEach(async (context) => {
-    if (tab && context.task.result?.state === 'fail') {
-      await screenshot(tab.page, `web-settings-FAILED-${context.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
-    }
-    await tab?.page.close();
-    tab = undefined;
-    await running?.stop();
-    running = undefined;
-    if (home) rmSync(home, { recursive: true, force: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await model?.close();
+  const web = webChatPerTest({
+    screenshotPrefix: 'web-settings',
+    startModel: () => startFakeOpenAI({ apiKey: KEY, listModels: ['fake-chat', 'fake-other'], fallback: webModel() }),
   });
 
   it('fills the form with the fake server, saves, and the next message gets the model’s answer: no file edited, no restart', async () => {
-    home = mkdtempSync(join(tmpdir(), 'hermes-web-settings-e2e-'));
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const name of ['SLACK_BOT_TOKEN', 'DISCORD_BOT_TOKEN', 'TELEGRAM_BOT_TOKEN', 'MODEL_API_KEY', 'OPENAI_API_KEY']) delete env[name];
+    const { model } = web;
+    const home = (web.run.home = mkdtempSync(join(tmpdir(), 'hermes-web-settings-e2e-')));
+    const env = envWithoutPlatformTokens();
+    for (const name of ['MODEL_API_KEY', 'OPENAI_API_KEY']) delete env[name];
     // Only the port is laid over the defaults (the tests run side by side); nothing is in a file.
     const loaded = loadConfig({ home, env, overrides: { platforms: { web: { port: 0 } } } });
     expect(loaded.config.model.name).toBe('');
-    running = await startGateway(loaded, { env, print: (line) => printed.push(line) });
-    const url = /web chat: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+) /.exec(printed.join('\n'))?.[1];
-    expect(url, printed.join('\n')).toBeDefined();
+    const { running, url } = await startWebChatGateway(loaded, env);
+    web.run.running = running;
     const gateway = running.gateway;
 
-    tab = await browser.newPage();
+    const tab = (web.run.tab = await web.browser.newPage());
     const { page, errors } = tab;
-    await page.goto(url!);
+    await page.goto(url);
     const setup = page.getByRole('region', { name: 'No model is configured' });
     await setup.waitFor();
     await page.getByLabel('Provider', { exact: true }).selectOption('custom');
@@ -92,9 +68,7 @@ describe.skipIf(Boolean(skip))('web chat settings in a real browser: from a fres
     expect(await page.content()).not.toContain(KEY);
 
     await page.getByRole('button', { name: 'New thread' }).click();
-    const input = page.getByRole('textbox', { name: 'Message' });
-    await input.fill('hello from the form');
-    await input.press('Enter');
+    await sendMessage(page, 'hello from the form');
     // The form goes with the first message.
     await setup.waitFor({ state: 'hidden' });
     await page.locator('.msg.assistant', { hasText: 'echo: hello from the form' }).waitFor();
@@ -117,27 +91,24 @@ describe.skipIf(Boolean(skip))('web chat settings in a real browser: from a fres
   });
 
   it('picks up an edited config.yaml while running: a new model answers the next message; a new port is named as needing a restart', async () => {
-    home = mkdtempSync(join(tmpdir(), 'hermes-web-settings-e2e-'));
-    const env: NodeJS.ProcessEnv = { ...process.env, MODEL_API_KEY: KEY };
-    for (const name of ['SLACK_BOT_TOKEN', 'DISCORD_BOT_TOKEN', 'TELEGRAM_BOT_TOKEN']) delete env[name];
+    const { model } = web;
+    const home = (web.run.home = mkdtempSync(join(tmpdir(), 'hermes-web-settings-e2e-')));
+    const env = envWithoutPlatformTokens({ MODEL_API_KEY: KEY });
     setConfigValues(join(home, 'config.yaml'), { 'model.base_url': model.url, 'model.name': 'fake-chat', 'model.api_key_env': 'MODEL_API_KEY', 'platforms.web.port': 0 });
-    printed.length = 0;
-    running = await startGateway(loadConfig({ home, env }), { env, print: (line) => printed.push(line) });
-    const url = /web chat: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+) /.exec(printed.join('\n'))?.[1];
-    tab = await browser.newPage();
+    const printed: string[] = [];
+    const { running, url } = await startWebChatGateway(loadConfig({ home, env }), env, printed);
+    web.run.running = running;
+    const tab = (web.run.tab = await web.browser.newPage());
     const { page, errors } = tab;
-    await page.goto(url!);
-    const input = page.getByRole('textbox', { name: 'Message' });
-    await input.fill('before the edit');
-    await input.press('Enter');
+    await page.goto(url);
+    await sendMessage(page, 'before the edit');
     await page.locator('.msg.assistant', { hasText: 'echo: before the edit' }).waitFor();
 
     // As `hermes config set` does it: the file is replaced.
     setConfigValues(join(home, 'config.yaml'), { 'model.name': 'fake-other', 'platforms.web.port': 8799 });
     await expect.poll(() => printed.join('\n'), { timeout: 20_000 }).toContain('hermes gateway: applied model.name');
     expect(printed.join('\n')).toContain('hermes gateway: changed platforms.web.port: restart the gateway for these');
-    await input.fill('after the edit');
-    await input.press('Enter');
+    await sendMessage(page, 'after the edit');
     await page.locator('.msg.assistant', { hasText: 'echo: after the edit' }).waitFor();
     const chat = model.requests.findLast((request) => JSON.stringify(request.body.messages).includes('after the edit'));
     expect(chat?.body.model).toBe('fake-other');

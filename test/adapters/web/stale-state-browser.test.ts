@@ -1,13 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startGateway, type RunningGateway } from '../../../src/cli/commands/gateway.js';
 import { loadConfig } from '../../../src/config/index.js';
-import { startFakeOpenAI, type FakeOpenAI, type FakeReply, type RecordedRequest } from '../../fakes/openai-server.js';
-import { browserSkipReason, openBrowser, screenshot, type BrowserPage, type OpenBrowser } from '../../helpers/browser.js';
+import { startFakeOpenAI, type FakeReply, type RecordedRequest } from '../../fakes/openai-server.js';
+import { envWithoutPlatformTokens, sendMessage as send, startWebChatGateway, webChatBrowserSkipReason, webChatPerTest } from '../../helpers/web-chat.js';
 
 /*
  * Page states that used to go stale, in chromium against a real gateway: /stop leaves no
@@ -15,17 +13,9 @@ import { browserSkipReason, openBrowser, screenshot, type BrowserPage, type Open
  * buttons, a no-model reply is not flagged as an error, and a page that lost the gateway
  * shows neither "Working…" nor Stop.
  */
-const hasPython = spawnSync('python3', ['--version']).status === 0;
-const skip = browserSkipReason() ?? (hasPython || process.env.CI === 'true' ? undefined : 'python3 is missing: web chat stale-state browser tests skipped');
-if (skip) console.warn(skip);
+const skip = webChatBrowserSkipReason('web chat stale-state browser tests');
 
 describe.skipIf(Boolean(skip))('web chat page states follow what is true', { timeout: 120_000 }, () => {
-  let model: FakeOpenAI;
-  let browser: OpenBrowser;
-  let home: string | undefined;
-  let running: RunningGateway | undefined;
-  let tab: BrowserPage | undefined;
-
   function reply(request: RecordedRequest): FakeReply {
     const messages = request.body.messages;
     const last = messages[messages.length - 1];
@@ -35,47 +25,24 @@ describe.skipIf(Boolean(skip))('web chat page states follow what is true', { tim
     return { text: `echo: ${text.split('\n').at(-1)}` };
   }
 
+  const chat = webChatPerTest({ screenshotPrefix: 'web-stale', startModel: () => startFakeOpenAI({ fallback: { respond: (request) => reply(request) } }) });
+
   async function openChat(modelName = 'fake-model'): Promise<Page> {
-    home = mkdtempSync(join(tmpdir(), 'hermes-web-stale-'));
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const name of ['SLACK_BOT_TOKEN', 'DISCORD_BOT_TOKEN', 'TELEGRAM_BOT_TOKEN']) delete env[name];
+    const home = (chat.run.home = mkdtempSync(join(tmpdir(), 'hermes-web-stale-')));
+    const env = envWithoutPlatformTokens();
     const loaded = loadConfig({
       home,
       loadEnv: false,
       env,
-      overrides: { model: { base_url: model.url, name: modelName, max_retries: 0 }, code_execution: { timeout: 120, kill_grace: 1 }, platforms: { web: { port: 0 } } },
+      overrides: { model: { base_url: chat.model.url, name: modelName, max_retries: 0 }, code_execution: { timeout: 120, kill_grace: 1 }, platforms: { web: { port: 0 } } },
     });
-    const printed: string[] = [];
-    running = await startGateway(loaded, { env, print: (line) => printed.push(line) });
-    const url = /web chat: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+) /.exec(printed.join('\n'))![1];
-    tab = await browser.newPage();
+    const { running, url } = await startWebChatGateway(loaded, env);
+    chat.run.running = running;
+    const tab = (chat.run.tab = await chat.browser.newPage());
     await tab.page.goto(url);
     await tab.page.getByRole('button', { name: 'New thread' }).click();
     return tab.page;
   }
-
-  async function send(page: Page, text: string): Promise<void> {
-    const input = page.getByRole('textbox', { name: 'Message' });
-    await input.fill(text);
-    await input.press('Enter');
-  }
-
-  beforeAll(async () => {
-    model = await startFakeOpenAI({ fallback: { respond: (request) => reply(request) } });
-    browser = await openBrowser();
-  });
-  afterEach(async (context) => {
-    if (tab && context.task.result?.state === 'fail') await screenshot(tab.page, `web-stale-FAILED-${context.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
-    await tab?.page.close();
-    tab = undefined;
-    await running?.stop();
-    running = undefined;
-    if (home) rmSync(home, { recursive: true, force: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await model?.close();
-  });
 
   it('Stop ends the turn and leaves no "/stop" bubble', async () => {
     const page = await openChat();
@@ -120,8 +87,8 @@ describe.skipIf(Boolean(skip))('web chat page states follow what is true', { tim
     await page.getByRole('button', { name: 'Stop' }).waitFor();
     // Nothing new reaches the gateway from the page, then the gateway goes away: its event stream ends.
     await page.route('**/*', (route) => route.abort());
-    await running!.stop();
-    running = undefined;
+    await chat.run.running!.stop();
+    chat.run.running = undefined;
     await page.getByText('Reconnecting…').waitFor({ timeout: 30_000 });
     expect(await page.locator('#busy').innerText()).toBe('');
     expect(await page.getByRole('button', { name: 'Stop' }).isHidden()).toBe(true);

@@ -1,14 +1,13 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startGateway, type RunningGateway } from '../../../src/cli/commands/gateway.js';
 import { loadConfig } from '../../../src/config/index.js';
-import { startFakeOpenAI, type FakeOpenAI, type FakeReply, type RecordedRequest } from '../../fakes/openai-server.js';
+import { startFakeOpenAI, type FakeReply, type RecordedRequest } from '../../fakes/openai-server.js';
 import { words } from '../../fakes/stream-harness.js';
-import { browserSkipReason, openBrowser, screenshot, type BrowserPage, type OpenBrowser } from '../../helpers/browser.js';
+import { screenshot, type BrowserPage } from '../../helpers/browser.js';
+import { envWithoutPlatformTokens, gate, sendMessage as send, startWebChatGateway, webChatBrowserSkipReason, webChatPerTest } from '../../helpers/web-chat.js';
 
 /*
  * Streaming in a real browser: `hermes gateway` with the web chat and `model.stream: true`,
@@ -20,26 +19,12 @@ import { browserSkipReason, openBrowser, screenshot, type BrowserPage, type Open
  * notices), a tool card `data-status` and the name "Tool <name>: <status>", a warning notice
  * the role `note`.
  */
-const hasPython = spawnSync('python3', ['--version']).status === 0;
-const skip = browserSkipReason() ?? (hasPython || process.env.CI === 'true' ? undefined : 'python3 is missing: web chat streaming browser tests skipped');
-if (skip) console.warn(skip);
+const skip = webChatBrowserSkipReason('web chat streaming browser tests');
 
 const KEY_VAR = 'HERMES_WEB_STREAM_KEY';
 process.env[KEY_VAR] = 'sk-fake';
 
-/** A promise and the function that settles it. */
-function gate(): { until: Promise<void>; open: () => void } {
-  let open: () => void = () => {};
-  const until = new Promise<void>((resolve) => (open = resolve));
-  return { until, open };
-}
-
 describe.skipIf(Boolean(skip))('web chat streaming in chromium: words, script lines and the interrupt notice as they happen', { timeout: 120_000 }, () => {
-  let model: FakeOpenAI;
-  let browser: OpenBrowser;
-  let home: string;
-  let running: RunningGateway | undefined;
-  let tab: BrowserPage | undefined;
   /** The answer `[WORDS]` streams, held after its first chunks until `wordsGate` opens. */
   const answer = words(150, 'browser');
   let wordsGate = gate();
@@ -60,66 +45,46 @@ describe.skipIf(Boolean(skip))('web chat streaming in chromium: words, script li
     return { text: `echo: ${text.split('\n').at(-1)}` };
   }
 
-  async function startHermes(): Promise<string> {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const name of ['SLACK_BOT_TOKEN', 'DISCORD_BOT_TOKEN', 'TELEGRAM_BOT_TOKEN']) delete env[name];
+  const chat = webChatPerTest({
+    screenshotPrefix: 'web-stream',
+    startModel: () => startFakeOpenAI({ stream: true, fallback: { respond: (request) => reply(request) } }),
+    // A held answer or script lets go, so the gateway can stop.
+    beforeStop: () => {
+      wordsGate.open();
+      if (goFile) writeFileSync(goFile, '');
+    },
+  });
+
+  async function startHermes(home: string): Promise<string> {
+    const env = envWithoutPlatformTokens();
     const loaded = loadConfig({
       home,
       loadEnv: false,
       env,
       overrides: {
-        model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR, stream: true },
+        model: { base_url: chat.model.url, name: 'fake-model', api_key_env: KEY_VAR, stream: true },
         code_execution: { timeout: 120, kill_grace: 1 },
         platforms: { web: { port: 0 } },
       },
     });
-    const printed: string[] = [];
-    running = await startGateway(loaded, { env, print: (line) => printed.push(line) });
-    const url = /web chat: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+) /.exec(printed.join('\n'))?.[1];
-    expect(url, printed.join('\n')).toBeDefined();
-    return url!;
+    const { running, url } = await startWebChatGateway(loaded, env);
+    chat.run.running = running;
+    return url;
   }
 
   async function openChat(): Promise<BrowserPage> {
-    home = mkdtempSync(join(tmpdir(), 'hermes-web-stream-'));
+    const home = (chat.run.home = mkdtempSync(join(tmpdir(), 'hermes-web-stream-')));
     goFile = join(home, 'go');
-    const url = await startHermes();
-    tab = await browser.newPage();
+    const url = await startHermes(home);
+    const tab = (chat.run.tab = await chat.browser.newPage());
     await tab.page.goto(url);
     await tab.page.getByRole('button', { name: 'New thread' }).click();
     return tab;
   }
 
-  async function send(page: Page, text: string): Promise<void> {
-    const input = page.getByRole('textbox', { name: 'Message' });
-    await input.fill(text);
-    await input.press('Enter');
-  }
-
   /** The entries of the open thread, in the order the page shows them, by their kind (the data-id prefix). */
   const entryKinds = (page: Page) =>
     page.locator('[data-id]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-id')!.split('-')[0]));
-
-  beforeAll(async () => {
-    model = await startFakeOpenAI({ stream: true, fallback: { respond: (request) => reply(request) } });
-    browser = await openBrowser();
-  });
-  afterEach(async (context) => {
-    if (tab && context.task.result?.state === 'fail') {
-      await screenshot(tab.page, `web-stream-FAILED-${context.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
-    }
-    await tab?.page.close();
-    tab = undefined;
-    wordsGate.open();
-    if (goFile) writeFileSync(goFile, '');
-    await running?.stop();
-    running = undefined;
-    if (home) rmSync(home, { recursive: true, force: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await model?.close();
-  });
 
   it('the words appear in the page before the answer ends, in one entry that becomes the answer', async () => {
     wordsGate = gate();
@@ -135,7 +100,7 @@ describe.skipIf(Boolean(skip))('web chat streaming in chromium: words, script li
     await screenshot(page, 'web-stream-words-so-far');
     wordsGate.open();
     await expect.poll(shown, { timeout: 30_000 }).toContain(answer.split('\n').at(-1));
-    await running!.gateway.idle();
+    await chat.run.running!.gateway.idle();
     // One assistant entry, the one that streamed, with the whole answer.
     expect(await streamed.count()).toBe(1);
     expect(await streamed.first().getAttribute('data-id')).toBe(id);
@@ -166,7 +131,7 @@ describe.skipIf(Boolean(skip))('web chat streaming in chromium: words, script li
     await page.locator('[data-id^="a-"]').filter({ hasText: 'echo: never mind' }).waitFor({ timeout: 60_000 });
     const notice = page.getByRole('note').filter({ hasText: 'interrupted' });
     await notice.waitFor();
-    await running!.gateway.idle();
+    await chat.run.running!.gateway.idle();
     expect(await entryKinds(page)).toEqual(['u', 't', 'n', 'u', 'a']);
     const card = page.locator('[data-status="interrupted"]');
     expect((await card.textContent())?.split('[execution interrupted').length).toBe(2);
