@@ -2,6 +2,20 @@ import type { ChildProcess } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** A server a test started on 127.0.0.1, its working folder, and how to end it (and remove the folder). */
+export interface LoopbackServer {
+  host: string;
+  port: number;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+/** Throws the reason a server cannot start here (what `unavailable` says), if any. */
+export function requireAvailable(unavailable: () => string | undefined): void {
+  const why = unavailable();
+  if (why) throw new Error(why);
+}
+
 /** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it; we close it at once). */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

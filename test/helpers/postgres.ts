@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { freePort, outputTail, skipReasonOutsideCi } from './loopback-server.js';
+import { freePort, type LoopbackServer, outputTail, requireAvailable, skipReasonOutsideCi } from './loopback-server.js';
 
 /** The folder holding initdb and postgres: on PATH, else Debian's /usr/lib/postgresql/<version>/bin (newest first). */
 function binDir(): string | undefined {
@@ -35,15 +35,11 @@ export function postgresSkipReason(what: string): string | undefined {
   return skipReasonOutsideCi(what, postgresUnavailable);
 }
 
-export interface TestPostgres {
-  host: string;
-  port: number;
-  dir: string;
+export interface TestPostgres extends LoopbackServer {
   /** A fresh database; returns its URL (`postgres://postgres@127.0.0.1:<port>/<name>`, trust auth: any password is accepted). */
   createDatabase(name?: string): Promise<string>;
   /** Runs one statement on the database at `url` (the test's own look at what a store wrote). */
   query<R extends pg.QueryResultRow = Record<string, unknown>>(url: string, text: string, values?: unknown[]): Promise<R[]>;
-  stop(): Promise<void>;
 }
 
 /** initdb and postgres refuse root: as root they run as the postgres user. */
@@ -91,8 +87,7 @@ let databases = 0;
  * off. `stop()` shuts it down and removes the folder.
  */
 export async function startPostgres(): Promise<TestPostgres> {
-  const why = postgresUnavailable();
-  if (why) throw new Error(why);
+  requireAvailable(postgresUnavailable);
   const bin = binDir() ?? '';
   const tool = (name: string) => (bin ? join(bin, name) : name);
   const root = process.getuid?.() === 0;

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, outputTail, skipReasonOutsideCi, waitForPort } from './loopback-server.js';
+import { freePort, type LoopbackServer, outputTail, requireAvailable, skipReasonOutsideCi, waitForPort } from './loopback-server.js';
 
 /** Why a real redis-server cannot run here, or undefined when it can. */
 export function redisUnavailable(): string | undefined {
@@ -19,13 +19,9 @@ export function redisSkipReason(what: string): string | undefined {
   return skipReasonOutsideCi(what, redisUnavailable);
 }
 
-export interface TestRedis {
-  host: string;
-  port: number;
+export interface TestRedis extends LoopbackServer {
   /** `redis://127.0.0.1:<port>` */
   url: string;
-  dir: string;
-  stop(): Promise<void>;
 }
 
 /**
@@ -33,8 +29,7 @@ export interface TestRedis {
  * working folder in a temp folder. `stop()` ends it and removes the folder.
  */
 export async function startRedis(): Promise<TestRedis> {
-  const why = redisUnavailable();
-  if (why) throw new Error(why);
+  requireAvailable(redisUnavailable);
   const dir = mkdtempSync(join(tmpdir(), 'hermes-redis-'));
   const port = await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];

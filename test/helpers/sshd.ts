@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, outputTail, skipReasonOutsideCi, waitForPort } from './loopback-server.js';
+import { freePort, type LoopbackServer, outputTail, requireAvailable, skipReasonOutsideCi, waitForPort } from './loopback-server.js';
 
 const SSHD = ['/usr/sbin/sshd', '/usr/local/sbin/sshd'].find((path) => existsSync(path));
 
@@ -20,16 +20,12 @@ export function sshdSkipReason(what: string): string | undefined {
   return skipReasonOutsideCi(what, sshdUnavailable);
 }
 
-export interface TestSshd {
-  host: string;
-  port: number;
+export interface TestSshd extends LoopbackServer {
   user: string;
   /** The user's private key. */
   key: string;
-  dir: string;
   /** The sessions' TMPDIR: what remote commands leave behind shows here, not in the host's /tmp. */
   tmp: string;
-  stop(): Promise<void>;
 }
 
 /**
@@ -37,8 +33,7 @@ export interface TestSshd {
  * a temp folder; root logs in with the key only. `stop()` kills it and removes the folder.
  */
 export async function startSshd(): Promise<TestSshd> {
-  const why = sshdUnavailable();
-  if (why) throw new Error(why);
+  requireAvailable(sshdUnavailable);
   const dir = mkdtempSync(join(tmpdir(), 'hermes-sshd-'));
   chmodSync(dir, 0o700);
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
