@@ -1,14 +1,14 @@
 import type { HermesConfig, HermesPaths } from '../config/index.js';
 import type { Audience, Environment } from '../environments/index.js';
-import { executeCodeTool } from '../execute-code/index.js';
-import type { CodeExecutor } from '../execute-code/index.js';
+import { executeCodeTool, runExecuteCode } from '../execute-code/index.js';
+import type { CodeExecutor, ExecuteCodeResult } from '../execute-code/index.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { KeyedQueue } from '../shared/keyed-queue.js';
 import { Semaphore } from '../shared/semaphore.js';
 import { SessionStore, stateLocationFrom, type ChatMessage, type SessionRecord } from '../sessions/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { ToolContext } from '../tools/types.js';
+import type { ToolContext, ToolOutcome } from '../tools/types.js';
 import type {
   ScriptResult,
   AgentDescription,
@@ -169,10 +169,13 @@ export class Agent implements AgentRunner {
       abandonAfterMs,
     });
     this.abandonAfterMs = abandonAfterMs;
+    this.executor = options.executor;
     void loadTokenizer();
   }
 
   private readonly abandonAfterMs: number;
+  /** Runs scheduled jobs' scripts directly (they have no model call to go through the tools). */
+  private readonly executor?: CodeExecutor;
 
   /** Names of the tools the model is given. */
   toolNames(): string[] {
@@ -262,8 +265,9 @@ export class Agent implements AgentRunner {
       } catch (error) {
         return { status: 'error', output: '', error: `the terminal backend "${this.config.terminal.backend}" could not start: ${errorMessage(error)}` };
       }
+      if (!this.executor) return { status: 'error', output: '', error: 'execute_code is not available: the agent was made without a code executor' };
       const context = this.toolContext(session, environment, signal, log);
-      const result = await this.tools.registry.dispatch('execute_code', { code, reset: true }, context);
+      const result = await runExecuteCode(this.executor, { code, reset: true }, context);
       // The kernel ends with the run: an idle job kernel must not hold a slot people's sessions need.
       await this.resources.releaseChild(session.id, log);
       return scriptResult(result);
@@ -461,11 +465,7 @@ export class Agent implements AgentRunner {
 }
 
 /** execute_code's answer as a job sees it: a status, the output, and the error when there was one. */
-function scriptResult(result: unknown): ScriptResult {
-  if (typeof result !== 'object' || result === null) return { status: 'error', output: '', error: 'execute_code gave no result' };
-  const fields = result as Record<string, unknown>;
-  const status = fields.status === 'success' || fields.status === 'timeout' || fields.status === 'interrupted' ? fields.status : 'error';
-  const output = typeof fields.output === 'string' ? fields.output : '';
-  const error = typeof fields.error === 'string' ? fields.error : undefined;
-  return { status, output, ...(error ? { error } : {}) };
+function scriptResult(result: ToolOutcome<ExecuteCodeResult>): ScriptResult {
+  if (!('status' in result)) return { status: 'error', output: '', error: result.error };
+  return { status: result.status, output: result.output, ...(result.error ? { error: result.error } : {}) };
 }

@@ -1,7 +1,9 @@
-import type { Tool } from '../tools/types.js';
+import { z } from 'zod';
+import { defineTool } from '../tools/define-tool.js';
+import type { Tool, ToolContext, ToolError, ToolOutcome } from '../tools/types.js';
 import type { HermesConfig } from '../config/schema.js';
 import { SCRIPT_TOOL_NAMES, SCRIPT_TOOL_SIGNATURES, checkScript } from '../tools/builtin/index.js';
-import type { CodeExecutor } from './types.js';
+import type { CodeExecutor, ExecuteCodeResult } from './types.js';
 import { MEMORY_SCRIPT_TOOLS, scriptToolSet } from './script-tool-set.js';
 
 /** The script tools offered: those among `enabled` (the session's tools), else all seven (scriptToolSet). */
@@ -71,44 +73,46 @@ export function executeCodeDescription(config: HermesConfig, enabled?: Iterable<
 }
 
 /** A clear error for arguments meant for another tool (`command` is the terminal tool's). */
-function strayArguments(args: Record<string, unknown>, enabled?: readonly string[]): string | undefined {
+function strayArguments(args: Record<string, unknown>, enabled?: readonly string[]): ToolError | undefined {
   if (args.code !== undefined || typeof args.command !== 'string') return undefined;
   const terminal = !enabled || enabled.includes('terminal');
-  return terminal
-    ? 'execute_code takes Python source in "code", but was called with "command": did you mean terminal? ' +
+  return {
+    error: terminal
+      ? 'execute_code takes Python source in "code", but was called with "command": did you mean terminal? ' +
         'Call the terminal tool with {"command": ...} for a shell command, or pass Python as {"code": ...}.'
-    : 'execute_code takes Python source in "code", but was called with "command". Pass Python as {"code": ...}.';
+      : 'execute_code takes Python source in "code", but was called with "command". Pass Python as {"code": ...}.',
+  };
+}
+
+const args = z.object({
+  code: z.string({ error: '"code" must be a string of Python source' }).describe('Python source to run. Print what you want to see.'),
+  // Lenient as before: anything but true keeps the kernel.
+  reset: z.boolean().optional().catch(undefined).describe('Discard the session kernel (its variables) before running.'),
+});
+
+/** execute_code's arguments, as in-process callers give them. */
+export type ExecuteCodeArgs = z.input<typeof args>;
+
+/**
+ * Runs `code` in the caller's session through `executor`, after the approvals policy for
+ * scripts (approvals.execute_code: ask makes the whole script wait for the user before it
+ * starts; with nobody to ask it is refused). The tool and in-process callers (a scheduled
+ * job) both come here.
+ */
+export async function runExecuteCode(executor: CodeExecutor, request: ExecuteCodeArgs, ctx: ToolContext): Promise<ToolOutcome<ExecuteCodeResult>> {
+  const verdict = await checkScript(request.code, ctx);
+  if (!verdict.allowed) return { error: verdict.error };
+  return executor.execute({ code: request.code, reset: request.reset === true, sessionId: ctx.sessionId, signal: ctx.signal, context: ctx });
 }
 
 /** The execute_code tool given to the model, backed by `executor`. */
-export function executeCodeTool(executor: CodeExecutor, config: HermesConfig): Tool {
-  return {
+export function executeCodeTool(executor: CodeExecutor, config: HermesConfig): Tool<ExecuteCodeArgs, ExecuteCodeResult> {
+  return defineTool({
     name: 'execute_code',
     description: executeCodeDescription(config),
     describe: (enabled) => executeCodeDescription(config, enabled),
-    parameters: {
-      type: 'object',
-      properties: {
-        code: { type: 'string', description: 'Python source to run. Print what you want to see.' },
-        reset: { type: 'boolean', description: 'Discard the session kernel (its variables) before running.' },
-      },
-      required: ['code'],
-    },
-    async handler(args, ctx) {
-      const stray = strayArguments(args, ctx.enabledTools);
-      if (stray) return { error: stray };
-      // approvals.execute_code: ask — the whole script waits for the user before it starts.
-      if (typeof args.code === 'string') {
-        const verdict = await checkScript(args.code, ctx);
-        if (!verdict.allowed) return { error: verdict.error };
-      }
-      return executor.execute({
-        code: args.code,
-        reset: args.reset === true,
-        sessionId: ctx.sessionId,
-        signal: ctx.signal,
-        context: ctx,
-      });
-    },
-  };
+    args,
+    prepare: (raw, ctx) => strayArguments(raw, ctx.enabledTools) ?? raw,
+    run: (request, ctx) => runExecuteCode(executor, request, ctx),
+  });
 }
