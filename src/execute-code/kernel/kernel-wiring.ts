@@ -29,13 +29,17 @@ export class StartFailure extends Error {
  */
 export class KernelWiring {
   #target: KernelSink | undefined;
+  /** The kernel's hello came. It may come before `ready()` is called: a stream hands over the runner's hello and the kernel's in one chunk. */
+  #greeted = false;
+  /** Why the start failed before anyone waited (a wrong first frame). */
+  #refused: string | undefined;
   #hello: { resolve(): void; reject(why: string): void } | undefined;
   /** What the kernel wrote to stderr before it was ready (an ImportError of the stub, say). */
   #earlyStderr = '';
   readonly #frames = new FrameReader(
     MAX_INBOUND_FRAME,
     (frame) => this.#onFrame(frame),
-    (why) => (this.#target ? this.#target.onProtocolError(why) : this.#hello?.reject(`it broke the control protocol: ${why}`)),
+    (why) => (this.#greeted ? this.#target?.onProtocolError(why) : this.#refuse(`it broke the control protocol: ${why}`)),
   );
 
   readonly listeners = {
@@ -48,17 +52,20 @@ export class KernelWiring {
   };
 
   /**
-   * Waits for the kernel's `H` frame; rejects with a StartFailure on a timeout, a wrong
-   * first frame, or `ended` settling first (its value says why: `it exited with code 1`).
+   * Waits for the kernel's `H` frame (at once when it came already); rejects with a
+   * StartFailure on a timeout, a wrong first frame, or `ended` settling first (its value says
+   * why: `it exited with code 1`).
    */
   ready(timeoutMs: number, ended: Promise<string>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => fail(`it did not report ready within ${timeoutMs} ms`), timeoutMs);
       const fail = (why: string) => {
         clearTimeout(timer);
         this.#hello = undefined;
         reject(new StartFailure(why, this.#earlyStderr.trim()));
       };
+      const timer = setTimeout(() => fail(`it did not report ready within ${timeoutMs} ms`), timeoutMs);
+      if (this.#greeted) return (clearTimeout(timer), resolve());
+      if (this.#refused !== undefined) return fail(this.#refused);
       this.#hello = {
         resolve: () => {
           clearTimeout(timer);
@@ -76,11 +83,17 @@ export class KernelWiring {
   }
 
   #onFrame(frame: Frame): void {
-    if (this.#hello) {
-      if (frame.kind === 'H' && frame.payload.toString('latin1') === PROTOCOL_VERSION) this.#hello.resolve();
-      else this.#hello.reject(`it broke the control protocol: unexpected ${JSON.stringify(frame.kind)} frame at start (is kernel_runner.py of another version?)`);
-      return;
+    if (this.#greeted) return this.#target?.onFrame(frame);
+    if (frame.kind === 'H' && frame.payload.toString('latin1') === PROTOCOL_VERSION) {
+      this.#greeted = true;
+      this.#hello?.resolve();
+    } else {
+      this.#refuse(`it broke the control protocol: unexpected ${JSON.stringify(frame.kind)} frame at start (is kernel_runner.py of another version?)`);
     }
-    this.#target?.onFrame(frame);
+  }
+
+  #refuse(why: string): void {
+    this.#refused ??= why;
+    this.#hello?.reject(why);
   }
 }
