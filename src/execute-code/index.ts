@@ -19,8 +19,10 @@
  *
  * What the paths share: call-gate.ts (what a call may do, its budget), rpc/ (the RPC
  * socket server), kernel-cells.ts (the pool, the tool-set check, a gated cell and its
- * result, local or remote), kernel/active-cell.ts (one cell of kernel_runner.py's protocol,
- * local or over a stream), result.ts, stdout-sink.ts (capped stdout, spilled to a file),
+ * result, local or remote), the one `Kernel` contract (kernel/types.ts: every kernel answers
+ * one `CellOutcome`, `busy` included) with kernel/frame-kernel.ts (the cell state machine of
+ * kernel_runner.py over a FrameTransport: kernel/socket-transport.ts here, the stream's in
+ * remote/stream-kernel.ts), result.ts, stdout-sink.ts (capped stdout, spilled to a file),
  * tool.ts (the tool and its description), and the texts in src/shared/notices.ts. On this
  * host only: launch.ts, interpreter.ts, script-env.ts, staging.ts (how a process starts).
  * python/ holds what runs on the far side: the stub's base and transports, kernel_runner.py
