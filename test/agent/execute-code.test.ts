@@ -2,8 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findExecutable, groupAlive } from '../../src/environments/index.js';
-import { silentLogger } from '../../src/shared/index.js';
-import { createAgent, type Agent } from '../../src/agent/index.js';
+import type { Agent } from '../../src/agent/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
 import { harness, toolMessages, type Harness } from './harness.js';
 import { readPid } from '../helpers/processes.js';
@@ -16,18 +15,11 @@ const hasPython = findExecutable('python3') !== undefined;
 if (!hasPython && process.env.CI !== 'true') console.log('test/agent/execute-code: python3 not found; skipping');
 
 let h: Harness;
-let agent: Agent | undefined;
 afterEach(async () => {
-  await agent?.close();
-  agent = undefined;
   await h?.cleanup();
 });
 
-async function realAgent(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): Promise<Agent> {
-  const config = h.config(overrides);
-  agent = await createAgent({ config, paths: h.paths, warnings: [] }, { logger: silentLogger(), env });
-  return agent;
-}
+const realAgent = (overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): Promise<Agent> => h.realAgent(overrides, env);
 
 const code = (source: string) => ({ name: 'execute_code', arguments: { code: source } });
 
@@ -41,6 +33,25 @@ function writeAcmeSkill(home: string): void {
   );
 }
 const SHOW_ACME_KEY = 'import os\nprint(os.environ.get("HERMES_TEST_ACME_API_KEY", "unset"))';
+const VIEW_ACME = { toolCalls: [{ id: 'view', name: 'skill_view', arguments: { name: 'acme' } }] };
+
+/**
+ * One 'use acme' turn while the gateway's own environment holds HERMES_TEST_ACME_API_KEY=`key`
+ * (the executor builds children from it); each script's output by its call id, as the
+ * model's request number `request` carried them.
+ */
+async function acmeTurn(key: string, overrides: ConfigOverrides, sessionKey: string, request: number): Promise<Record<string, string | undefined>> {
+  process.env.HERMES_TEST_ACME_API_KEY = key;
+  try {
+    const a = await realAgent(overrides);
+    await a.runTurn({ sessionKey, text: 'use acme' });
+  } finally {
+    delete process.env.HERMES_TEST_ACME_API_KEY;
+  }
+  return Object.fromEntries(
+    toolMessages(h.fake.requests[request].body).map((m) => [m.tool_call_id, (JSON.parse(m.content) as { output?: string }).output]),
+  );
+}
 
 describe.runIf(hasPython || process.env.CI === 'true')('execute_code through the agent', () => {
   it('a script that calls read_file over RPC: the next request holds only what the script printed', async () => {
@@ -159,22 +170,12 @@ describe.runIf(hasPython || process.env.CI === 'true')('execute_code through the
     const show = SHOW_ACME_KEY;
     h.fake.enqueue(
       { toolCalls: [{ id: 'before', ...code(show) }] },
-      { toolCalls: [{ id: 'view', name: 'skill_view', arguments: { name: 'acme' } }] },
+      VIEW_ACME,
       { toolCalls: [{ id: 'same-kernel', ...code(show) }] },
       { toolCalls: [{ id: 'after-reset', name: 'execute_code', arguments: { code: show, reset: true } }] },
       { text: 'done' },
     );
-    // The executor builds children from the gateway's own environment.
-    process.env.HERMES_TEST_ACME_API_KEY = 'acme-123';
-    try {
-      const a = await realAgent();
-      await a.runTurn({ sessionKey: 'e2e:skill', text: 'use acme' });
-    } finally {
-      delete process.env.HERMES_TEST_ACME_API_KEY;
-    }
-    const outputs = Object.fromEntries(
-      toolMessages(h.fake.requests[4].body).map((m) => [m.tool_call_id, (JSON.parse(m.content) as { output?: string }).output]),
-    );
+    const outputs = await acmeTurn('acme-123', {}, 'e2e:skill', 4);
     expect(outputs.before).toBe('unset\n');
     expect(outputs['same-kernel']).toBe('unset\n');
     expect(outputs['after-reset']).toBe('acme-123\n');
@@ -186,22 +187,8 @@ describe.runIf(hasPython || process.env.CI === 'true')('execute_code without ses
     h = await harness();
     writeAcmeSkill(h.home);
     const show = SHOW_ACME_KEY;
-    h.fake.enqueue(
-      { toolCalls: [{ id: 'before', ...code(show) }] },
-      { toolCalls: [{ id: 'view', name: 'skill_view', arguments: { name: 'acme' } }] },
-      { toolCalls: [{ id: 'after', ...code(show) }] },
-      { text: 'done' },
-    );
-    process.env.HERMES_TEST_ACME_API_KEY = 'acme-456';
-    try {
-      const a = await realAgent({ code_execution: { session_kernels: false } });
-      await a.runTurn({ sessionKey: 'e2e:skill-per-call', text: 'use acme' });
-    } finally {
-      delete process.env.HERMES_TEST_ACME_API_KEY;
-    }
-    const outputs = Object.fromEntries(
-      toolMessages(h.fake.requests[3].body).map((m) => [m.tool_call_id, (JSON.parse(m.content) as { output?: string }).output]),
-    );
+    h.fake.enqueue({ toolCalls: [{ id: 'before', ...code(show) }] }, VIEW_ACME, { toolCalls: [{ id: 'after', ...code(show) }] }, { text: 'done' });
+    const outputs = await acmeTurn('acme-456', { code_execution: { session_kernels: false } }, 'e2e:skill-per-call', 3);
     expect(outputs).toMatchObject({ before: 'unset\n', after: 'acme-456\n' });
   });
 });

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { hermesPaths, validateConfig, type ConfigOverrides, type HermesConfig, type HermesPaths } from '../../src/config/index.js';
 import { silentLogger } from '../../src/shared/index.js';
 import { defineTool, ToolRegistry, type Tool } from '../../src/tools/index.js';
-import { Agent, type AgentOptions } from '../../src/agent/index.js';
+import { Agent, createAgent, type AgentOptions } from '../../src/agent/index.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from '../fakes/openai-server.js';
 
 /** A fresh HERMES_HOME, a fake model server and a config pointing at it. */
@@ -15,6 +15,8 @@ export interface Harness {
   fake: FakeOpenAI;
   config(overrides?: ConfigOverrides): HermesConfig;
   agent(options?: Partial<Omit<AgentOptions, 'config'>> & { config?: ConfigOverrides }): Agent;
+  /** The agent createAgent wires (the real tools, backend and executor) on this config; cleanup closes it. */
+  realAgent(overrides?: ConfigOverrides, env?: NodeJS.ProcessEnv): Promise<Agent>;
   cleanup(): Promise<void>;
 }
 
@@ -41,6 +43,11 @@ export async function harness(fakeOptions: FakeOpenAIOptions = {}): Promise<Harn
     agent(options = {}) {
       const { config: overrides, ...rest } = options;
       const agent = new Agent({ config: config(overrides), paths, logger: silentLogger(), ...rest });
+      agents.push(agent);
+      return agent;
+    },
+    async realAgent(overrides = {}, env) {
+      const agent = await createAgent({ config: config(overrides), paths, warnings: [] }, { logger: silentLogger(), ...(env ? { env } : {}) });
       agents.push(agent);
       return agent;
     },

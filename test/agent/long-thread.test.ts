@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { findExecutable } from '../../src/environments/index.js';
 import { silentLogger } from '../../src/shared/index.js';
 import { SessionStore } from '../../src/sessions/index.js';
-import { createAgent, type Agent } from '../../src/agent/index.js';
 import { PRUNED_KERNEL_OUTPUT } from '../../src/shared/notices.js';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/agent/context/summary.js';
 import type { AgentEvent } from '../../src/agent/types.js';
@@ -22,10 +21,7 @@ const WINDOW = 8000;
 const TURNS = 150;
 
 let h: Harness;
-let agent: Agent | undefined;
 afterEach(async () => {
-  await agent?.close();
-  agent = undefined;
   await h?.cleanup();
 });
 
@@ -48,8 +44,7 @@ function longThreadModel(request: RecordedRequest): FakeReply {
 describe.runIf(hasPython || process.env.CI === 'true')('a long thread against a small window', () => {
   it('answers 150 turns of 2 KB outputs in an 8,000-token window: compaction notices, every later request fits, state.db keeps every message, the kernel keeps the data', async () => {
     h = await harness({ contextWindow: WINDOW, listModels: ['fake-model'], fallback: { respond: longThreadModel } });
-    const config = h.config({ agent: { tools: { enabled: ['execute_code'] } } });
-    agent = await createAgent({ config, paths: h.paths, warnings: [] }, { logger: silentLogger() });
+    const agent = await h.realAgent({ agent: { tools: { enabled: ['execute_code'] } } });
 
     const notices: Array<{ text: string; turn: number; requestsBefore: number }> = [];
     const statuses: string[] = [];

@@ -1,14 +1,22 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Agent } from '../../src/agent/index.js';
+import type { ConfigOverrides } from '../../src/config/index.js';
+import type { FakeOpenAIOptions, FakeReply } from '../fakes/openai-server.js';
 import { harness, type Harness } from './harness.js';
 
 let h: Harness;
 afterEach(async () => h?.cleanup());
 
+/** One 'hello' turn on `model` settings against a fake model started with `fake`, which answers `replies` first. */
+async function helloTurn(fake: FakeOpenAIOptions, model: ConfigOverrides['model'], sessionKey: string, replies: FakeReply[] = []): Promise<Awaited<ReturnType<Agent['runTurn']>>> {
+  h = await harness(fake);
+  h.fake.enqueue(...replies);
+  return h.agent({ config: { model } }).runTurn({ sessionKey, text: 'hello' });
+}
+
 describe('model failures reach the user as a reply that says what to fix', () => {
   it('a 401 says the key was refused and names the variable to set', async () => {
-    h = await harness({ apiKey: 'the-right-key' });
-    const agent = h.agent({ config: { model: { api_key_env: 'HERMES_TEST_NO_SUCH_KEY' } } });
-    const result = await agent.runTurn({ sessionKey: 'test:401', text: 'hello' });
+    const result = await helloTurn({ apiKey: 'the-right-key' }, { api_key_env: 'HERMES_TEST_NO_SUCH_KEY' }, 'test:401');
     expect(result.status).toBe('error');
     expect(result.text).toContain('refused the key (401');
     expect(result.text).toContain('Set HERMES_TEST_NO_SUCH_KEY');
@@ -26,29 +34,21 @@ describe('model failures reach the user as a reply that says what to fix', () =>
   });
 
   it('a 404 for an unknown model names the model and the key to change', async () => {
-    h = await harness({ models: ['real-model'] });
-    const agent = h.agent({ config: { model: { name: 'no-such-model' } } });
-    const result = await agent.runTurn({ sessionKey: 'test:404', text: 'hello' });
+    const result = await helloTurn({ models: ['real-model'] }, { name: 'no-such-model' }, 'test:404');
     expect(result.status).toBe('error');
     expect(result.text).toContain('does not know the model "no-such-model" (404');
     expect(result.text).toContain('model.name');
   });
 
   it('a 400 refusal is explained, not retried', async () => {
-    h = await harness();
-    h.fake.enqueue({ status: 400, message: 'Invalid value for temperature: 3 is above 2', type: 'invalid_request_error' });
-    const agent = h.agent({ config: { model: { max_retries: 3 } } });
-    const result = await agent.runTurn({ sessionKey: 'test:400', text: 'hello' });
+    const result = await helloTurn({}, { max_retries: 3 }, 'test:400', [{ status: 400, message: 'Invalid value for temperature: 3 is above 2', type: 'invalid_request_error' }]);
     expect(result.status).toBe('error');
     expect(result.text).toContain('refused the request (400: Invalid value for temperature');
     expect(h.fake.requests).toHaveLength(1);
   });
 
   it('a context-length 400 with nothing to compact says so with the way out, after one more try at most', async () => {
-    h = await harness();
-    h.fake.enqueue({ status: 400, message: "This model's maximum context length is 8192 tokens", type: 'invalid_request_error', code: 'context_length_exceeded' });
-    const agent = h.agent({ config: { model: { max_retries: 3 } } });
-    const result = await agent.runTurn({ sessionKey: 'test:400', text: 'hello' });
+    const result = await helloTurn({}, { max_retries: 3 }, 'test:400', [{ status: 400, message: "This model's maximum context length is 8192 tokens", type: 'invalid_request_error', code: 'context_length_exceeded' }]);
     expect(result.status).toBe('error');
     expect(result.text).toContain('refused the request as too long for the model\'s context window (400: This model');
     expect(result.text).toContain('/new');
@@ -56,19 +56,14 @@ describe('model failures reach the user as a reply that says what to fix', () =>
   });
 
   it('a 429 followed by success is retried and the turn completes', async () => {
-    h = await harness();
-    h.fake.enqueue({ status: 429, message: 'Rate limit reached', headers: { 'retry-after-ms': '20' } }, { text: 'after the wait' });
-    const agent = h.agent({ config: { model: { max_retries: 2 } } });
-    const result = await agent.runTurn({ sessionKey: 'test:429', text: 'hello' });
+    const result = await helloTurn({}, { max_retries: 2 }, 'test:429', [{ status: 429, message: 'Rate limit reached', headers: { 'retry-after-ms': '20' } }, { text: 'after the wait' }]);
     expect(result).toEqual({ status: 'completed', text: 'after the wait' });
     expect(h.fake.requests).toHaveLength(2);
     expect(h.fake.requests[1].body.messages).toEqual(h.fake.requests[0].body.messages);
   });
 
   it('repeated 500s give up after model.max_retries and say so', async () => {
-    h = await harness({ fallback: { status: 500, message: 'upstream exploded', headers: { 'retry-after-ms': '5' } } });
-    const agent = h.agent({ config: { model: { max_retries: 2 } } });
-    const result = await agent.runTurn({ sessionKey: 'test:500', text: 'hello' });
+    const result = await helloTurn({ fallback: { status: 500, message: 'upstream exploded', headers: { 'retry-after-ms': '5' } } }, { max_retries: 2 }, 'test:500');
     expect(result.status).toBe('error');
     expect(result.text).toContain('failed with 500 after 3 attempts');
     expect(result.text).toContain('upstream exploded');
@@ -76,26 +71,19 @@ describe('model failures reach the user as a reply that says what to fix', () =>
   });
 
   it('backs off without Retry-After and still answers', async () => {
-    h = await harness();
-    h.fake.enqueue({ status: 503, message: 'overloaded' }, { text: 'ok' });
-    const agent = h.agent({ config: { model: { max_retries: 1 } } });
-    const result = await agent.runTurn({ sessionKey: 'test:503', text: 'hello' });
+    const result = await helloTurn({}, { max_retries: 1 }, 'test:503', [{ status: 503, message: 'overloaded' }, { text: 'ok' }]);
     expect(result).toEqual({ status: 'completed', text: 'ok' });
   });
 
   it('an unreachable server is reported with the base_url to check', async () => {
-    h = await harness();
-    const agent = h.agent({ config: { model: { base_url: 'http://127.0.0.1:9/v1', max_retries: 1 } } });
-    const result = await agent.runTurn({ sessionKey: 'test:down', text: 'hello' });
+    const result = await helloTurn({}, { base_url: 'http://127.0.0.1:9/v1', max_retries: 1 }, 'test:down');
     expect(result.status).toBe('error');
     expect(result.text).toContain('cannot reach the model API at http://127.0.0.1:9/v1');
     expect(result.text).toContain('model.base_url');
   });
 
   it('a server slower than model.timeout is reported with the setting to raise', async () => {
-    h = await harness({ fallback: { hang: true } });
-    const agent = h.agent({ config: { model: { timeout: 0.3, max_retries: 1 } } });
-    const result = await agent.runTurn({ sessionKey: 'test:slow', text: 'hello' });
+    const result = await helloTurn({ fallback: { hang: true } }, { timeout: 0.3, max_retries: 1 }, 'test:slow');
     expect(result.status).toBe('error');
     expect(result.text).toContain('did not answer within 0.3s after 2 attempts');
     expect(result.text).toContain('model.timeout');
@@ -103,9 +91,7 @@ describe('model failures reach the user as a reply that says what to fix', () =>
   });
 
   it('an empty model.name answers that no model is configured, with example settings', async () => {
-    h = await harness();
-    const agent = h.agent({ config: { model: { name: '' } } });
-    const result = await agent.runTurn({ sessionKey: 'test:none', text: 'hello' });
+    const result = await helloTurn({}, { name: '' }, 'test:none');
     expect(result.status).toBe('error');
     expect(result.text).toContain('No model is configured');
     expect(result.text).toContain('base_url:');

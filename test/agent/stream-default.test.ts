@@ -3,7 +3,7 @@ import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createModelClient } from '../../src/agent/index.js';
 import { configSchema } from '../../src/config/schema.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
+import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from '../fakes/openai-server.js';
 
 let fake: FakeOpenAI | undefined;
 afterEach(async () => {
@@ -28,6 +28,17 @@ function client(url: string, logger: Logger) {
   return createModelClient({ model, logger, env: {} });
 }
 
+/** Asks a fake that answers `replies` 'hi', then 'again', on one client; its answers, log lines and the requests it saw. */
+async function askTwice(replies: FakeReply[]) {
+  fake = await startFakeOpenAI();
+  fake.enqueue(...replies);
+  const { logger, lines } = recordingLogger();
+  const model = client(fake.url, logger);
+  const first = await model.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
+  const second = await model.complete({ messages: [{ role: 'user', content: 'again' }], tools: [] });
+  return { first, second, lines, requests: fake.requests };
+}
+
 describe('model.stream is on by default, and off for an endpoint that does not stream', () => {
   it('with no model.stream in the config, the reply is asked for as SSE and heard piece by piece', async () => {
     fake = await startFakeOpenAI();
@@ -42,34 +53,24 @@ describe('model.stream is on by default, and off for an endpoint that does not s
   });
 
   it('a server that refuses streaming is asked again without it, says so once, and is not asked to stream again', async () => {
-    fake = await startFakeOpenAI();
-    fake.enqueue(
+    const { first, second, lines, requests } = await askTwice([
       { status: 400, message: 'Streaming is not supported by this server', type: 'invalid_request_error' },
       { text: 'first whole answer' },
       { text: 'second whole answer' },
-    );
-    const { logger, lines } = recordingLogger();
-    const model = client(fake.url, logger);
-    const first = await model.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
-    const second = await model.complete({ messages: [{ role: 'user', content: 'again' }], tools: [] });
+    ]);
     expect(first.content).toBe('first whole answer');
     expect(second.content).toBe('second whole answer');
-    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, false, false]);
+    expect(requests.map((r) => r.body.stream)).toEqual([true, false, false]);
     const notes = lines.filter((line) => line.msg.includes('does not stream'));
     expect(notes).toHaveLength(1);
     expect(notes[0]!.msg).toContain('model.stream');
   });
 
   it('a server that answers a streamed request with a JSON body (no SSE events) gets whole requests from then on', async () => {
-    fake = await startFakeOpenAI();
-    fake.enqueue({ text: 'json despite stream', stream: false }, { text: 'json again', stream: false }, { text: 'and again', stream: false });
-    const { logger, lines } = recordingLogger();
-    const model = client(fake.url, logger);
-    const first = await model.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
-    const second = await model.complete({ messages: [{ role: 'user', content: 'again' }], tools: [] });
+    const { first, second, lines, requests } = await askTwice([{ text: 'json despite stream', stream: false }, { text: 'json again', stream: false }, { text: 'and again', stream: false }]);
     expect(first.content).toBe('json again');
     expect(second.content).toBe('and again');
-    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, false, false]);
+    expect(requests.map((r) => r.body.stream)).toEqual([true, false, false]);
     expect(lines.filter((line) => line.msg.includes('without SSE events'))).toHaveLength(1);
   });
 

@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { findExecutable } from '../../src/environments/index.js';
-import { silentLogger } from '../../src/shared/index.js';
-import { createAgent, type Agent } from '../../src/agent/index.js';
 import type { AgentEvent } from '../../src/agent/types.js';
 import { harness, registryOf, echoTool, type Harness } from './harness.js';
 
@@ -12,10 +10,7 @@ import { harness, registryOf, echoTool, type Harness } from './harness.js';
 const hasPython = findExecutable('python3') !== undefined;
 
 let h: Harness;
-let agent: Agent | undefined;
 afterEach(async () => {
-  await agent?.close();
-  agent = undefined;
   await h?.cleanup();
 });
 
@@ -71,7 +66,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('a running script, live',
       'print("last line", flush=True)',
     ].join('\n');
     h.fake.enqueue({ toolCalls: [{ name: 'execute_code', arguments: { code: script } }] }, { text: 'done' });
-    agent = await createAgent({ config: h.config(), paths: h.paths, warnings: [] }, { logger: silentLogger() });
+    const agent = await h.realAgent();
     const events: Array<AgentEvent & { at: number }> = [];
     await agent.runTurn({ sessionKey: 't:live', text: 'run', onEvent: (event) => events.push({ ...event, at: events.length }) });
     const outputs = events.filter((event) => event.type === 'tool_output');
