@@ -6,6 +6,7 @@
  * visible in `ps` on either host.
  */
 import { shellQuote } from '../../shared/shell-quote.js';
+import { remoteGroupKill } from '../remote-group-kill.js';
 import { supervisorText } from '../supervisor.js';
 
 /**
@@ -108,12 +109,10 @@ export function bootstrapInput(script: string, stdin?: string): Buffer {
  */
 export function killScript(id: string, graceMs: number): string {
   const file = pgidFile(id);
-  const rounds = Math.max(1, Math.ceil(graceMs / 50));
   return [
     `i=0; while [ ! -s ${file} ] && [ $i -lt 40 ]; do sleep 0.025; i=$((i+1)); done`,
     `g=$(cat ${file} 2>/dev/null) || exit 0; [ -n "$g" ] || exit 0`,
-    'kill -TERM -- -"$g" 2>/dev/null || exit 0',
-    `i=0; while kill -0 -- -"$g" 2>/dev/null && [ $i -lt ${rounds} ]; do sleep 0.05; i=$((i+1)); done`,
-    'kill -KILL -- -"$g" 2>/dev/null; exit 0',
+    remoteGroupKill('"$g"', graceMs),
+    'exit 0',
   ].join('; ');
 }

@@ -3,6 +3,7 @@ import { execa } from 'execa';
 import type { Logger } from '../../shared/logger.js';
 import type { EnvironmentStream, StreamExit } from '../types.js';
 import { shellQuote } from '../../shared/shell-quote.js';
+import { remoteGroupKill } from '../remote-group-kill.js';
 import { bootstrapInput, pgidFile, preludeLines } from './remote-command.js';
 import type { ClientCommand, ClientRun } from './remote-shell.js';
 
@@ -53,12 +54,10 @@ export function streamScript(options: { id: string; command: string; cwd: string
 /** SIGTERM to the stream's group, up to `graceMs` for it to go, then SIGKILL. */
 export function streamKillScript(id: string, graceMs: number): string {
   const file = pgidFile(id);
-  const rounds = Math.max(1, Math.ceil(graceMs / 50));
   return [
     `g=$(cat ${file} 2>/dev/null) || exit 0; [ -n "$g" ] || exit 0`,
-    'kill -TERM -- -"$g" 2>/dev/null || kill -TERM "$g" 2>/dev/null || exit 0',
-    `i=0; while kill -0 -- -"$g" 2>/dev/null && [ $i -lt ${rounds} ]; do sleep 0.05; i=$((i+1)); done`,
-    `kill -KILL -- -"$g" 2>/dev/null; rm -f ${file}; exit 0`,
+    remoteGroupKill('"$g"', graceMs, { orLeader: true }),
+    `rm -f ${file}; exit 0`,
   ].join('; ');
 }
 

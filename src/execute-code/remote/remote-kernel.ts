@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { remoteGroupKill } from '../../environments/remote-group-kill.js';
 import type { Environment } from '../../environments/types.js';
 import { abortReason } from '../../shared/notices.js';
 import { packageRoot } from '../../shared/package-root.js';
@@ -183,12 +184,8 @@ export class RemoteKernel implements Kernel<RemoteCellOptions> {
   async kill(_reason = 'the session kernel was shut down'): Promise<void> {
     if (!this.#alive) return;
     this.#alive = false;
-    const rounds = Math.max(1, Math.ceil(this.options.graceMs / 50));
     await this.options.environment
-      .execute(
-        `kill -TERM -- -${this.pid} 2>/dev/null; i=0; while kill -0 -- -${this.pid} 2>/dev/null && [ $i -lt ${rounds} ]; do sleep 0.05; i=$((i+1)); done; kill -KILL -- -${this.pid} 2>/dev/null; rm -rf -- ${quote(this.dir)}; exit 0`,
-        { timeout: 60 },
-      )
+      .execute(`${remoteGroupKill(String(this.pid), this.options.graceMs)}; rm -rf -- ${quote(this.dir)}; exit 0`, { timeout: 60 })
       .catch((error: unknown) => this.#logger.warn({ err: errorMessage(error), pid: this.pid }, 'killing a remote kernel failed'));
   }
 
