@@ -16,6 +16,7 @@ import { maskCode, matchClose, splitTopLevel, type CodeLanguage } from './code-t
 import { keywordArg, positional, resolveValue, splitArgs, textOf, unknownValue, type Value, type ValueScope } from './code-values.js';
 import { UNKNOWN, showWord } from './command.js';
 import { isCatastrophicTarget, type PathContext } from './paths.js';
+import { shellQuote as quote } from '../shared/shell-quote.js';
 
 export { codeLanguage, type CodeLanguage } from './code-text.js';
 
@@ -55,8 +56,6 @@ const RUNTIME = '"$__hermes_runtime"';
 const PLACEHOLDER = '…';
 const MAX_NESTED = 4;
 const MAX_CALLS = 5000;
-
-const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
 /** A value as one shell word; run-time parts stay unknown. */
 function word(value: Value): string {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Environment } from '../../environments/types.js';
 import { HermesError } from '../../shared/errors.js';
 import { packageRoot } from '../../shared/package-root.js';
+import { shellQuote as quote } from '../../shared/shell-quote.js';
 
 /** execute_code cannot run on a remote backend (no python3, no folder). */
 export class RemoteExecError extends HermesError {
@@ -26,10 +27,8 @@ export function backendName(environment: Environment): string {
   return typeof describe === 'function' ? describe.call(environment) : 'remote terminal backend';
 }
 
-/** A single-quoted POSIX shell word. */
-export function quote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
+/** A single-quoted POSIX shell word (the one quoter, under the name this folder uses). */
+export { quote };
 
 /**
  * Creates a private folder on the backend (`umask 077`, mode 0700) with an `rpc/` folder

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { environmentKind, type Environment } from '../../environments/types.js';
 import { errorMessage } from '../../shared/errors.js';
-import { shellQuote } from './shell-quote.js';
+import { shellQuote } from '../../shared/shell-quote.js';
 
 /** What a read found at a path. */
 export type ReadOutcome =

@@ -5,7 +5,7 @@ import type { Tool, ToolContext } from '../types.js';
 import { errorMessage } from '../../shared/errors.js';
 import { checkFileWrite } from './command-guard.js';
 import { describeReadProblem, readEnvFile, resolveEnvPath, writeEnvFile } from './env-files.js';
-import { shellQuote } from './shell-quote.js';
+import { shellQuote } from '../../shared/shell-quote.js';
 import { V4aError, applyHunks, parseV4a, type V4aOperation } from './v4a-patch.js';
 import { looksBinary } from './text.js';
 import { unifiedDiff } from './unified-diff.js';

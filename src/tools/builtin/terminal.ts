@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import type { Tool } from '../types.js';
 import { checkCommand } from './command-guard.js';
-import { shellQuote } from './shell-quote.js';
+import { shellQuote } from '../../shared/shell-quote.js';
 import { capHeadTail } from './text.js';
 import { cleanOutput } from '../../shared/clean-output.js';
 import { randomBytes } from 'node:crypto';

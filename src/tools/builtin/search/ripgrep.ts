@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import { execa } from 'execa';
 import { runsOnThisHost, type Environment } from '../../../environments/types.js';
 import { readEnvFile } from '../env-files.js';
-import { shellQuote } from '../shell-quote.js';
+import { shellQuote } from '../../../shared/shell-quote.js';
 import { capLine } from '../text.js';
 import { compileNamePattern } from './pattern.js';
 import { MAX_RESULT_LINE_CHARS, MAX_SEARCH_FILE_BYTES, SKIPPED_NAMES, type Hit, type SearchRequest, type SearchSink } from './types.js';
