@@ -103,8 +103,6 @@ export const CARRIERS: Record<string, CarrierSpec> = {
 function sudoPrivilege(parsed: ReturnType<typeof parseOptions>): string | undefined {
   if (hasOption(parsed, '-S', '--stdin')) return 'sudo -S reads the password from stdin (root without a terminal to ask on)';
   if (hasOption(parsed, '-A', '--askpass')) return 'sudo -A takes the password from a helper program (root without a terminal to ask on)';
-  if (hasOption(parsed, '-s', '--shell')) return 'sudo -s runs a root shell';
-  if (hasOption(parsed, '-i', '--login')) return 'sudo -i runs a root login shell';
   return undefined;
 }
 
@@ -598,6 +596,17 @@ export function unwrap(input: UnwrapInput): Unwrapped & { source?: ProgramSource
     if (name === 'sudo') {
       const privileged = sudoPrivilege(parsed);
       if (privileged) out.findings.push({ level: 'risky', reason: privileged });
+      // `sudo -s`/`sudo -i` with no command: a root shell, running what its stdin holds (with a command, the command is judged).
+      if (hasOption(parsed, '-s', '--shell', '-i', '--login') && args.slice(parsed.rest).length === 0) {
+        out.findings.push({ level: 'risky', reason: `sudo ${hasOption(parsed, '-i', '--login') ? '-i runs a root login shell' : '-s runs a root shell'}` });
+        if (input.stdin.kind !== 'none' && input.stdin.kind !== 'file') {
+          const text = programText({ kind: 'stdin' }, input.stdin, input.procsubs, 'sudo -s', input.written);
+          if (text.unknown) out.findings.push({ level: 'risky', reason: text.unknown });
+          for (const script of text.texts) out.scripts.push({ text: script, origin: 'sudo (a root shell, from stdin)' });
+        }
+        argv = [];
+        break;
+      }
     }
     if (spec.noRun && (spec.noRun.includes('*') ? !spec.script?.some((s) => hasOption(parsed, s)) : hasOption(parsed, ...spec.noRun))) {
       argv = [];
@@ -643,6 +652,14 @@ export function unwrap(input: UnwrapInput): Unwrapped & { source?: ProgramSource
     }
     if (name === 'sudo' && hasOption(parsed, '-e', '--edit')) {
       argv = ['sudoedit', ...rest];
+      break;
+    }
+    // `ssh host` with no command: the far shell runs what stdin holds (`ssh host <<EOF … EOF`, `echo cmd | ssh host`).
+    if (name === 'ssh' && rest.length === 0 && !hasOption(parsed, '-N', '-n', '-s', '-O', '-V') && input.stdin.kind !== 'none' && input.stdin.kind !== 'file') {
+      const text = programText({ kind: 'stdin' }, input.stdin, input.procsubs, 'ssh', input.written);
+      if (text.unknown) out.findings.push({ level: 'risky', reason: text.unknown });
+      for (const script of text.texts) out.scripts.push({ text: script, origin: 'ssh (the far shell, from stdin)' });
+      argv = [];
       break;
     }
     if (spec.joins && rest.length > 0 && !(name === 'watch' && hasOption(parsed, '-x', '--exec'))) {

@@ -11,7 +11,7 @@ import { isUnknown, showWord } from './command.js';
 import { isInterpreter, SHELLS } from './carriers.js';
 import { killTargets } from './gateway-kill.js';
 import { PROGRAM_OPTIONS, parseOptions } from './options.js';
-import { expandPath, within, type PathContext } from './paths.js';
+import { expandPath, isDiskDevice, within, type PathContext } from './paths.js';
 import type { Rule } from './rules.js';
 import { writeTargets } from './write-targets.js';
 
@@ -186,16 +186,17 @@ export const LISTED_RULES: readonly Rule[] = [
     why: 'restarting services, stopping or restarting the gateway, stopping containers',
     check({ argv }) {
       const [name = '', ...args] = argv;
-      const { sub, at } = subcommand(args);
+      let { sub, at } = subcommand(args);
       if (name === 'systemctl' && /^(restart|try-restart|reload-or-restart|try-reload-or-restart|condrestart)$/.test(sub)) return `systemctl ${sub} interrupts a running service${args.slice(at + 1).some((a) => /hermes/.test(a)) ? ' (the gateway itself)' : ''}`;
       if (name === 'service' && /^(stop|restart|force-reload)$/.test(args[1] ?? '')) return `service ${args[0]} ${args[1]} stops a running service`;
       if (/^hermes(-gateway)?$/.test(name)) {
-        const words = args.filter((a, i) => !a.startsWith('-') && !/^(--home|-p|--profile)$/.test(args[i - 1] ?? ''));
+        const words = args.filter((a, i) => !a.startsWith('-') && !/^(--home|-p|--profile|--config|-c)$/.test(args[i - 1] ?? ''));
         if (words[0] === 'gateway' && /^(stop|restart|uninstall)$/.test(words[1] ?? '')) return `hermes gateway ${words[1]} stops the gateway (and every running turn)`;
         if (words[0] === 'update') return 'hermes update restarts the gateway (and every running turn)';
       }
       if (name === 'launchctl' && /^(stop|kickstart|bootout|unload|kill|disable|remove)$/.test(sub)) return `launchctl ${sub} stops or restarts a service`;
       if (/^(docker|podman|nerdctl)$/.test(name)) {
+        ({ sub, at } = engineSubcommand(args));
         const compose = sub === 'compose' ? composeVerb(args.slice(at + 1)) : undefined;
         if (compose !== undefined && /^(down|stop|kill|restart|rm)$/.test(compose)) return `${name} compose ${compose} stops the project's containers`;
         if (/^(stop|kill|restart|pause)$/.test(sub)) return `${name} ${sub} stops a running container`;
@@ -205,14 +206,39 @@ export const LISTED_RULES: readonly Rule[] = [
     },
   },
   {
+    id: 'read-a-disk',
+    why: 'dd or cat reading a whole disk device (everything on it, deleted files and other users\' data included)',
+    check({ argv, redirects }) {
+      const [name = '', ...args] = argv;
+      const input = name === 'dd' ? args.find((a) => a.startsWith('if='))?.slice(3) : undefined;
+      const read = [input, ...redirects.filter((r) => r.op === '<').map((r) => r.target)].find((word) => word !== undefined && isDiskDevice(word));
+      return read === undefined ? undefined : `reads the disk device ${showWord(read)} (everything on it)`;
+    },
+  },
+  {
     id: 'look-alike-program-name',
     why: 'a program name with non-ASCII letters (a look-alike of another program)',
     check({ path }) {
+      // A name that folds to ASCII (full-width `ｌｓ`) is judged as it reads on screen (assess.ts); one that does not is a look-alike.
       // eslint-disable-next-line no-control-regex
-      return /[^\x00-\x7f]/.test(path) && !isUnknown(path) ? `the program name ${showWord(path)} has non-ASCII letters (a look-alike of another program's name)` : undefined;
+      return /[^\x00-\x7f]/.test(path.normalize('NFKC')) && !isUnknown(path) ? `the program name ${showWord(path)} has non-ASCII letters (a look-alike of another program's name)` : undefined;
     },
   },
 ];
+
+/** Container engines' global options that take a value (`docker --log-level debug stop x`). */
+const ENGINE_VALUE_OPTIONS = /^(-H|--host|-c|--context|-l|--log-level|--config|--tlscacert|--tlscert|--tlskey|--url|--connection|--identity|--root|--runroot|--storage-driver|--cgroup-manager|--namespace|-n|--address|-a)$/;
+
+/** A container engine's subcommand after its global options, with its position. */
+function engineSubcommand(args: readonly string[]): { sub: string; at: number } {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i];
+    if (word === '--') return { sub: args[i + 1] ?? '', at: i + 1 };
+    if (!word.startsWith('-')) return { sub: word, at: i };
+    if (ENGINE_VALUE_OPTIONS.test(word)) i++;
+  }
+  return { sub: '', at: args.length };
+}
 
 /** docker compose's verb after its global options (`-f prod.yml`, `-p name`, `--env-file x`). */
 function composeVerb(args: readonly string[]): string {
@@ -241,7 +267,9 @@ export function runsFileMadeExecutable(commands: readonly SimpleCommand[], ctx: 
     }
     if (made.size === 0) continue;
     const runs = SHELLS.has(name) || isInterpreter(name) ? [command.path, ...args.filter((w) => !w.startsWith('-')).slice(0, 1)] : [command.path];
-    const hit = runs.find((word) => word.includes('/') || SHELLS.has(name) || isInterpreter(name) ? made.has(where(word, command.cwd)) : false);
+    // The folder a later command runs in is not always known (`chmod +x /tmp/x.sh && ./x.sh` after a cd): a file of the same name counts.
+    const names = new Set([...made].map((path) => posix.basename(path)));
+    const hit = runs.find((word) => (word.includes('/') || SHELLS.has(name) || isInterpreter(name) ? made.has(where(word, command.cwd)) || (word.startsWith('./') && names.has(posix.basename(word))) : false));
     if (hit) return `runs ${showWord(hit)}, which it just made executable (what it holds is not read)`;
   }
   return undefined;

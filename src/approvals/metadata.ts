@@ -29,11 +29,27 @@ function address(token: string): string | undefined {
   return undefined;
 }
 
+/**
+ * `host` in `text` as a whole name or address, not inside a longer one: `169.254.169.2540` and
+ * `metadata.google.internal.example.com` name other hosts, while `169.254.169.254.nip.io`
+ * (wildcard DNS) and `metadata.google.internal.` (a trailing dot) still reach the service.
+ */
+function named(text: string, host: string): boolean {
+  const address = /^[\d.]+$|:/.test(host);
+  for (let at = text.indexOf(host); at >= 0; at = text.indexOf(host, at + 1)) {
+    const before = text.slice(Math.max(0, at - 2), at);
+    const after = text.slice(at + host.length, at + host.length + 2);
+    const longer = address ? /\d$|\d\.$/.test(before) || /^\.?\d/.test(after) : /[a-z0-9-]$/.test(before) || /^\.?[a-z0-9-]/.test(after);
+    if (!longer) return true;
+  }
+  return false;
+}
+
 /** The metadata service a word names, or undefined. */
 export function metadataIn(word: string): string | undefined {
   const lower = word.toLowerCase();
-  for (const name of NAMES) if (lower.includes(name.host)) return `${name.host}, ${name.reason}`;
-  for (const [, entry] of ADDRESSES) if (lower.includes(entry.host)) return `${entry.host}, ${entry.reason}`;
+  for (const name of NAMES) if (named(lower, name.host)) return `${name.host}, ${name.reason}`;
+  for (const [, entry] of ADDRESSES) if (named(lower, entry.host)) return `${entry.host}, ${entry.reason}`;
   if (!/[\d]/.test(lower)) return undefined;
   for (const token of lower.split(/[^0-9a-fx.:]+/)) {
     // No spelling of an address is longer; a long run of hex digits is not one, and would be slow to try.

@@ -195,7 +195,7 @@ export const PROGRAM_OPTIONS: Record<string, OptionSpec> = {
     },
   },
   killall: {
-    flags: 'eIgilqrvwZ',
+    flags: 'eIgilqrvwZV',
     values: 'suyonZ',
     dashNumber: true,
     long: { ...common, ...flags('exact', 'ignore-case', 'process-group', 'interactive', 'list', 'quiet', 'regexp', 'verbose', 'wait'), ...values('signal', 'user', 'younger-than', 'older-than', 'ns', 'context') },

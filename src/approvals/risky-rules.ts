@@ -70,6 +70,9 @@ function gitSubcommand(argv: string[]): { sub: string; args: string[] } {
   return { sub, args };
 }
 
+/** A repository's `.git` folder: deleting it loses every commit not pushed. */
+const isGitFolder = (path: string) => path.replace(/\/+$/, '').split('/').pop() === '.git';
+
 export const RISKY_RULES: readonly Rule[] = [
   {
     id: 'git-discards-work',
@@ -218,8 +221,9 @@ export const RISKY_RULES: readonly Rule[] = [
       if (!hasOption(parsed, '-r', '-R', '--recursive')) return undefined;
       const target = parsed.operands.find((operand) => {
         const path = globParent(expandPath(operand, ctx, cwd));
-        return (path.startsWith('/') && !(within(path, '/tmp') && path !== '/tmp')) || path.split('/').includes('..') || path === '*' || path === '.';
+        return (path.startsWith('/') && !(within(path, '/tmp') && path !== '/tmp')) || path.split('/').includes('..') || path === '*' || path === '.' || isGitFolder(path);
       });
+      if (target !== undefined && isGitFolder(globParent(expandPath(target, ctx, cwd)))) return `recursive delete of ${showWord(target)} (a repository's whole history)`;
       return target === undefined ? undefined : `recursive delete of ${showWord(target)}`;
     },
   },

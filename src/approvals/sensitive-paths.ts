@@ -63,7 +63,9 @@ function shown(path: string, ctx: PathContext): string {
 /** Why writing `path` needs the user's approval, or undefined when it does not. */
 export function sensitiveWrite(path: string, ctx: PathContext, cwd?: string): string | undefined {
   if (path.includes('\0')) return undefined;
-  const full = expandPath(path, ctx, cwd);
+  const expanded = expandPath(path, ctx, cwd);
+  // macOS keeps /etc at /private/etc (/etc is a link to it): the same files.
+  const full = /^\/private\/etc(\/|$)/.test(expanded) ? expanded.slice('/private'.length) : expanded;
   if (!full.startsWith('/')) return undefined;
   // Another user's home counts as much as this one's (`/root/.ssh`, `/home/bob/.bashrc`).
   const other = /^\/root(?=\/|$)|^\/(home|Users)\/[^/]+/.exec(full)?.[0];

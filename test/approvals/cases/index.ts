@@ -6,6 +6,7 @@ import { INTERPRETERS } from './interpreters.js';
 import { LISTED_KINDS } from './listed.js';
 import { ORDINARY } from './ordinary.js';
 import { ENV_SPLIT, NEVER_RUNS, NOT_COMMENTS } from './shell-reading.js';
+import { PARITY_ASKS, PARITY_PASSES } from './parity-rules.js';
 import { GATEWAY_KILL, METADATA } from './processes.js';
 import { DOWNLOADS, STDIN_SHELLS } from './stdin.js';
 import type { CaseGroup } from './types.js';
@@ -41,5 +42,7 @@ export const CASE_GROUPS: readonly CaseGroup[] = [
   NOT_COMMENTS,
   ENV_SPLIT,
   NEVER_RUNS,
+  PARITY_ASKS,
+  PARITY_PASSES,
   ORDINARY,
 ];
