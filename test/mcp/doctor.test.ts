@@ -1,21 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { runCli } from '../environments/cli-harness.js';
 import { everythingStdio } from './servers.js';
+import { tempFoldersPerTest } from '../helpers/temp-folders.js';
 
 /* `hermes doctor` starts each configured MCP server once and says whether it came up. */
-const folders: string[] = [];
-afterEach(() => {
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
-});
+const tempFolder = tempFoldersPerTest();
 
 describe('hermes doctor: MCP servers', () => {
   it('reports a server that starts with its tools, fails one that cannot start with what to do, and notes a disabled one', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'hermes-mcp-doctor-'));
-    folders.push(home);
+    const home = tempFolder('hermes-mcp-doctor-');
     writeFileSync(
       join(home, 'config.yaml'),
       stringify({

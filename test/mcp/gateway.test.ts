@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { silentLogger } from '../../src/shared/index.js';
-import { createAgent, type Agent } from '../../src/agent/index.js';
+import type { Agent } from '../../src/agent/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
 import { Gateway } from '../../src/gateway/index.js';
 import { harness, type Harness } from '../agent/harness.js';
@@ -11,19 +10,18 @@ import { everythingStdio } from './servers.js';
 
 /* /status names each MCP server and its state; /reload-mcp (or /reload_mcp) applies config.yaml's mcp_servers. */
 let h: Harness;
+/** The agent of the test's gateway (h.cleanup closes it). */
 let agent: Agent | undefined;
 let gateway: Gateway | undefined;
 afterEach(async () => {
   await gateway?.stop();
   gateway = undefined;
-  await agent?.close();
-  agent = undefined;
   await h?.cleanup();
 });
 
 async function setup(overrides: ConfigOverrides) {
   h = await harness();
-  agent = await createAgent({ config: h.config(overrides), paths: h.paths, warnings: [] }, { logger: silentLogger() });
+  agent = await h.realAgent(overrides);
   const adapter = new RecordingAdapter();
   gateway = new Gateway({ agent, config: testConfig(), env: { GATEWAY_ALLOW_ALL_USERS: 'true' } });
   gateway.register(adapter);

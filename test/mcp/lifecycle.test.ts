@@ -1,18 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { hermesPaths, validateConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/shared/index.js';
 import { McpServers, mcpStatusLines, reloadMcpServers, type McpServerStatus } from '../../src/mcp/index.js';
 import { everythingStdio, startHttpEverything, type HttpEverything } from './servers.js';
+import { tempFoldersPerTest } from '../helpers/temp-folders.js';
 
 /*
  * A server's life: started, killed, reported, started again; one that cannot start is
  * reported and takes nothing else down; /reload-mcp applies a changed config.yaml.
  */
-const folders: string[] = [];
+const tempFolder = tempFoldersPerTest();
 let servers: McpServers | undefined;
 let http: HttpEverything | undefined;
 afterEach(async () => {
@@ -20,7 +19,6 @@ afterEach(async () => {
   servers = undefined;
   await http?.close();
   http = undefined;
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
 const settings = (mcp: Record<string, unknown>) => validateConfig({ mcp_servers: mcp }, 'test').config.mcp_servers;
@@ -121,14 +119,13 @@ describe('MCP server lifecycle', () => {
   });
 
   it('a ${NAME} is read from HERMES_HOME/.env: /reload-mcp loads it, and the server gets the value', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'hermes-mcp-dotenv-'));
-    folders.push(home);
+    const home = tempFolder('hermes-mcp-dotenv-');
     const paths = hermesPaths(home);
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH };
     writeFileSync(paths.env, 'MCP_TEST_DOTENV_TOKEN=from-the-dotenv-file\n');
     writeFileSync(paths.config, stringify({ mcp_servers: { everything: everythingStdio({ env: { SERVER_TOKEN: '${MCP_TEST_DOTENV_TOKEN}' } }) } }));
     servers = new McpServers({ logger: silentLogger(), env });
-    expect(await reloadMcpServers(servers, paths, env)).toMatch(/^MCP servers reloaded: started everything\./);
+    expect(await reloadMcpServers(servers, paths)).toMatch(/^MCP servers reloaded: started everything\./);
     const outcome = await servers.get('everything')!.call('get-env', {}, signal());
     if (!('result' in outcome)) throw new Error(outcome.error);
     const part = outcome.result.content[0]!;
@@ -136,8 +133,7 @@ describe('MCP server lifecycle', () => {
   });
 
   it('/reload-mcp reads config.yaml again: a new server starts, a changed one restarts, a removed one stops; an invalid file changes nothing', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'hermes-mcp-reload-'));
-    folders.push(home);
+    const home = tempFolder('hermes-mcp-reload-');
     const paths = hermesPaths(home);
     servers = new McpServers({ logger: silentLogger() });
     await servers.load(settings({ one: everythingStdio(), two: everythingStdio() }));

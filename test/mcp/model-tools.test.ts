@@ -1,35 +1,27 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { silentLogger } from '../../src/shared/index.js';
-import { createAgent, type Agent } from '../../src/agent/index.js';
+import { type Agent } from '../../src/agent/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
 import { harness, toolMessages, type Harness } from '../agent/harness.js';
 import { everythingStdio, filesystemStdio, startHttpEverything, type HttpEverything } from './servers.js';
+import { tempFoldersPerTest } from '../helpers/temp-folders.js';
 
 /*
  * The model calls MCP tools of the real reference servers: server-everything over stdio
  * and over streamable HTTP, server-filesystem on a temp folder. The fake model makes the
  * tool calls; the agent is the one createAgent wires.
  */
+const tempFolder = tempFoldersPerTest();
 let h: Harness;
-let agent: Agent | undefined;
 let http: HttpEverything | undefined;
-const folders: string[] = [];
 afterEach(async () => {
-  await agent?.close();
-  agent = undefined;
   await http?.close();
   http = undefined;
   await h?.cleanup();
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-async function realAgent(overrides: ConfigOverrides): Promise<Agent> {
-  agent = await createAgent({ config: h.config(overrides), paths: h.paths, warnings: [] }, { logger: silentLogger() });
-  return agent;
-}
+const realAgent = (overrides: ConfigOverrides): Promise<Agent> => h.realAgent(overrides);
 
 /** The tool result the model was sent for the call with `id`. */
 async function resultOf(id: string, requestIndex = 1): Promise<unknown> {
@@ -66,8 +58,7 @@ describe('MCP tools for the model', () => {
 
   it('server-filesystem on a temp folder: the model reads a file through it, and tools.include leaves out the rest', async () => {
     h = await harness();
-    const folder = mkdtempSync(join(tmpdir(), 'hermes-mcp-fs-'));
-    folders.push(folder);
+    const folder = tempFolder('hermes-mcp-fs-');
     writeFileSync(join(folder, 'note.txt'), 'from the filesystem server\n');
     h.fake.enqueue({ toolCalls: [{ id: 'read', name: 'mcp__files__read_text_file', arguments: { path: join(folder, 'note.txt') } }] }, { text: 'read' });
     const running = await realAgent({

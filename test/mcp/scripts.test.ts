@@ -1,15 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findExecutable } from '../../src/environments/index.js';
-import { silentLogger } from '../../src/shared/index.js';
-import { createAgent, type Agent } from '../../src/agent/index.js';
+import { type Agent } from '../../src/agent/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { SCRIPT_MCP_REASON } from '../../src/mcp/index.js';
 import { harness, toolMessages, type Harness } from '../agent/harness.js';
 import { everythingStdio, filesystemStdio } from './servers.js';
+import { tempFoldersPerTest } from '../helpers/temp-folders.js';
 
 /*
  * Scripts call MCP servers through `from hermes_tools import mcp`, over the same RPC as the
@@ -18,20 +17,14 @@ import { everythingStdio, filesystemStdio } from './servers.js';
 const hasPython = findExecutable('python3') !== undefined;
 if (!hasPython && process.env.CI !== 'true') console.log('test/mcp/scripts: python3 not found; skipping');
 
+const temp = tempFoldersPerTest();
+const tempFolder = () => temp('hermes-mcp-script-');
 let h: Harness;
-let agent: Agent | undefined;
-const folders: string[] = [];
 afterEach(async () => {
-  await agent?.close();
-  agent = undefined;
   await h?.cleanup();
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-async function realAgent(overrides: ConfigOverrides): Promise<Agent> {
-  agent = await createAgent({ config: h.config(overrides), paths: h.paths, warnings: [] }, { logger: silentLogger() });
-  return agent;
-}
+const realAgent = (overrides: ConfigOverrides): Promise<Agent> => h.realAgent(overrides);
 
 interface CodeResult {
   status: string;
@@ -48,12 +41,6 @@ async function runScript(running: Agent, source: string, requestApproval?: (requ
   const message = toolMessages(request.body).find((m) => m.tool_call_id === 'code');
   return JSON.parse(message!.content) as CodeResult;
 }
-
-const tempFolder = () => {
-  const folder = mkdtempSync(join(tmpdir(), 'hermes-mcp-script-'));
-  folders.push(folder);
-  return folder;
-};
 
 describe.runIf(hasPython || process.env.CI === 'true')('MCP from execute_code scripts', () => {
   it('a script makes ten MCP calls in one execute_code: one model turn, ten calls counted, results in the MCP content shape', async () => {
