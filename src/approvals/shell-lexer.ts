@@ -127,8 +127,14 @@ function closeBrace(text: string, from: number): number {
   return text.length;
 }
 
-/** `$'…'` escapes, as bash decodes them. */
+/** `$'…'` escapes, as bash decodes them; a NUL (`\0`, `\c@`, `\x00`) ends the string there, as it does in bash. */
 function ansiC(body: string): string {
+  const decoded = decodeAnsi(body);
+  const nul = decoded.indexOf('\0');
+  return nul < 0 ? decoded : decoded.slice(0, nul);
+}
+
+function decodeAnsi(body: string): string {
   const simple: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
   return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (_all, esc: string) => {
     if (esc in simple) return simple[esc];

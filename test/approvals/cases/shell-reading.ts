@@ -37,6 +37,9 @@ export const ENV_SPLIT: CaseGroup = {
       'env X-Y=1 bash -c reboot',
       "env --argv0 name -S 'sh -c reboot'",
       "env -a name sh -c 'rm -rf ~'",
+      // A NUL ends a $'…' string in bash: what follows it inside the quotes is dropped.
+      "env --s$'\\0junk'='sh -c poweroff'",
+      "su -c shut$'\\c@x'down ada",
     ),
     ...safe("env -S 'echo\\_reboot'", "env -S 'printf hi\\cdone; reboot'"),
   ],
