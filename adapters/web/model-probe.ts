@@ -1,4 +1,5 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import { openAIClient } from '../../src/agent/openai-client.js';
 import { errorMessage } from '../../src/shared/errors.js';
 
 /** How long the page's look-ups may take: the form waits for them. */
@@ -11,7 +12,7 @@ export interface Endpoint {
 }
 
 function client(endpoint: Endpoint): OpenAI {
-  return new OpenAI({ baseURL: endpoint.baseUrl, apiKey: endpoint.apiKey || 'no-key-set', maxRetries: 0, timeout: PROBE_TIMEOUT_MS });
+  return openAIClient({ baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey, timeoutMs: PROBE_TIMEOUT_MS });
 }
 
 /** What went wrong, in the endpoint's words, with the key cut out should a server echo it. */

@@ -4,15 +4,10 @@ import { dotEnvProblem } from '../../src/config/dotenv.js';
 import type { ScopedKey } from '../../src/config/key-scope.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { listModels, probeError, testCall, type Endpoint } from './model-probe.js';
+import { MODEL_PROVIDERS as PROVIDERS, isModelProvider, type ModelProviderId as ProviderId } from '../../src/agent/model-providers.js';
 
-/** The providers the form offers, and the variable each keeps its key in. */
-export const PROVIDERS = {
-  openai: { label: 'OpenAI', apiKeyEnv: 'OPENAI_API_KEY', needsKey: true },
-  openrouter: { label: 'OpenRouter', apiKeyEnv: 'OPENROUTER_API_KEY', needsKey: true },
-  ollama: { label: 'Ollama', apiKeyEnv: 'OLLAMA_API_KEY', needsKey: false },
-  custom: { label: 'OpenAI-compatible', apiKeyEnv: 'MODEL_API_KEY', needsKey: false },
-} as const;
-export type ProviderId = keyof typeof PROVIDERS;
+/** The providers the form offers, and the variable each keeps its key in: setup's table. */
+export { MODEL_PROVIDERS as PROVIDERS, type ModelProviderId as ProviderId } from '../../src/agent/model-providers.js';
 
 /** The model settings as the form shows them; the key itself never leaves the gateway. */
 export interface SettingsView {
@@ -50,15 +45,11 @@ export interface SettingsDeps {
 
 type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 
-function isProvider(value: unknown): value is ProviderId {
-  return typeof value === 'string' && Object.hasOwn(PROVIDERS, value);
-}
-
 /** Reads and checks the form's fields; `needModel` for the test call and the save. */
 function readSettings(body: unknown, needModel: boolean): Checked<ModelSettings> {
   if (typeof body !== 'object' || body === null) return { ok: false, error: 'send {"provider", "baseUrl", "apiKey", "model"} as JSON' };
   const { provider, baseUrl, apiKey = '', model = '' } = body as Record<string, unknown>;
-  if (!isProvider(provider)) return { ok: false, error: `provider must be one of ${Object.keys(PROVIDERS).join(', ')}` };
+  if (!isModelProvider(provider)) return { ok: false, error: `provider must be one of ${Object.keys(PROVIDERS).join(', ')}` };
   if (typeof baseUrl !== 'string' || !/^https?:\/\/[^\s]+$/.test(baseUrl.trim())) {
     return { ok: false, error: 'Base URL must be an http:// or https:// address, such as http://127.0.0.1:11434/v1' };
   }

@@ -1,4 +1,5 @@
-import OpenAI, { APIConnectionTimeoutError, APIError } from 'openai';
+import { APIConnectionTimeoutError, APIError } from 'openai';
+import { openAIClient } from './openai-client.js';
 import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HermesConfig } from '../config/schema.js';
@@ -181,14 +182,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   const settings = options.model;
   const env = options.env ?? process.env;
   const baseMs = options.retryBaseMs ?? 500;
-  // Local servers take any key, and the SDK refuses to start without one.
-  const apiKey = env[settings.api_key_env] || 'no-key-set';
-  const client = new OpenAI({
-    baseURL: settings.base_url,
-    apiKey,
-    timeout: settings.timeout * 1000,
-    maxRetries: 0,
-  });
+  const client = openAIClient({ baseUrl: settings.base_url, apiKey: env[settings.api_key_env], timeoutMs: settings.timeout * 1000 });
   const logger = options.logger.child({ model: settings.name });
   let usageInStream = true;
   // model.stream is on by default; an endpoint that turns out not to stream is asked without it from then on.

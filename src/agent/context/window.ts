@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import { openAIClient } from '../openai-client.js';
 import type { HermesConfig } from '../../config/schema.js';
 import type { Logger } from '../../shared/logger.js';
 
@@ -79,7 +79,7 @@ export class ContextWindows {
   private async fetchList(signal: AbortSignal): Promise<ModelList> {
     const settings = this.options.model;
     const env = this.options.env ?? process.env;
-    const client = new OpenAI({ baseURL: settings.base_url, apiKey: env[settings.api_key_env] || 'no-key-set', maxRetries: 0, timeout: LIST_TIMEOUT_MS });
+    const client = openAIClient({ baseUrl: settings.base_url, apiKey: env[settings.api_key_env], timeoutMs: LIST_TIMEOUT_MS });
     const ids: string[] = [];
     const windows = new Map<string, number>();
     for await (const entry of client.models.list({ signal })) {

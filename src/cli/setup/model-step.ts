@@ -2,23 +2,14 @@ import { defaultConfig, savedKeyFor, type HermesConfig } from '../../config/inde
 import { errorMessage } from '../../shared/errors.js';
 import { checkModel, type ModelCheckResult } from '../model-check.js';
 import type { Asker } from './ask.js';
+import { MODEL_PROVIDERS, isModelProvider, type ModelProviderId } from '../../agent/model-providers.js';
 
 /*
  * The model step of `hermes setup`: a provider, its URL, the key (kept in HERMES_HOME/.env
  * under the provider's variable), a model picked from the server's list, and one test call.
- * The ids and variables are the web chat's settings form's, so both write the same config.
+ * The providers are the web chat's settings form's (one table), so both write the same config.
  */
-export const MODEL_PROVIDERS = {
-  openai: { label: 'OpenAI', apiKeyEnv: 'OPENAI_API_KEY', needsKey: true, baseUrl: 'default' },
-  openrouter: { label: 'OpenRouter', apiKeyEnv: 'OPENROUTER_API_KEY', needsKey: true, baseUrl: 'ask' },
-  ollama: { label: 'Ollama on this machine', apiKeyEnv: 'OLLAMA_API_KEY', needsKey: false, baseUrl: 'http://127.0.0.1:11434/v1' },
-  custom: { label: 'any OpenAI-compatible server (vLLM, llama.cpp, LM Studio…)', apiKeyEnv: 'MODEL_API_KEY', needsKey: false, baseUrl: 'ask' },
-} as const;
-export type ModelProviderId = keyof typeof MODEL_PROVIDERS;
-
-export function isModelProvider(value: string): value is ModelProviderId {
-  return Object.hasOwn(MODEL_PROVIDERS, value);
-}
+export { MODEL_PROVIDERS, isModelProvider, type ModelProviderId } from '../../agent/model-providers.js';
 
 /** The model settings setup writes: config keys, and the key for .env (empty: keep what is there). */
 export interface ModelChoice {
@@ -41,8 +32,8 @@ export function baseUrlProblem(url: string): string | undefined {
 
 /** The model ids the server lists (GET <base>/models), or why it could not say. */
 export async function listModels(baseUrl: string, apiKey: string): Promise<{ ids: string[] } | { error: string }> {
-  const { default: OpenAI } = await import('openai');
-  const client = new OpenAI({ baseURL: baseUrl, apiKey: apiKey || 'no-key-set', maxRetries: 0, timeout: 15_000 });
+  const { openAIClient } = await import('../../agent/openai-client.js');
+  const client = openAIClient({ baseUrl, apiKey, timeoutMs: 15_000 });
   try {
     const ids: string[] = [];
     for await (const model of client.models.list()) ids.push(model.id);
