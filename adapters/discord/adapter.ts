@@ -19,7 +19,8 @@ import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/
 import { approvalRow, DISCORD_APPROVAL_BUTTONS, fitMessage } from './approval.js';
 import { commandOptionName, DISCORD_COMMAND_NAMES, DISCORD_COMMANDS } from './commands.js';
 import { discordAttachments, discordUpload, DISCORD_FILE_MAX_BYTES, type DiscordUpload } from './files.js';
-import { decodeDiscordTarget, discordThreadKey, stripBotMention, threadName, type DiscordReplyTarget } from './inbound.js';
+import { DISCORD_THREAD } from './thread-ref.js';
+import { discordThreadKey, stripBotMention, threadName, type DiscordReplyTarget } from './inbound.js';
 
 /** How the Discord adapter connects. */
 export interface DiscordAdapterOptions {
@@ -70,6 +71,7 @@ const NO_PINGS = { parse: [] as never[] };
 export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
   readonly name = 'discord';
   readonly maxMessageLength = 2000;
+  readonly thread = DISCORD_THREAD;
   /** Message edits share a per-channel bucket of about 5 per 5 s. */
   readonly minEditIntervalMs = 1000;
   /** Discord shows "typing…" for about 10 s per request. */
@@ -229,10 +231,6 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
   }
 
   /** A target the outbox kept, read back; undefined unless it has a Discord channel. */
-  decodeTarget(data: unknown): DiscordReplyTarget | undefined {
-    return decodeDiscordTarget(data);
-  }
-
   private rest(): Client['rest'] {
     if (!this.client) throw new DiscordAdapterError('The Discord adapter is not started; call start() before sending.');
     return this.client.rest;

@@ -13,6 +13,7 @@ import type { SlackEventClaims } from './event-claims.js';
 import { slackLogger } from './slack-logger.js';
 import { chatStream, platformError, slackVerdict, SLACK_STREAM_INTERVAL_MS } from './stream.js';
 import { readHermesCommand, type SlackSlashCommand } from './slash-command.js';
+import { SLACK_THREAD } from './thread-ref.js';
 
 /** How the Slack adapter connects. */
 export interface SlackAdapterOptions {
@@ -52,6 +53,7 @@ const TURN_REACTIONS: Record<Exclude<TurnReaction, 'none'>, string> = { working:
  */
 export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
   readonly name = 'slack';
+  readonly thread = SLACK_THREAD;
   /**
    * 3,000: the most a section block's text may hold, and under the 4,000 Slack advises for a
    * message's `text`; it leaves room for the `&amp;` escaping mrkdwn adds after splitting.
@@ -189,17 +191,6 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
   }
 
   /** A target the outbox kept, read back; undefined unless it names a channel and a message. */
-  decodeTarget(data: unknown): SlackReplyTarget | undefined {
-    if (typeof data !== 'object' || data === null) return undefined;
-    const fields = data as Partial<Record<keyof SlackReplyTarget, unknown>>;
-    if (typeof fields.threadKey !== 'string' || typeof fields.channel !== 'string' || typeof fields.messageTs !== 'string') return undefined;
-    const target: SlackReplyTarget = { threadKey: fields.threadKey, channel: fields.channel, messageTs: fields.messageTs };
-    if (typeof fields.threadTs === 'string') target.threadTs = fields.threadTs;
-    if (typeof fields.userId === 'string') target.userId = fields.userId;
-    if (typeof fields.teamId === 'string') target.teamId = fields.teamId;
-    return target;
-  }
-
   /** 👀 on the asking message while the turn runs, then ✅ or ❌ (`display.reactions`). */
   async react(target: SlackReplyTarget, reaction: TurnReaction): Promise<void> {
     const key = `${target.channel}:${target.messageTs}`;

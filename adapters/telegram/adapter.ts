@@ -10,6 +10,7 @@ import type { AttachmentDescription, DeliveryVerdict, InboundAttachment, Inbound
 import { redisUrlFrom } from '../../src/coordination/redis-url.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
+import { TELEGRAM_THREAD } from './thread-ref.js';
 import { APPROVAL_KEYBOARD, pressToInbound, inboundFrom } from './approval.js';
 import { markdownToTelegramHtml } from './html.js';
 import { draftMessage, telegramVerdict, TELEGRAM_EDIT_INTERVAL_MS } from './stream.js';
@@ -74,6 +75,7 @@ const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
 export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
   readonly name = 'telegram';
   readonly maxMessageLength = 4096;
+  readonly thread = TELEGRAM_THREAD;
   /** Telegram tolerates about one edit a second per chat. */
   readonly minEditIntervalMs = TELEGRAM_EDIT_INTERVAL_MS;
   /** "typing…" shows for five seconds. */
@@ -279,21 +281,6 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
   }
 
   /** A target the outbox kept, read back; undefined unless it has a Telegram chat id. */
-  decodeTarget(data: unknown): TelegramReplyTarget | undefined {
-    if (typeof data !== 'object' || data === null) return undefined;
-    const fields = data as Partial<Record<keyof TelegramReplyTarget, unknown>>;
-    if (typeof fields.threadKey !== 'string' || typeof fields.chatId !== 'number') return undefined;
-    const optional = (value: unknown) => (typeof value === 'number' ? value : undefined);
-    const target: TelegramReplyTarget = { threadKey: fields.threadKey, chatId: fields.chatId };
-    const topic = optional(fields.messageThreadId);
-    const quoted = optional(fields.replyToMessageId);
-    const asked = optional(fields.messageId);
-    if (topic !== undefined) target.messageThreadId = topic;
-    if (quoted !== undefined) target.replyToMessageId = quoted;
-    if (asked !== undefined) target.messageId = asked;
-    return target;
-  }
-
   async typing(replyTo: TelegramReplyTarget): Promise<void> {
     const target = replyTo;
     await this.bot.api.sendChatAction(

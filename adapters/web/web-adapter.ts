@@ -10,7 +10,7 @@ import { setDotEnvValue } from '../../src/config/dotenv.js';
 import { applyConfigChanges } from '../../src/config/watch.js';
 import { savedKeyFor } from '../../src/config/key-scope.js';
 import type { HermesPaths } from '../../src/config/paths.js';
-import type { InboundAttachment, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, StreamedMessage, TurnNotice } from '../../src/gateway/types.js';
+import type { InboundAttachment, MessageHandler, OutboundFile, PlatformAdapter, StreamedMessage, TurnNotice } from '../../src/gateway/types.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { isLoopbackHost, WebChatError } from './access.js';
@@ -21,8 +21,9 @@ import { PROVIDERS, type ModelSettings, type ProviderId, type SettingsView } fro
 import { loadAssets } from './assets.js';
 import { LiveHub, type LiveChannel } from './live-hub.js';
 import { resolveWebLogin } from './login.js';
-import { isThreadId, TranscriptStore } from './transcript.js';
+import { TranscriptStore } from './transcript.js';
 import type { FileRef, WebEntry, WebReplyTarget } from './types.js';
+import { WEB_THREAD, webThreadKey } from './thread-ref.js';
 
 export interface WebAdapterOptions {
   /** The loaded configuration: `platforms.web` and, for the page's set-up help, `model`. */
@@ -56,21 +57,14 @@ const WEB_STREAM_INTERVAL_MS = 50;
 /** The user on the other side of the page; the web chat has one (it is local or token-guarded). */
 const WEB_USER = { id: 'web-local', name: 'You' } as const;
 
-/** The thread id inside a `web:<id>` thread key, or undefined for anything else. */
-export function threadIdOf(replyTo: ReplyTarget): string | undefined {
-  const key = replyTo.threadKey;
-  if (typeof key !== 'string' || !key.startsWith('web:')) return undefined;
-  const id = key.slice(4);
-  return isThreadId(id) ? id : undefined;
-}
-
 /**
  * The local web chat as a platform adapter: an HTTP server (Hono on node:http) serving one
  * page, whose threads are sessions keyed `web:<id>`. Replies arrive through `send`, live tool
  * activity and turn notices through `onAgentEvent`; both reach the page over server-sent events.
  */
-export class WebAdapter implements PlatformAdapter {
+export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
   readonly name = 'web';
+  readonly thread = WEB_THREAD;
   /** Only this machine's user reaches it: loopback, behind the token. */
   readonly audience = 'owner' as const;
   /** The page shows long answers whole; the gateway need not split them. */
@@ -86,7 +80,7 @@ export class WebAdapter implements PlatformAdapter {
   private readonly activity: ThreadActivity;
   private readonly logger: Logger;
   private server: Server | undefined;
-  private handler: MessageHandler | undefined;
+  private handler: MessageHandler<WebReplyTarget> | undefined;
   private stopping: AbortController | undefined;
   private address: { url: string; openUrl: string } | undefined;
 
@@ -110,7 +104,7 @@ export class WebAdapter implements PlatformAdapter {
     return this.address?.openUrl;
   }
 
-  async start(handler: MessageHandler, signal: AbortSignal): Promise<void> {
+  async start(handler: MessageHandler<WebReplyTarget>, signal: AbortSignal): Promise<void> {
     if (this.server) return;
     const web = this.options.config.platforms.web;
     const { host, port } = web;
@@ -183,14 +177,13 @@ export class WebAdapter implements PlatformAdapter {
     this.logger.info('web chat stopped');
   }
 
-  async send(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
-    const threadId = this.threadOf(replyTo);
-    return { messageId: this.activity.reply(threadId, text) };
+  async send(replyTo: WebReplyTarget, text: string): Promise<{ messageId: string }> {
+    return { messageId: this.activity.reply(replyTo.threadId, text) };
   }
 
   /** Keeps the file and shows it in the thread: a picture inline (PNG, JPEG, GIF, WebP), and a download link. */
-  async sendFile(replyTo: ReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
-    const threadId = this.threadOf(replyTo);
+  async sendFile(replyTo: WebReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
+    const { threadId } = replyTo;
     const kept = await this.files.keep(threadId, file);
     const url = `/api/threads/${threadId}/files/${kept.id}`;
     return { messageId: this.activity.file(threadId, { file: kept, url, preview: previewable(kept.mimeType), ...(file.caption ? { caption: file.caption } : {}) }) };
@@ -198,7 +191,7 @@ export class WebAdapter implements PlatformAdapter {
 
   /** A reply streams into one entry of the page as the model writes it; its final text is that entry. */
   openStream(target: WebReplyTarget): StreamedMessage {
-    const threadId = this.threadOf(target);
+    const { threadId } = target;
     let id: string | undefined;
     return {
       minIntervalMs: WEB_STREAM_INTERVAL_MS,
@@ -213,18 +206,17 @@ export class WebAdapter implements PlatformAdapter {
   }
 
   /** Shows the request with Approve once, This session, Always and Deny; a press sends that command from the page. */
-  async askApproval(replyTo: ReplyTarget, text: string): Promise<{ messageId: string }> {
-    return { messageId: this.activity.approval(this.threadOf(replyTo), text) };
+  async askApproval(replyTo: WebReplyTarget, text: string): Promise<{ messageId: string }> {
+    return { messageId: this.activity.approval(replyTo.threadId, text) };
   }
 
   /** The request's bubble says how it ended and loses its buttons (the page has no textual `edit`). */
-  async settleApproval(replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
-    this.activity.settleApproval(this.threadOf(replyTo), messageId, text);
+  async settleApproval(replyTo: WebReplyTarget, messageId: string, text: string): Promise<void> {
+    this.activity.settleApproval(replyTo.threadId, messageId, text);
   }
 
-  onAgentEvent(replyTo: ReplyTarget, event: AgentEvent | TurnNotice): void {
-    const threadId = threadIdOf(replyTo);
-    if (!threadId) return;
+  onAgentEvent(replyTo: WebReplyTarget, event: AgentEvent | TurnNotice): void {
+    const { threadId } = replyTo;
     try {
       this.activity.agentEvent(threadId, event);
     } catch (error) {
@@ -236,12 +228,6 @@ export class WebAdapter implements PlatformAdapter {
   /** An upload another instance received (passed with its message): read from the inbox all instances share. */
   async reopenAttachment(ref: unknown): Promise<InboundAttachment | undefined> {
     return this.files.reopen(ref);
-  }
-
-  private threadOf(replyTo: ReplyTarget): string {
-    const threadId = threadIdOf(replyTo);
-    if (!threadId) throw new WebChatError('WEB_BAD_REPLY_TARGET', `web chat: "${String(replyTo.threadKey)}" is not a web thread key (web:<id>)`);
-    return threadId;
   }
 
   private async submit(threadId: string, text: string, fileIds: string[] = []): Promise<WebEntry> {
@@ -260,7 +246,7 @@ export class WebAdapter implements PlatformAdapter {
     const entry: WebEntry = control ? { kind: 'user', id: `u-stop-${Date.now().toString(36)}`, at: Date.now(), text } : this.activity.userMessage(threadId, text, undefined, refs);
     // Other instances' pages hear of the message before its answer (which may come from one of them).
     if (this.options.sharing) await this.hub.flushed();
-    const threadKey = `web:${threadId}`;
+    const threadKey = webThreadKey(threadId);
     const replyTo: WebReplyTarget = { threadKey, threadId };
     await handler({
       platform: 'web',

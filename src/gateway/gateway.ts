@@ -20,6 +20,7 @@ import type { TurnFiles } from './turn-files.js';
 import type { Environment } from '../environments/index.js';
 import type { InboundMessage, PlatformAdapter, ReplyTarget } from './types.js';
 import { reopenPassedAttachments } from './passed-attachments.js';
+import { readThread } from './thread-ref.js';
 
 
 /**
@@ -70,7 +71,8 @@ export interface GatewayOptions {
 
 /** Chat commands another module answers (/cron, /sethome), and what /stop also stops there. */
 export interface CommandExtension {
-  answer(name: 'cron' | 'sethome', args: string, message: InboundMessage): Promise<string>;
+  /** `target` is the message's reply target as its platform's `ThreadRef` encodes it (where a job delivers). */
+  answer(name: 'cron' | 'sethome', args: string, message: InboundMessage, target: string): Promise<string>;
   /** Stops what runs for `threadKey` (its scheduled jobs, on any instance); returns how many it stopped. */
   stop(threadKey: string): number | Promise<number>;
 }
@@ -135,14 +137,7 @@ export class Gateway {
   async post(platform: string, target: string, text: string): Promise<PostOutcome> {
     const adapter = this.adapters.get(platform);
     if (!adapter) return { error: `the ${platform} platform is not running in this gateway` };
-    let data: unknown;
-    try {
-      data = JSON.parse(target);
-    } catch {
-      return { error: `the reply target is not JSON` };
-    }
-    const plain = typeof data === 'object' && data !== null && 'threadKey' in data && typeof data.threadKey === 'string' ? { ...data, threadKey: data.threadKey } : undefined;
-    const decoded = adapter.decodeTarget ? adapter.decodeTarget(data) : plain;
+    const decoded = readThread(adapter.thread, target, { platform, from: 'a posted job result', logger: this.logger });
     if (!decoded) return { error: `the ${platform} adapter cannot read the reply target` };
     const replies = this.replies(adapter, decoded);
     // Several instances: marked before it is in the outbox, so one starting meanwhile leaves it to this one.
@@ -239,6 +234,14 @@ export class Gateway {
   async dispatchPassed(message: InboundMessage, attachments: unknown): Promise<void> {
     const adapter = this.adapters.get(message.platform);
     if (!adapter || this.closing) return this.dispatch(message);
+    // It came through another instance (Redis): its reply target is read, never trusted.
+    const replyTo = readThread(adapter.thread, message.replyTo, { platform: message.platform, from: 'a message another instance passed', logger: this.logger });
+    if (!replyTo) return;
+    if (replyTo.threadKey !== message.threadKey) {
+      this.logger.error({ platform: message.platform, thread: message.threadKey }, 'a passed message whose reply target names another thread was refused');
+      return;
+    }
+    message = { ...message, replyTo };
     const reopened = await reopenPassedAttachments(attachments, adapter, this.logger);
     if (reopened.refusals.length > 0 && this.access.isAllowed(message.platform, message.user.id)) {
       this.track(this.reply(adapter, message.replyTo, reopened.refusals.join('\n')));
@@ -454,7 +457,7 @@ export class Gateway {
       case 'cron':
       case 'sethome': {
         if (!this.extension) return say('Scheduled jobs are not running in this gateway (cron.enabled is false).');
-        return say(await this.extension.answer(name, args, message));
+        return say(await this.extension.answer(name, args, message, adapter.thread.encode(message.replyTo)));
       }
       case 'new':
         try {

@@ -7,6 +7,7 @@ export type {
   OutboundFile,
   PlatformAdapter,
   ReplyTarget,
+  ThreadRef,
   MessageHandler,
   ChatType,
   TurnNotice,
@@ -14,6 +15,7 @@ export type {
   DeliveryVerdict,
   TurnReaction,
 } from './types.js';
+export { threadRef, readThread, KEY_ONLY_THREAD_REF, type ThreadRefOptions } from './thread-ref.js';
 export { closeFences, openFence } from './stream/fences.js';
 export { editedMessage } from './stream/streamed-message.js';
 export { OutboxStore } from './outbox/store.js';

@@ -3,6 +3,7 @@ import type { ThreadDelivery } from '../stream/delivery.js';
 import type { ThreadReplies } from '../stream/replies.js';
 import { openMessage } from '../stream/streamed-message.js';
 import type { PlatformAdapter, ReplyTarget } from '../types.js';
+import { readThread } from '../thread-ref.js';
 import type { OutboxStore, OutboxTurn } from './store.js';
 
 export interface RecoverDeps {
@@ -43,11 +44,9 @@ export async function recoverOutbox(deps: RecoverDeps): Promise<void> {
     const adapter = deps.adapters.get(turn.platform);
     // A platform not running now keeps its replies for a later start.
     if (!adapter) continue;
-    const target = decodeTarget(adapter, turn);
-    if (!target) {
-      logger.warn({ turn: turn.id, platform: turn.platform }, 'outbox: a reply target that this adapter cannot read; its parts are left undelivered');
-      continue;
-    }
+    const target = readThread(adapter.thread, turn.target, { platform: turn.platform, from: `outbox turn ${turn.id}`, logger });
+    // Its parts are left undelivered.
+    if (!target) continue;
     const thread = threads.get(target.threadKey) ?? [];
     thread.push(() => takeUp(deps, adapter, target, turn));
     threads.set(target.threadKey, thread);
@@ -94,19 +93,4 @@ async function takeUp(deps: RecoverDeps, adapter: PlatformAdapter, target: Reply
     if (turn.kind === 'turn') jobs.push(deps.replies(adapter, target).say(cutOffNotice(turn.input)));
   }
   await Promise.all(jobs);
-}
-
-function decodeTarget(adapter: PlatformAdapter, turn: OutboxTurn): ReplyTarget | undefined {
-  let data: unknown;
-  try {
-    data = JSON.parse(turn.target);
-  } catch {
-    return undefined;
-  }
-  if (adapter.decodeTarget) return adapter.decodeTarget(data);
-  return isReplyTarget(data) ? data : undefined;
-}
-
-function isReplyTarget(value: unknown): value is ReplyTarget {
-  return typeof value === 'object' && value !== null && typeof (value as { threadKey?: unknown }).threadKey === 'string';
 }
