@@ -15,18 +15,6 @@ export interface DiscordReplyTarget extends ReplyTarget {
   reactTo?: { channelId: string; messageId: string };
 }
 
-/** A target the outbox kept (JSON), read back; undefined unless it has a thread key and a channel. */
-export function decodeDiscordTarget(data: unknown): DiscordReplyTarget | undefined {
-  if (typeof data !== 'object' || data === null) return undefined;
-  const fields = data as Partial<Record<keyof DiscordReplyTarget, unknown>>;
-  if (typeof fields.threadKey !== 'string' || !fields.threadKey.startsWith('discord:') || typeof fields.channelId !== 'string') return undefined;
-  // An interaction's token is gone after a restart: replies go to the channel.
-  const target: DiscordReplyTarget = { threadKey: fields.threadKey, channelId: fields.channelId };
-  const on = fields.reactTo as Partial<Record<'channelId' | 'messageId', unknown>> | undefined;
-  if (typeof on?.channelId === 'string' && typeof on.messageId === 'string') target.reactTo = { channelId: on.channelId, messageId: on.messageId };
-  return target;
-}
-
 /** `discord:<guild>:<channel or thread>`, or `discord:dm:<channel>` for direct messages. */
 export function discordThreadKey(guildId: string | null, channelId: string): string {
   return `discord:${guildId ?? 'dm'}:${channelId}`;

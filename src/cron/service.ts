@@ -13,7 +13,7 @@ import { cronjobTool } from './tool.js';
 
 /** What the scheduler needs of the gateway: /cron and /sethome handed over, /stop passed on, and posting through the outbox. */
 export interface CronGateway extends JobPoster {
-  extend(extension: { answer(name: 'cron' | 'sethome', args: string, message: InboundMessage): Promise<string>; stop(threadKey: string): number | Promise<number> }): void;
+  extend(extension: { answer(name: 'cron' | 'sethome', args: string, message: InboundMessage, target: string): Promise<string>; stop(threadKey: string): number | Promise<number> }): void;
 }
 
 export interface CronServiceOptions {
@@ -58,8 +58,8 @@ export class CronService {
     const scheduler = new CronScheduler({ config: config.cron, store: this.store, agent: host.agent, poster: host.gateway, logger: logger.child({ component: 'cron' }), ...(host.claims ? { claims: host.claims } : {}) });
     const jobs = new ThreadJobs(config.cron, this.store, scheduler, this.options.outbox);
     host.gateway.extend({
-      answer: async (name, args, message) => {
-        const thread: CommandThread = { platform: message.platform, threadKey: message.threadKey, target: JSON.stringify(message.replyTo) };
+      answer: async (name, args, message, target) => {
+        const thread: CommandThread = { platform: message.platform, threadKey: message.threadKey, target };
         if (name === 'sethome') {
           // The machine's owner alone writes on a platform whose audience is 'owner' (the web chat).
           const admin = host.audienceOf(message.platform) === 'owner' || isAdmin(config.approvals.admins, message.platform, message.user.id);

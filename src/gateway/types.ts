@@ -1,6 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { AgentEvent } from '../agent/types.js';
 import type { Audience } from '../environments/index.js';
+import type { ReplyTarget, ThreadRef } from './thread-ref.js';
+
+export type { ReplyTarget, ThreadRef } from './thread-ref.js';
 
 export type ChatType = 'dm' | 'group' | 'channel' | 'thread';
 
@@ -8,9 +11,8 @@ export type ChatType = 'dm' | 'group' | 'channel' | 'thread';
 export interface InboundMessage<Target extends ReplyTarget = ReplyTarget> {
   platform: string;
   /**
-   * Opaque, built by the adapter; one session per key:
-   * `slack:<team>:<channel>:<thread_ts or ts>`, `discord:<guild|dm>:<channel or thread>`,
-   * `telegram:<chat_id>[:<message_thread_id>]`, `web:<thread id>`.
+   * Opaque, built by the adapter; one session per key: `<platform>:<the platform's own parts>`
+   * (each platform's reply target says which).
    */
   threadKey: string;
   chat: { id: string; type: ChatType };
@@ -43,8 +45,11 @@ export interface InboundAttachment {
   ref?: AttachmentRef;
 }
 
-/** Where a file can be fetched again: a Telegram file id, or an upload under the web chat's inbox. */
-export type AttachmentRef = { platform: 'telegram'; fileId: string } | { platform: 'web'; upload: string };
+/**
+ * Where a file can be fetched again, as plain data its platform's adapter made (a file id, an
+ * upload's name); only that adapter reads the rest, through `reopenAttachment`.
+ */
+export type AttachmentRef = { readonly platform: string } & Readonly<Record<string, string | number>>;
 
 /** What is known of a file besides its bytes. */
 export type AttachmentDescription = Omit<InboundAttachment, 'open' | 'ref'>;
@@ -62,15 +67,6 @@ export interface OutboundFile {
   caption?: string;
   /** A fresh stream of the bytes; called again when a platform refuses one way and the adapter tries another. */
   open(): Promise<Readable>;
-}
-
-/**
- * Where a reply goes. Every adapter's target has the thread key; the rest is the adapter's own
- * (channel and thread, chat id…), in its own type, plain data that survives JSON (the outbox
- * keeps it so a restart can finish a reply), read back by the adapter's `decodeTarget`.
- */
-export interface ReplyTarget {
-  readonly threadKey: string;
 }
 
 /** Called by an adapter for every inbound message; resolves once the gateway has taken it. */
@@ -114,6 +110,8 @@ export interface PlatformAdapter<Target extends ReplyTarget = ReplyTarget> {
   readonly audience?: Audience;
   /** Longest message the platform accepts, in characters. */
   readonly maxMessageLength: number;
+  /** The thread identity: its reply targets as the database keeps them and read back, validated. */
+  readonly thread: ThreadRef<Target>;
   /** Connects and starts delivering messages to `handler` until `signal` aborts or `stop()`. */
   start(handler: MessageHandler<Target>, signal: AbortSignal): Promise<void>;
   stop(): Promise<void>;
@@ -153,8 +151,6 @@ export interface PlatformAdapter<Target extends ReplyTarget = ReplyTarget> {
    * edits at `minEditIntervalMs`. `resume` is a message an earlier run left unfinished.
    */
   openStream?(target: Target, resume?: { messageId: string }): StreamedMessage | undefined;
-  /** Reads a target back from its JSON (the outbox after a restart); undefined when it is not this adapter's. */
-  decodeTarget?(data: unknown): Target | undefined;
   /** Whether an error from `send`, `edit` or a stream is worth another try (default: yes, a few times). */
   deliveryVerdict?(error: unknown): DeliveryVerdict;
   /** Puts `reaction` on the message the turn answers, replacing the one before (`display.reactions`). */

@@ -1,6 +1,6 @@
 import type { AgentEvent, AgentRunner, RunTurnOptions, SessionInfo, TurnResult } from '../../src/agent/types.js';
 import { defaultConfig, deepMerge, validateConfig, type ConfigOverrides, type HermesConfig } from '../../src/config/index.js';
-import type { InboundMessage, MessageHandler, PlatformAdapter, ReplyTarget, TurnNotice } from '../../src/gateway/index.js';
+import { KEY_ONLY_THREAD_REF, type InboundMessage, type MessageHandler, type PlatformAdapter, type ReplyTarget, type TurnNotice } from '../../src/gateway/index.js';
 
 /** A config with overrides laid over the defaults. */
 export function testConfig(overrides: ConfigOverrides = {}): HermesConfig {
@@ -15,6 +15,7 @@ export interface Sent {
 
 /** An in-process adapter that records what the gateway sends (the core's unit tests). */
 export class RecordingAdapter implements PlatformAdapter {
+  readonly thread = KEY_ONLY_THREAD_REF;
   readonly sent: Sent[] = [];
   readonly edits: Array<{ messageId: string; text: string }> = [];
   readonly typings: string[] = [];

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { reopenTelegramAttachment, type TelegramFileSource } from '../../adapters/telegram/files.js';
 import { passableAttachments, reopenPassedAttachments } from '../../src/gateway/passed-attachments.js';
 import type { AttachmentDescription, InboundAttachment, PlatformAdapter } from '../../src/gateway/types.js';
+import { KEY_ONLY_THREAD_REF } from '../../src/gateway/thread-ref.js';
 import { silentLogger } from '../../src/shared/logger.js';
 
 /** getFile records the ids it was asked for: a refused ref must never reach it. */
@@ -14,6 +15,7 @@ function telegramAdapter(asked: string[]): PlatformAdapter {
   return {
     name: 'telegram',
     maxMessageLength: 4096,
+    thread: KEY_ONLY_THREAD_REF,
     start: async () => {},
     stop: async () => {},
     send: async () => ({ messageId: '1' }),

@@ -24,7 +24,7 @@ export class ThreadReplies {
       kind,
       platform: this.adapter.name,
       threadKey: this.target.threadKey,
-      target: JSON.stringify(this.target),
+      target: this.adapter.thread.encode(this.target),
       input,
     });
   }

@@ -216,7 +216,7 @@ describe('web chat server: safety and API', () => {
         replyTo: { threadKey: `web:${id}`, threadId: id },
       },
     ]);
-    await adapter!.send(received[0].replyTo, 'hello **back**');
+    await adapter!.send(adapter!.thread.decode(received[0].replyTo)!, 'hello **back**');
     const thread = JSON.parse((await call(`${url}api/threads/${id}`)).body) as { entries: Array<{ kind: string; text: string }> };
     expect(thread.entries.map((entry) => [entry.kind, entry.text])).toEqual([
       ['user', 'hi there'],
