@@ -55,11 +55,14 @@ export function closeParen(text: string, start: number): number {
   // The depths at which a `case … esac` is open: there a `)` ends a pattern (`x)`), not the parenthesis.
   const cases: number[] = [];
   // A keyword only where a command starts: `printf then case` passes `case` as a word.
-  const atCommand = () => {
-    const before = text.slice(start, i).replace(/[ \t]+$/, '');
-    return before === '' || /[;&|(\n]$/.test(before) || /(^|[\s;&|(])(then|do|else|elif|if|while|until|!|\{)$/.test(before);
+  const atCommand = (at: number, depth = 0): boolean => {
+    const before = text.slice(start, at).replace(/[ \t]+$/, '');
+    if (before === '' || /[;&|(\n]$/.test(before)) return true;
+    // After `then`, `do`… only when that word is itself where a command starts.
+    const word = /(^|[\s;&|(])(then|do|else|elif|if|while|until|!|\{)$/.exec(before);
+    return word !== null && depth < 8 && atCommand(start + before.length - word[2].length, depth + 1);
   };
-  const keyword = (word: string) => text.startsWith(word, i) && /^[\s;&|()]?$/.test(text[i + word.length] ?? '') && (word === 'esac' ? /[\s;&|()]/.test(text[i - 1] ?? ' ') : atCommand());
+  const keyword = (word: string) => text.startsWith(word, i) && /^[\s;&|()]?$/.test(text[i + word.length] ?? '') && (word === 'esac' ? /[\s;&|()]/.test(text[i - 1] ?? ' ') : atCommand(i));
   while (i < text.length) {
     const c = text[i];
     if (c === '\\') i += 2;

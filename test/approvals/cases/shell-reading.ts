@@ -13,6 +13,8 @@ export const NOT_COMMENTS: CaseGroup = {
       'ls !(keep)#x && reboot',
       '[[ $v =~ ^(x|y)# ]] && poweroff',
       'echo $(case $v in a) echo one;; esac)#tag; reboot',
+      // `case` after a `then` that is only an argument is a word too: the `)` closes the substitution.
+      'echo $(echo then case a in b)#x; reboot',
       // A line ended by a backslash joins `$` to the quote after it: `$'…'` hides the `#`.
       "echo $\\\n'don\\'t #'; reboot",
     ),
