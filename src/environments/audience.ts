@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import type { HermesConfig } from '../config/schema.js';
 import type { ProviderRegistry } from './registry.js';
 import type { SafeProvider } from './safe-provider.js';
 import { findExecutable } from './which.js';
+import { bwrapNamespaceTrial } from './sandbox/bwrap-probe.js';
 
 /**
  * Who can start a session: `owner`, the person at this machine (`hermes chat`, `hermes exec`,
@@ -25,8 +25,7 @@ let trial: boolean | undefined;
 export function sandboxWorks(): boolean {
   if (trial !== undefined) return trial;
   const bwrap = process.platform === 'linux' ? findExecutable('bwrap') : undefined;
-  trial = bwrap !== undefined &&
-    spawnSync(bwrap, ['--ro-bind', '/', '/', '--unshare-pid', '--unshare-net', '--die-with-parent', '--', 'true'], { timeout: 5000 }).status === 0;
+  trial = bwrap !== undefined && bwrapNamespaceTrial(bwrap).ok;
   return trial;
 }
 

@@ -16,6 +16,7 @@ import { describeBytes, limitsCheck } from '../limits-doctor.js';
 import { exposesHome, homeLocations, insideHome } from './hermes-home-guard.js';
 import { ownFolder, projectIdentity, runningAsRoot, sessionIdentity, type SandboxIdentity } from './sandbox-identity.js';
 import { sandboxTools, isolationCheck } from './sandbox-isolation.js';
+import { bwrapNamespaceTrial } from './bwrap-probe.js';
 
 const INSTALL_HINT = 'install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora), apk add bubblewrap (Alpine)';
 
@@ -65,13 +66,11 @@ export class SandboxProvider implements TerminalEnvironmentProvider {
     const bwrap = findExecutable('bwrap');
     if (!bwrap) return [{ name: 'sandbox: bubblewrap', ok: false, detail: 'bwrap not found on PATH', fix: INSTALL_HINT }];
     const checks: DoctorCheck[] = [{ name: 'sandbox: bubblewrap', ok: true, detail: bwrap }];
-    const trial = spawnSync(bwrap, ['--ro-bind', '/', '/', '--unshare-pid', '--unshare-net', '--die-with-parent', '--', 'true'], {
-      encoding: 'utf8', timeout: 5000,
-    });
-    checks.push(trial.status === 0
+    const trial = bwrapNamespaceTrial(bwrap);
+    checks.push(trial.ok
       ? { name: 'sandbox: namespaces', ok: true, detail: 'bwrap can create PID and network namespaces' }
       : {
-          name: 'sandbox: namespaces', ok: false, detail: (trial.stderr || 'bwrap failed').trim().split('\n')[0],
+          name: 'sandbox: namespaces', ok: false, detail: trial.reason,
           fix: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0), or run where they are allowed',
         });
     checks.push(isolationCheck(bwrap, this.deps.config.terminal.sandbox.uid), limitsCheck('sandbox', this.deps.config));
