@@ -23,7 +23,7 @@ export function personOf(options: Pick<RunTurnOptions, 'user'>): Person | undefi
 export class AgentMemory {
   readonly service: MemoryService;
   private readonly tools: Tool[];
-  private readonly sizes = new Map<string, PromptSize>();
+  private readonly prompts = new Map<string, { system: string; memory: string; skillsListed: boolean }>();
 
   constructor(
     private readonly options: { store: SessionStore; config: HermesConfig; paths: HermesPaths; logger: Logger; registry?: ToolRegistry },
@@ -57,19 +57,22 @@ export class AgentMemory {
     this.service.endTurn({ sessionId, threadKey: options.sessionKey, person: personOf(options) });
   }
 
-  /** Records the size of the system prompt a session's last turn sent (for /usage). */
+  /** Keeps the system prompt a session's last turn sent; /usage counts it (counting every turn would cost each turn). */
   recordPrompt(sessionId: string, system: string, memory: string | undefined, tools: readonly string[]): void {
-    const skills = tools.includes('skill_view') ? loadSkills(this.options.paths.skills, this.options.logger) : [];
-    const skillsText = skills.map((skill) => `- ${skill.name}: ${skill.description}`).join('\n');
-    this.sizes.set(sessionId, { tokens: textTokens(system), memoryTokens: textTokens(memory ?? ''), skillsTokens: textTokens(skillsText), skills: skills.length });
+    this.prompts.set(sessionId, { system, memory: memory ?? '', skillsListed: tools.includes('skill_view') });
   }
 
+  /** The last turn's system prompt in tokens, and its memory notes' and skills list's part. */
   promptSize(sessionId: string): PromptSize | undefined {
-    return this.sizes.get(sessionId);
+    const prompt = this.prompts.get(sessionId);
+    if (!prompt) return undefined;
+    const skills = prompt.skillsListed ? loadSkills(this.options.paths.skills, this.options.logger) : [];
+    const skillsText = skills.map((skill) => `- ${skill.name}: ${skill.description}`).join('\n');
+    return { tokens: textTokens(prompt.system), memoryTokens: textTokens(prompt.memory), skillsTokens: textTokens(skillsText), skills: skills.length };
   }
 
   forgetSession(sessionId: string): void {
-    this.sizes.delete(sessionId);
+    this.prompts.delete(sessionId);
   }
 
   /** `/memory [forget]` for the sender; their notes are shown only in a direct chat. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SUMMARY_MARKER } from '../shared/notices.js';
 import type { SqlDb } from '../sessions/index.js';
 import type { Person } from './person.js';
+import { createHash } from 'node:crypto';
 import { parseQuery, toFts5, toTsquery } from './search-query.js';
 
 /** One message as session_search needs it: who said it and its text (images and tool calls left out). */
@@ -104,10 +105,10 @@ export class SearchIndex {
   private insert(person: Person, sessionId: string, threadKey: string, kind: string, role: string, sourceSeq: number, createdAt: number, text: string): number {
     return this.db
       .prepare(
-        'INSERT INTO search_docs (account, person, session_id, thread_key, kind, role, source_seq, created_at, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
+        'INSERT INTO search_docs (account, person, session_id, thread_key, kind, role, source_seq, created_at, text, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
           'ON CONFLICT (session_id, kind, source_seq, account, person) DO NOTHING',
       )
-      .run(person.account, person.id, sessionId, threadKey, kind, role, sourceSeq, createdAt, text).changes;
+      .run(person.account, person.id, sessionId, threadKey, kind, role, sourceSeq, createdAt, text, ownerToken(person)).changes;
   }
 
   /**
@@ -117,7 +118,8 @@ export class SearchIndex {
   search(person: Person, query: string, options: { limit: number; excludeSession?: string; roles?: readonly string[] }): SearchHit[] {
     const terms = parseQuery(query);
     if (terms.length === 0) return [];
-    const rows = this.db.engine === 'sqlite' ? this.searchSqlite(person, toFts5(terms)) : this.searchPostgres(person, toTsquery(terms));
+    // SQLite: the owner token keeps the match itself to the person's rows; the join checks them again.
+    const rows = this.db.engine === 'sqlite' ? this.searchSqlite(person, `owner : "${ownerToken(person)}" AND text : (${toFts5(terms)})`) : this.searchPostgres(person, toTsquery(terms));
     const seen = new Set<string>();
     const hits: SearchHit[] = [];
     for (const row of rows) {
@@ -144,17 +146,18 @@ export class SearchIndex {
 
   private searchPostgres(person: Person, tsquery: string): HitRow[] {
     return this.db
-      .prepare<[string, string, string, number], HitRow>(
-        `WITH q AS (SELECT to_tsquery('simple', ?) AS query),
-              found AS (
-                SELECT d.*, ts_rank(d.tsv, q.query) AS score, q.query FROM search_docs d, q
-                 WHERE d.account = ? AND d.person = ? AND d.tsv @@ q.query
+      .prepare<[string, string, string, string, number, string], HitRow>(
+        // The query is written out in the WHERE (not joined from a CTE) so the planner uses the GIN index.
+        `WITH found AS (
+                SELECT d.session_id, d.thread_key, d.account, d.created_at, d.role, d.kind, d.text, d.seq, ts_rank(d.tsv, to_tsquery('simple', ?)) AS score
+                  FROM search_docs d
+                 WHERE d.account = ? AND d.person = ? AND d.tsv @@ to_tsquery('simple', ?)
                  ORDER BY score DESC, d.seq DESC LIMIT ?)
          SELECT session_id, thread_key, account, created_at, role, kind,
-                ts_headline('simple', text, query, 'StartSel=>>>, StopSel=<<<, MaxWords=${SNIPPET_WORDS}, MinWords=8, MaxFragments=1, FragmentDelimiter=…') AS snippet
+                ts_headline('simple', text, to_tsquery('simple', ?), 'StartSel=>>>, StopSel=<<<, MaxWords=${SNIPPET_WORDS}, MinWords=8, MaxFragments=1, FragmentDelimiter=…') AS snippet
            FROM found ORDER BY score DESC, seq DESC`,
       )
-      .all(tsquery, person.account, person.id, CANDIDATES);
+      .all(tsquery, person.account, person.id, tsquery, CANDIDATES, tsquery);
   }
 
   /** The person's latest sessions (no query): each with its first message as a preview. */
@@ -175,6 +178,11 @@ export class SearchIndex {
     const row = this.db.prepare<[string, string], { n: number }>('SELECT COUNT(*) AS n FROM search_docs WHERE account = ? AND person = ?').get(person.account, person.id);
     return Number(row?.n ?? 0);
   }
+}
+
+/** One word naming (account, person) for the full-text index: `o` and 32 hex digits. */
+export function ownerToken(person: Person): string {
+  return `o${createHash('sha256').update(person.account).update('\0').update(person.id).digest('hex').slice(0, 32)}`;
 }
 
 function hit(row: HitRow): SearchHit {

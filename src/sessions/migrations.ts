@@ -142,16 +142,18 @@ export const MIGRATIONS: readonly string[] = [
      role TEXT NOT NULL,
      source_seq INTEGER NOT NULL,
      created_at INTEGER NOT NULL,
-     text TEXT NOT NULL
+     text TEXT NOT NULL,
+     owner TEXT NOT NULL
    );
    CREATE UNIQUE INDEX search_docs_by_source ON search_docs (session_id, kind, source_seq, account, person);
    CREATE INDEX search_docs_by_person ON search_docs (account, person, created_at);
-   CREATE VIRTUAL TABLE search_docs_fts USING fts5(text, content='search_docs', content_rowid='seq', tokenize='unicode61 remove_diacritics 2');
+   -- owner: one token naming (account, person), so the full-text match itself keeps to one person's rows.
+   CREATE VIRTUAL TABLE search_docs_fts USING fts5(text, owner, content='search_docs', content_rowid='seq', tokenize='unicode61 remove_diacritics 2');
    CREATE TRIGGER search_docs_added AFTER INSERT ON search_docs BEGIN
-     INSERT INTO search_docs_fts (rowid, text) VALUES (new.seq, new.text);
+     INSERT INTO search_docs_fts (rowid, text, owner) VALUES (new.seq, new.text, new.owner);
    END;
    CREATE TRIGGER search_docs_removed AFTER DELETE ON search_docs BEGIN
-     INSERT INTO search_docs_fts (search_docs_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+     INSERT INTO search_docs_fts (search_docs_fts, rowid, text, owner) VALUES ('delete', old.seq, old.text, old.owner);
    END;`,
 ];
 

@@ -136,6 +136,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      source_seq BIGINT NOT NULL,
      created_at BIGINT NOT NULL,
      text TEXT NOT NULL,
+     owner TEXT NOT NULL,
      tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED
    );
    CREATE UNIQUE INDEX search_docs_by_source ON search_docs (session_id, kind, source_seq, account, person);
