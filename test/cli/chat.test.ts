@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/shared/index.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
+import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from '../fakes/openai-server.js';
 
 /*
  * `hermes chat` as users run it: the built CLI (npm run build) in a child process, lines on
@@ -24,8 +24,10 @@ afterEach(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-async function setup(): Promise<void> {
+/** A fresh HERMES_HOME whose model is a fake that answers `replies` first. */
+async function setup(...replies: FakeReply[]): Promise<void> {
   fake = await startFakeOpenAI();
+  fake.enqueue(...replies);
   home = mkdtempSync(join(tmpdir(), 'hermes-chat-'));
   writeFileSync(
     join(home, 'config.yaml'),
@@ -62,8 +64,7 @@ async function piped(input: string): Promise<{ code: number | null; stdout: stri
 
 describe('hermes chat', () => {
   it("answers `printf 'question\\n' | hermes chat` and exits", async () => {
-    await setup();
-    fake.enqueue({ text: 'Forty-two.' });
+    await setup({ text: 'Forty-two.' });
     const run = await piped('what is the answer?\n');
     expect(run.stdout).toBe('Forty-two.\n');
     expect(run.code).toBe(0);
@@ -71,8 +72,7 @@ describe('hermes chat', () => {
   });
 
   it('takes piped lines one at a time, each after the previous turn, showing tool activity', async () => {
-    await setup();
-    fake.enqueue(
+    await setup(
       { toolCalls: [{ name: 'terminal', arguments: { command: 'echo tool-ran' } }] },
       { text: 'first done' },
       {
@@ -88,8 +88,7 @@ describe('hermes chat', () => {
   });
 
   it('/new starts over and /exit stops reading', async () => {
-    await setup();
-    fake.enqueue({ text: 'one' }, { text: 'two' });
+    await setup({ text: 'one' }, { text: 'two' });
     const run = await piped('remember me\n/new\nwho am I?\n/exit\nnever sent\n');
     expect(run.stdout).toBe('one\nStarted a new session.\ntwo\n');
     expect(fake.requests).toHaveLength(2);
@@ -97,8 +96,7 @@ describe('hermes chat', () => {
   });
 
   it('a second process on the same state.db continues the console session', async () => {
-    await setup();
-    fake.enqueue({ text: 'noted' }, { text: 'you said blue' });
+    await setup({ text: 'noted' }, { text: 'you said blue' });
     await piped('my colour is blue\n');
     const second = await piped('what is my colour?\n');
     expect(second.stdout).toBe('you said blue\n');
@@ -106,8 +104,7 @@ describe('hermes chat', () => {
   });
 
   it('Ctrl-C during a turn interrupts it; the next line carries the note; Ctrl-C at the prompt exits', async () => {
-    await setup();
-    fake.enqueue({ hang: true }, { text: 'back again' });
+    await setup({ hang: true }, { text: 'back again' });
     const run = chat();
     run.child.stdin.write('think forever\n');
     const hanging = await fake.waitForRequests(1);
@@ -123,15 +120,13 @@ describe('hermes chat', () => {
   });
 
   it('a model error is the reply, and the exit code says the last turn failed', async () => {
-    await setup();
-    fake.enqueue({ status: 401, message: 'Incorrect API key provided.' });
+    await setup({ status: 401, message: 'Incorrect API key provided.' });
     const run = await piped('hi\n');
     expect(run.stdout).toContain('refused the key (401: Incorrect API key provided.). Set OPENAI_API_KEY');
     expect(run.code).toBe(1);
   });
   it('takes terminal control sequences out of the model\'s text (colours, titles, clipboard writes, cursor moves)', async () => {
-    await setup();
-    fake.enqueue({ text: 'plain \u001b[31mred\u001b[0m \u001b]0;owned title\u0007\u001b]52;c;ZXZpbA==\u0007\u001b[2Jend\u0007\r\nnext' });
+    await setup({ text: 'plain \u001b[31mred\u001b[0m \u001b]0;owned title\u0007\u001b]52;c;ZXZpbA==\u0007\u001b[2Jend\u0007\r\nnext' });
     const run = await piped('colour me\n');
     expect(run.stdout).toBe('plain red end\nnext\n');
     // eslint-disable-next-line no-control-regex
@@ -139,8 +134,7 @@ describe('hermes chat', () => {
   });
 
   it('answers /status and /help itself, never sending them to the model; /usage, /undo and /retry work on the session', async () => {
-    await setup();
-    fake.enqueue({ text: 'first answer' }, { text: 'second answer' });
+    await setup({ text: 'first answer' }, { text: 'second answer' });
     const run = await piped('/help\n/status\nhello\n/usage\n/retry\n/undo\n/status\n');
     expect(run.stdout).toContain('/status — model, backend, session and kernel');
     expect(run.stdout).toContain('Model: fake-model\nBackend: local\nSession: none yet');

@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hermes } from '../helpers/hermes-process.js';
+import { tempFoldersPerTest } from '../helpers/temp-folders.js';
 
-const home = () => mkdtempSync(join(tmpdir(), 'hermes-config-cli-'));
+const temp = tempFoldersPerTest();
+const home = () => temp('hermes-config-cli-');
+
+/** A fresh HERMES_HOME whose config.yaml holds `yaml`. */
+function homeWithConfig(yaml: string): { dir: string; file: string } {
+  const dir = home();
+  const file = join(dir, 'config.yaml');
+  writeFileSync(file, yaml);
+  return { dir, file };
+}
 
 describe('hermes config', () => {
   it('prints the path of config.yaml in HERMES_HOME', async () => {
@@ -13,9 +22,7 @@ describe('hermes config', () => {
   });
 
   it('sets a value keeping comments and order, and gets it back', async () => {
-    const dir = home();
-    const file = join(dir, 'config.yaml');
-    writeFileSync(file, '# my gateway\nterminal:\n  timeout: 99 # slow disk\ncode_execution:\n  mode: strict\n');
+    const { dir, file } = homeWithConfig('# my gateway\nterminal:\n  timeout: 99 # slow disk\ncode_execution:\n  mode: strict\n');
     const set = await hermes(dir, ['config', 'set', 'code_execution.timeout', '60']);
     expect(set.code).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe('# my gateway\nterminal:\n  timeout: 99 # slow disk\ncode_execution:\n  mode: strict\n  timeout: 60\n');
@@ -25,9 +32,7 @@ describe('hermes config', () => {
   });
 
   it('validates before writing: a bad value or an unknown key changes nothing', async () => {
-    const dir = home();
-    const file = join(dir, 'config.yaml');
-    writeFileSync(file, 'code_execution:\n  timeout: 30\n');
+    const { dir, file } = homeWithConfig('code_execution:\n  timeout: 30\n');
     const bad = await hermes(dir, ['config', 'set', 'code_execution.timeout', 'abc']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('config.yaml: code_execution.timeout: expected a positive number, got "abc"');

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtCli, hermes } from '../helpers/hermes-process.js';
+import { hermes, hermesExecCtrlC } from '../helpers/hermes-process.js';
 import { alive } from '../execute-code/helpers.js';
-import { waitForPid } from '../helpers/processes.js';
 
 const home = () => mkdtempSync(join(tmpdir(), 'hermes-exec-cli-'));
 
@@ -70,20 +68,10 @@ describe('hermes exec', () => {
   });
 
   it('interrupts the script on Ctrl-C with the reason "interrupted by user"', async () => {
-    if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run npm run build first`);
-    const dir = home();
-    const pidFile = join(dir, 'sleep.pid');
-    const child = spawn(process.execPath, [builtCli, '--home', dir, 'exec', '-', '--json'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stdin.end(`import subprocess, time\np = subprocess.Popen(["sleep", "1000"])\nopen(${JSON.stringify(pidFile)}, "w").write(str(p.pid))\ntime.sleep(1000)\n`);
-    const pid = await waitForPid(pidFile, 30_000);
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code, result, sleeper } = await hermesExecCtrlC(home(), 1000);
     expect(code).toBe(1);
-    const result = JSON.parse(stdout) as { status: string; output: string };
     expect(result.status).toBe('interrupted');
     expect(result.output).toBe('[execution interrupted — interrupted by user]');
-    expect(alive(pid)).toBe(false);
+    expect(alive(sleeper)).toBe(false);
   }, 60_000);
 });

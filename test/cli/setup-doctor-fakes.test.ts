@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -9,6 +8,7 @@ import { FakeTelegramApi } from '../fakes/telegram-api.js';
 import { FakeSlack } from '../fakes/slack-server.js';
 import { FakeDiscord } from '../fakes/discord-server.js';
 import { runHermes } from './cli-process.js';
+import { freePort } from '../helpers/loopback-server.js';
 
 const KEY = 'sk-setup-test-key';
 const TOOL_CALL = { toolCalls: [{ name: 'hermes_check', arguments: { word: 'ready' } }] };
@@ -47,13 +47,7 @@ function home(extra = ''): string {
 }
 
 /** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const closedPort = freePort;
 
 // Real CLI runs checking fake services and the machine's backends: 8–15 s a test here, past 30 s under CI's load.
 describe('hermes setup --non-interactive against fake servers', { timeout: 120_000 }, () => {

@@ -7,8 +7,7 @@ import { createEnvironmentManager, type EnvironmentManager } from '../../src/env
 import { createCodeExecutor, type CodeExecutor } from '../../src/execute-code/index.js';
 import { silentLogger } from '../../src/shared/index.js';
 import type { ToolContext } from '../../src/tools/index.js';
-import { spawn } from 'node:child_process';
-import { builtCli, hermes } from '../helpers/hermes-process.js';
+import { hermes, hermesExecCtrlC } from '../helpers/hermes-process.js';
 import { processAlive, waitForPid } from '../helpers/processes.js';
 
 /**
@@ -65,17 +64,10 @@ describe('a plugin written from the README alone', () => {
   }, 60_000);
 
   it('interrupts a one-shot script on Ctrl-C through the plugin\'s signal: the reason is shown and what it started is gone', async () => {
-    const home = boxHome();
-    const pidFile = join(home, 'sleep.pid');
-    const child = spawn(process.execPath, [builtCli, '--home', home, 'exec', '-', '--json'], { cwd: home, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stdin.end(`import subprocess, time\np = subprocess.Popen(["sleep", "300"])\nopen(${JSON.stringify(pidFile)}, "w").write(str(p.pid))\ntime.sleep(300)\n`);
-    const pid = await waitForPid(pidFile, 30_000);
-    child.kill('SIGINT');
-    expect(await new Promise<number | null>((resolve) => child.on('close', resolve))).toBe(1);
-    expect(JSON.parse(stdout)).toMatchObject({ status: 'interrupted', output: '[execution interrupted — interrupted by user]' });
-    expect(processAlive(pid)).toBe(false);
+    const { code, result, sleeper } = await hermesExecCtrlC(boxHome(), 300);
+    expect(code).toBe(1);
+    expect(result).toMatchObject({ status: 'interrupted', output: '[execution interrupted — interrupted by user]' });
+    expect(processAlive(sleeper)).toBe(false);
   }, 60_000);
 
   describe('in a session kernel', () => {
