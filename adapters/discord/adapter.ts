@@ -20,6 +20,7 @@ import { approvalRow, DISCORD_APPROVAL_BUTTONS, fitMessage } from './approval.js
 import { commandOptionName, DISCORD_COMMAND_NAMES, DISCORD_COMMANDS } from './commands.js';
 import { discordAttachments, discordUpload, DISCORD_FILE_MAX_BYTES, type DiscordUpload } from './files.js';
 import { DISCORD_THREAD } from './thread-ref.js';
+import { KeyedQueue } from '../../src/shared/keyed-queue.js';
 import { discordThreadKey, stripBotMention, threadName, type DiscordReplyTarget } from './inbound.js';
 
 /** How the Discord adapter connects. */
@@ -81,8 +82,8 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
   private client: Client | undefined;
   private readonly botThreads = new Set<string>();
   private readonly interactions = new Map<string, OpenInteraction>();
-  /** Per message, the reaction change in flight (they run one after another). */
-  private readonly reactions = new Map<string, Promise<void>>();
+  /** Per message, reaction changes run one after another. */
+  private readonly reactions = new KeyedQueue();
   private readonly logger: Logger;
 
   constructor(private readonly options: DiscordAdapterOptions) {
@@ -220,14 +221,7 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
       if (reaction !== 'none') await rest.put(route(REACTIONS[reaction]));
     };
     // One message's reactions change in the order asked: a quick turn's ✅ never lands before its 👀.
-    const key = `${on.channelId}/${on.messageId}`;
-    const done = (this.reactions.get(key) ?? Promise.resolve()).then(change);
-    const tail = done.catch(() => undefined);
-    this.reactions.set(key, tail);
-    void tail.then(() => {
-      if (this.reactions.get(key) === tail) this.reactions.delete(key);
-    });
-    return done;
+    return this.reactions.run(`${on.channelId}/${on.messageId}`, change);
   }
 
   /** A target the outbox kept, read back; undefined unless it has a Discord channel. */
