@@ -16,6 +16,9 @@ export const TOOL_ORDER = [
   'delegate_task',
   'skills_list',
   'skill_view',
+  'skill_manage',
+  'memory',
+  'session_search',
 ] as const;
 
 /** Tools sorted into {@link TOOL_ORDER}, the first of each name kept. */

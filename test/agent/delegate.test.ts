@@ -43,7 +43,7 @@ describe('delegate_task', () => {
     expect(child.body.messages.slice(1)).toEqual([{ role: 'user', content: 'Count the files\n\nContext:\nThe folder is /srv/data' }]);
     expect(JSON.stringify(child.body.messages)).not.toContain('1234');
     // Depth 1 by default: the subagent cannot delegate again.
-    expect(child.body.tools?.map((t) => t.function.name)).toEqual(['terminal', 'skills_list', 'skill_view']);
+    expect(child.body.tools?.map((t) => t.function.name)).toEqual(['terminal', 'skills_list', 'skill_view', 'skill_manage', 'memory', 'session_search']);
     expect(JSON.parse(toolMessages(h.fake.requests[2].body)[0].content)).toEqual({ status: 'completed', summary: 'There are 3 files.' });
   });
 

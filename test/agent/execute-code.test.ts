@@ -76,7 +76,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('execute_code through the
     const a = await realAgent();
     expect(a.toolNames()).toEqual([
       'execute_code', 'terminal', 'read_file', 'write_file', 'search_files', 'patch', 'web_search', 'web_extract',
-      'delegate_task', 'skills_list', 'skill_view', 'send_file',
+      'delegate_task', 'skills_list', 'skill_view', 'skill_manage', 'memory', 'session_search', 'send_file',
     ]);
     const result = await a.runTurn({ sessionKey: 'e2e:read', text: 'how many lines have an a?' });
     expect(result.text).toBe('Three lines match.');

@@ -22,7 +22,7 @@ describe('the tool-calling loop', () => {
     expect(String(body.messages[0].content)).toContain('You are Hermes');
     expect(String(body.messages[0].content)).toContain('local — commands run directly on this machine');
     expect(body.messages.slice(1)).toEqual([{ role: 'user', content: 'hi' }]);
-    expect(body.tools?.map((t) => t.function.name)).toEqual(['terminal', 'delegate_task', 'skills_list', 'skill_view']);
+    expect(body.tools?.map((t) => t.function.name)).toEqual(['terminal', 'delegate_task', 'skills_list', 'skill_view', 'skill_manage', 'memory', 'session_search']);
     expect(events).toEqual([{ type: 'text', text: 'Hello there.', final: true }]);
   });
 

@@ -125,6 +125,13 @@ describe('skill_manage', () => {
     expect(existsSync(join(home, 'skills'))).toBe(false);
   });
 
+  it('takes no argument naming a person: a skill cannot be written for another user', async () => {
+    const { memory, ctx, home } = setUp();
+    const result = await skillManageTool(memory.skills).handler({ action: 'create', name: 'deploy-app', content: body, user_id: 'U2' }, ctx);
+    expect(result).toMatchObject({ error: expect.stringMatching(/Unrecognized key/i) });
+    expect(existsSync(join(home, 'skills', 'deploy-app'))).toBe(false);
+  });
+
   it('masks a credential in a skill body', async () => {
     const { memory, ctx, home } = setUp();
     const key = `sk-proj-${'Abc123XyZ9'.repeat(4)}`;
