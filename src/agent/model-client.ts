@@ -1,4 +1,5 @@
 import { APIConnectionTimeoutError, APIError } from 'openai';
+import { z } from 'zod';
 import { openAIClient } from './openai-client.js';
 import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -103,10 +104,10 @@ async function collectStream(stream: AsyncIterable<ChatCompletionChunk>, onTextD
     for (const delta of choice.delta?.tool_calls ?? []) {
       const call = calls.get(delta.index) ?? { id: '', name: '', arguments: '' };
       if (typeof delta.id === 'string' && delta.id) call.id = delta.id;
-      const fn: unknown = delta.function;
-      if (typeof fn === 'object' && fn !== null) {
-        const { name, arguments: args } = fn as { name?: unknown; arguments?: unknown };
-        if (typeof name === 'string') call.name += name;
+      const fn = functionPart.safeParse(delta.function);
+      if (fn.success) {
+        const { name, arguments: args } = fn.data;
+        if (name !== undefined) call.name += name;
         if (typeof args === 'string') call.arguments += args;
         else if (args !== undefined && args !== null) call.problem = argumentsProblem(call.name, args);
       }
@@ -127,12 +128,18 @@ function refusesStreaming(error: unknown): boolean {
   return /\bstream(ing)?\b/i.test(error.message) && !/stream_options|include_usage/i.test(error.message);
 }
 
+/*
+ * What servers send is read as unknown (the SDK's types trust them): these shapes take the
+ * fields only when they are what they should be, so a malformed part becomes a problem to report.
+ */
+const usagePart = z.object({ prompt_tokens: z.number(), completion_tokens: z.number().optional().catch(undefined) });
+const functionPart = z.object({ name: z.string().optional().catch(undefined), arguments: z.unknown() });
+const callPart = z.object({ id: z.string().catch(''), function: z.unknown() });
+
 /** The usage block of a reply or of a stream's last chunk, when it has numbers. */
 function usageOf(value: unknown): ModelUsage | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { prompt_tokens: prompt, completion_tokens: completion } = value as { prompt_tokens?: unknown; completion_tokens?: unknown };
-  if (typeof prompt !== 'number' || !Number.isFinite(prompt)) return undefined;
-  return { promptTokens: prompt, completionTokens: typeof completion === 'number' && Number.isFinite(completion) ? completion : 0 };
+  const usage = usagePart.safeParse(value);
+  return usage.success ? { promptTokens: usage.data.prompt_tokens, completionTokens: usage.data.completion_tokens ?? 0 } : undefined;
 }
 
 const CALL_SHAPE = 'Send each tool call as {"type": "function", "function": {"name": "<tool name>", "arguments": "<the arguments as one JSON object, written as text>"}}.';
@@ -149,15 +156,13 @@ function argumentsProblem(name: string, args: unknown): string {
 
 /** One tool call of a non-streamed reply, whatever shape it came in; a malformed one carries its problem. */
 export function readToolCall(raw: unknown, index: number): ToolCallRequest {
-  if (typeof raw !== 'object' || raw === null) {
-    return { id: '', name: '', arguments: '', problem: `Invalid tool call #${index + 1}: not an object. ${CALL_SHAPE}` };
-  }
-  const { id: rawId, function: fn } = raw as { id?: unknown; function?: unknown };
-  const id = typeof rawId === 'string' ? rawId : '';
-  if (typeof fn !== 'object' || fn === null) return { id, name: '', arguments: '', problem: noFunctionProblem(id, fn) };
-  const { name: rawName, arguments: args } = fn as { name?: unknown; arguments?: unknown };
-  const name = typeof rawName === 'string' ? rawName : '';
-  if (!name) return { id, name: '', arguments: '', problem: noFunctionProblem(id, fn) };
+  const call = callPart.safeParse(raw);
+  if (!call.success) return { id: '', name: '', arguments: '', problem: `Invalid tool call #${index + 1}: not an object. ${CALL_SHAPE}` };
+  const { id, function: fn } = call.data;
+  const part = functionPart.safeParse(fn);
+  const name = part.success ? (part.data.name ?? '') : '';
+  if (!part.success || !name) return { id, name: '', arguments: '', problem: noFunctionProblem(id, fn) };
+  const args = part.data.arguments;
   if (args === undefined || args === null) return { id, name, arguments: '' };
   if (typeof args !== 'string') {
     let text = '';
