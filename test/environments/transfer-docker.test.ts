@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateConfig } from '../../src/config/index.js';
-import { hermesPaths } from '../../src/config/paths.js';
-import { DockerProvider, type DockerEnvironment } from '../../src/environments/docker/index.js';
+import { type DockerEnvironment } from '../../src/environments/docker/index.js';
 import { uploadTo } from '../../src/environments/transfer/index.js';
-import { silentLogger } from '../../src/shared/logger.js';
 import { tempDir } from '../helpers/tool-context.js';
-import { TEST_IMAGE, engineSkipReason, requireEngine } from '../helpers/container-engine.js';
+import { engineSkipReason, startTestContainer } from '../helpers/container-engine.js';
 import { transferCases, type TransferTarget } from './transfer-cases.js';
 
 const missing = await engineSkipReason();
@@ -16,10 +13,7 @@ describe.runIf(!missing)('files in and out of the docker backend on a real engin
   let target: TransferTarget;
 
   beforeAll(async () => {
-    await requireEngine();
-    const { config } = validateConfig({ terminal: { container_persistent: false, docker: { image: TEST_IMAGE } } }, 'test');
-    const provider = new DockerProvider({ config, paths: hermesPaths(tempDir('hermes-transfer-docker-home-')) });
-    env = (await provider.createEnvironment({ cwd: '/', timeout: 60, taskId: 'transfer-test', logger: silentLogger() })) as DockerEnvironment;
+    env = await startTestContainer(tempDir('hermes-transfer-docker-home-'), 'transfer-test');
     target = { env, dir: '/workspace/files' };
   }, 300_000);
 

@@ -1,5 +1,8 @@
 import { execa } from 'execa';
-import { chooseEngine, describeAnswers, type AnsweringEngine } from '../../src/environments/docker/index.js';
+import { validateConfig } from '../../src/config/index.js';
+import { hermesPaths } from '../../src/config/paths.js';
+import { chooseEngine, describeAnswers, DockerEnvironment, DockerProvider, type AnsweringEngine } from '../../src/environments/docker/index.js';
+import { silentLogger } from '../../src/shared/logger.js';
 
 /** The image the real-engine tests run in; .ci/run builds it and may name another. */
 export const TEST_IMAGE = process.env.HERMES_DOCKER_TEST_IMAGE || 'localhost/hermes-python:bookworm';
@@ -35,4 +38,17 @@ export async function requireEngine(): Promise<AnsweringEngine> {
   const found = await testEngine();
   if (!found.engine) throw new Error(`the real-engine Docker tests need a container engine and ${TEST_IMAGE}: ${found.why}`);
   return found.engine;
+}
+
+/**
+ * A fresh (not persistent) TEST_IMAGE container on the answering engine, with `home` as its
+ * HERMES_HOME and `taskId` as its task, cwd / and a 60 s timeout; the caller cleans it up.
+ */
+export async function startTestContainer(home: string, taskId: string): Promise<DockerEnvironment> {
+  await requireEngine();
+  const { config } = validateConfig({ terminal: { container_persistent: false, docker: { image: TEST_IMAGE } } }, 'test');
+  const provider = new DockerProvider({ config, paths: hermesPaths(home) });
+  const env = await provider.createEnvironment({ cwd: '/', timeout: 60, taskId, logger: silentLogger() });
+  if (!(env instanceof DockerEnvironment)) throw new Error('the docker provider made something other than a DockerEnvironment');
+  return env;
 }

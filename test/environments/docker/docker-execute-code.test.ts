@@ -1,14 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { validateConfig } from '../../../src/config/index.js';
-import { hermesPaths } from '../../../src/config/paths.js';
-import { DockerProvider, type DockerEnvironment } from '../../../src/environments/docker/index.js';
+import { type DockerEnvironment } from '../../../src/environments/docker/index.js';
 import { createCodeExecutor, type DefaultCodeExecutor } from '../../../src/execute-code/index.js';
-import { silentLogger } from '../../../src/shared/logger.js';
-import { ToolRegistry, defineTool } from '../../../src/tools/index.js';
-import { scriptTools } from '../../../src/tools/builtin/index.js';
 import { makeToolContext, tempDir } from '../../helpers/tool-context.js';
-import { TEST_IMAGE, engineSkipReason, requireEngine } from '../../helpers/container-engine.js';
+import { scriptToolsWithEchoSearch } from '../../helpers/script-registry.js';
+import { engineSkipReason, startTestContainer } from '../../helpers/container-engine.js';
 import { filesOnly } from '../../execute-code/remote/helpers.js';
 
 const missing = await engineSkipReason();
@@ -18,13 +13,7 @@ describe.runIf(!missing)('execute_code in a real container without its stream (f
   let env: DockerEnvironment;
   let home: string;
   const executors: DefaultCodeExecutor[] = [];
-  const echo = defineTool({
-    name: 'web_search',
-    description: 'echoes its query',
-    args: z.object({ query: z.string() }).passthrough(),
-    run: async (args) => ({ echoed: args.query }),
-  });
-  const registry = new ToolRegistry([echo, ...scriptTools().filter((tool) => tool.name !== 'web_search')]);
+  const registry = scriptToolsWithEchoSearch();
   const executor = (kernels: boolean) => {
     const made = createCodeExecutor({ home, registry, config: { code_execution: { session_kernels: kernels } } });
     executors.push(made);
@@ -35,11 +24,8 @@ describe.runIf(!missing)('execute_code in a real container without its stream (f
   const remoteFolders = async () => (await env.execute('ls -A /tmp')).output.split('\n').filter((name) => /^hermes-(rexec|rkernel)-/.test(name));
 
   beforeAll(async () => {
-    await requireEngine();
     home = tempDir('hermes-docker-exec-home-');
-    const { config } = validateConfig({ terminal: { container_persistent: false, docker: { image: TEST_IMAGE } } }, 'test');
-    const provider = new DockerProvider({ config, paths: hermesPaths(home) });
-    env = (await provider.createEnvironment({ cwd: '/', timeout: 60, taskId: 'docker-exec', logger: silentLogger() })) as DockerEnvironment;
+    env = await startTestContainer(home, 'docker-exec');
   }, 300_000);
 
   afterAll(async () => {

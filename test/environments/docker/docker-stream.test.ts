@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateConfig } from '../../../src/config/index.js';
-import { hermesPaths } from '../../../src/config/paths.js';
-import { DockerProvider, type DockerEnvironment } from '../../../src/environments/docker/index.js';
-import { silentLogger } from '../../../src/shared/logger.js';
+import { type DockerEnvironment } from '../../../src/environments/docker/index.js';
 import { tempDir } from '../../helpers/tool-context.js';
-import { TEST_IMAGE, engineSkipReason, requireEngine } from '../../helpers/container-engine.js';
+import { TEST_IMAGE, engineSkipReason, startTestContainer } from '../../helpers/container-engine.js';
 import { remoteRunner, streamCases, type StreamBackend } from '../../execute-code/remote/stream-cases.js';
 
 const missing = await engineSkipReason();
@@ -17,11 +14,8 @@ describe.runIf(!missing)('execute_code in a real container (stream channel: one 
   let backend: StreamBackend;
 
   beforeAll(async () => {
-    await requireEngine();
     const home = tempDir('hermes-docker-stream-home-');
-    const { config } = validateConfig({ terminal: { container_persistent: false, docker: { image: TEST_IMAGE } } }, 'test');
-    const provider = new DockerProvider({ config, paths: hermesPaths(home) });
-    env = (await provider.createEnvironment({ cwd: '/', timeout: 60, taskId: TASK, logger: silentLogger() })) as DockerEnvironment;
+    env = await startTestContainer(home, TASK);
     backend = {
       env,
       commandLines: () => env.commandLines,
