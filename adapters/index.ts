@@ -1,10 +1,12 @@
 import type { HermesConfig, HermesPaths } from '../src/config/index.js';
 import type { PlatformAdapter } from '../src/gateway/index.js';
 import type { Logger } from '../src/shared/logger.js';
-import { createTelegramAdapter } from './telegram/index.js';
-import { createSlackAdapter } from './slack/index.js';
-import { createDiscordAdapter } from './discord/index.js';
-import { createWebChat, type WebSharing } from './web/index.js';
+import type { Platform, PlatformSetup } from '../src/gateway/platform.js';
+import { TELEGRAM } from './telegram/platform.js';
+import { SLACK } from './slack/platform.js';
+import { DISCORD } from './discord/platform.js';
+import { WEB } from './web/platform.js';
+import type { WebSharing } from './web/index.js';
 
 export { TelegramAdapter, createTelegramAdapter, type TelegramAdapterOptions, type TelegramReplyTarget } from './telegram/index.js';
 
@@ -20,30 +22,25 @@ export interface BuildAdaptersOptions {
   webSharing?: WebSharing;
 }
 
-type AdapterFactory = (options: BuildAdaptersOptions) => PlatformAdapter | undefined;
+/** The platforms, in start order: each one folder, one `Platform` definition. */
+export const PLATFORMS: ReadonlyArray<Platform<BuildAdaptersOptions>> = [TELEGRAM, SLACK, DISCORD, WEB];
 
-/**
- * One factory per platform. Each returns its adapter when the platform is enabled and has
- * its tokens (the web chat needs none), else undefined.
- */
-const FACTORIES: Array<[name: string, factory: AdapterFactory]> = [
-  ['telegram', (options) => createTelegramAdapter(options)],
-  ['slack', (options) => createSlackAdapter(options)],
-  ['discord', (options) => createDiscordAdapter(options)],
-  ['web', (options) => createWebChat(options)],
-];
+/** The platforms setup and doctor take tokens for (all but the web chat). */
+export function chatPlatforms(): Array<{ name: string; setup: PlatformSetup }> {
+  return PLATFORMS.flatMap((platform) => (platform.setup ? [{ name: platform.name, setup: platform.setup }] : []));
+}
+
+/** The platform named `name`, if there is one. */
+export function platformNamed(name: string): Platform<BuildAdaptersOptions> | undefined {
+  return PLATFORMS.find((platform) => platform.name === name);
+}
 
 /** The adapters that can start with this configuration and environment. */
 export function buildAdapters(options: BuildAdaptersOptions): PlatformAdapter[] {
-  const adapters: PlatformAdapter[] = [];
-  for (const [, factory] of FACTORIES) {
-    const adapter = factory(options);
-    if (adapter) adapters.push(adapter);
-  }
-  return adapters;
+  return PLATFORMS.map((platform) => platform.create(options)).filter((adapter) => adapter !== undefined);
 }
 
 /** The platforms `buildAdapters` knows, in start order. */
 export function knownPlatforms(): string[] {
-  return FACTORIES.map(([name]) => name);
+  return PLATFORMS.map((platform) => platform.name);
 }

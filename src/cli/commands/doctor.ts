@@ -5,7 +5,6 @@ import { errorMessage } from '../../shared/errors.js';
 import { homeOption } from '../common.js';
 import { chooseBackends, type BackendChoice } from '../../environments/audience.js';
 import type { ProviderRegistry } from '../../environments/registry.js';
-import type { PlatformName } from '../setup/platform-step.js';
 
 /** One line of the report. `fail` counts against the exit code; `warn` and `info` do not. */
 interface Line {
@@ -164,22 +163,24 @@ async function platformLines(config: HermesConfig, envFile: string): Promise<Lin
     else if (platform.name === 'web' && !platform.ready) lines.push({ status: 'fail', name, detail: platform.detail, fix: 'set platforms.web.token, or platforms.web.host: 127.0.0.1' });
     else if (!platform.ready) lines.push({ status: 'info', name, detail: `not started: ${platform.detail} in ${envFile}` });
     else if (platform.name === 'web') lines.push({ status: 'ok', name, detail: `ready (${platform.detail})` });
-    else lines.push(await chatPlatformLine(platform.name as PlatformName, config, { allowAll, allowed: access.allowedUsers(platform.name).size, envFile, envVar: envName(platform.name) }));
+    else lines.push(await chatPlatformLine(platform.name, config, { allowAll, allowed: access.allowedUsers(platform.name).size, envFile, envVar: envName(platform.name) }));
   }
   return lines;
 }
 
 /** A chat platform that has its tokens: the platform checks them, and someone must be allowed. */
 async function chatPlatformLine(
-  platform: PlatformName,
+  platform: string,
   config: HermesConfig,
   access: { allowAll: boolean; allowed: number; envFile: string; envVar: string },
 ): Promise<Line> {
   const name = `platform ${platform}`;
-  const { checkTokens, tokenNames } = await import('../setup/platform-step.js');
-  const tokens = Object.fromEntries(tokenNames(platform, config).map((variable) => [variable, process.env[variable] ?? '']));
-  // Without looking for a person: Telegram's getUpdates would end a running gateway's poll.
-  const check = await checkTokens(platform, tokens, config, false);
+  const { chatPlatforms } = await import('../setup/platform-step.js');
+  const setup = (await chatPlatforms()).find((known) => known.name === platform)?.setup;
+  if (!setup) return { status: 'info', name, detail: 'no setup known for this platform' };
+  const tokens = Object.fromEntries(setup.tokenNames(config).map((variable) => [variable, process.env[variable] ?? '']));
+  // Without looking for a person: a platform may have to disturb a running gateway for it (a long poll).
+  const check = await setup.checkTokens(tokens, config, false);
   if (!check.ok) return { status: 'fail', name, detail: check.detail, fix: `hermes setup (or fix the token in ${access.envFile})` };
   if (!access.allowAll && access.allowed === 0) {
     return {

@@ -5,7 +5,7 @@ import { loadForCli } from '../common.js';
 import type { ProviderRegistry, SafeProvider } from '../../environments/index.js';
 import type { Asker, SetupIo } from '../setup/ask.js';
 import type { ModelChoice } from '../setup/model-step.js';
-import type { PlatformChoice, PlatformName } from '../setup/platform-step.js';
+import { platformSection, type PlatformChoice } from '../setup/platform-step.js';
 
 /** Asks on a terminal which backend to use; Enter keeps the current one. */
 export async function pickBackend(
@@ -98,7 +98,7 @@ export function registerSetupCommand(program: Command): void {
 
 /** The whole walk on a terminal: model, backend, then each platform. */
 export async function runInteractive(config: HermesConfig, paths: HermesPaths, io: SetupIo, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const [{ Asker }, { askModel }, { askPlatform, PLATFORM_NAMES }] = await Promise.all([
+  const [{ Asker }, { askModel }, { askPlatform, chatPlatforms }] = await Promise.all([
     import('../setup/ask.js'), import('../setup/model-step.js'), import('../setup/platform-step.js'),
   ]);
   const ask = await Asker.open(io);
@@ -110,7 +110,7 @@ export async function runInteractive(config: HermesConfig, paths: HermesPaths, i
     ask.say('\n== Terminal backend ==');
     const { registry } = await loadRegistry(config, paths);
     await setBackend(registry, paths, await chooseBackend(ask, registry.list(), config.terminal.backend), say);
-    for (const platform of PLATFORM_NAMES) {
+    for (const platform of await chatPlatforms()) {
       const choice = await askPlatform(ask, platform, config, env);
       if (choice) writePlatform(paths, config, choice, say, env);
     }
@@ -134,26 +134,28 @@ async function runFromFlags(options: SetupOptions, config: HermesConfig, paths: 
     const { registry } = await loadRegistry(config, paths);
     await setBackend(registry, paths, options.backend, say);
   }
-  const { checkTokens, idsFromFlag, tokenNames } = await import('../setup/platform-step.js');
-  const given: Record<PlatformName, { tokens: Record<string, string | undefined>; users: string[] }> = {
+  const { chatPlatforms, idsFromFlag } = await import('../setup/platform-step.js');
+  // The flags each platform's step takes (user-facing names, kept as they were).
+  const given: Record<string, { tokens: Record<string, string | undefined>; users: string[] }> = {
     telegram: { tokens: { TELEGRAM_BOT_TOKEN: options.telegramToken }, users: options.telegramUser },
     slack: { tokens: { SLACK_BOT_TOKEN: options.slackBotToken, SLACK_APP_TOKEN: options.slackAppToken, SLACK_SIGNING_SECRET: options.slackSigningSecret }, users: options.slackUser },
     discord: { tokens: { DISCORD_BOT_TOKEN: options.discordToken }, users: options.discordUser },
   };
-  for (const platform of ['telegram', 'slack', 'discord'] as const) {
-    const { tokens: flags, users } = given[platform];
+  for (const known of await chatPlatforms()) {
+    const platform = known.name;
+    const { tokens: flags, users } = given[platform] ?? { tokens: {}, users: [] };
     const typed = Object.entries(flags).filter((entry): entry is [string, string] => entry[1] !== undefined);
     if (typed.length === 0 && users.length === 0) continue;
     const tokens: Record<string, string> = {};
-    for (const name of tokenNames(platform, config)) {
+    for (const name of known.setup.tokenNames(config)) {
       const value = flags[name] ?? process.env[name];
       if (!value) throw new Error(`setup: ${platform}: ${name} is not given (${TOKEN_FLAGS[name]}) and not set in ${paths.env}`);
       tokens[name] = value;
     }
-    const check = await checkTokens(platform, tokens, config);
+    const check = await known.setup.checkTokens(tokens, config, true);
     if (!check.ok) throw new Error(`setup: ${platform}: ${check.detail}; nothing of ${platform} was written`);
     say(`${platform}: ${check.detail}`);
-    const allow = idsFromFlag(platform, users, check);
+    const allow = idsFromFlag(known, users, check);
     writePlatform(paths, config, { platform, env: Object.fromEntries(typed), allow, check }, say);
   }
 }
@@ -217,13 +219,15 @@ function writePlatform(paths: HermesPaths, config: HermesConfig, choice: Platfor
     say(`${name} saved in ${paths.env} (mode 0600)`);
   }
   const key = `platforms.${choice.platform}`;
-  if (!config.platforms[choice.platform].enabled) setConfigValue(paths.config, `${key}.enabled`, true);
-  const allowed = config.platforms[choice.platform].allowed_users;
+  const section = platformSection(config, choice.platform);
+  if (!section) throw new Error(`setup: the config has no ${key} section`);
+  if (!section.enabled) setConfigValue(paths.config, `${key}.enabled`, true);
+  const allowed = section.allowed_users;
   const added = choice.allow.filter((id) => !allowed.includes(id));
   if (added.length > 0) {
     const next = [...allowed, ...added];
     setConfigValue(paths.config, `${key}.allowed_users`, next);
-    config.platforms[choice.platform].allowed_users = next;
+    section.allowed_users = next;
     say(`${key}.allowed_users = [${next.join(', ')}]`);
   } else if (allowed.length === 0) {
     say(`warning: ${key}.allowed_users is empty: the bot refuses everyone on ${choice.platform} (it tells each person their id; add it and the gateway picks it up)`);
