@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { freePort, type LoopbackServer, outputTail, requireAvailable, skipReasonOutsideCi } from './loopback-server.js';
 
 /** The folder holding initdb and postgres: on PATH, else Debian's /usr/lib/postgresql/<version>/bin (newest first). */
@@ -142,5 +143,31 @@ export async function startPostgres(): Promise<TestPostgres> {
       return withClient(url, async (client) => (await client.query<R>(text, values)).rows);
     },
     stop,
+  };
+}
+
+/** The cluster of a describe group: `server` throws until it is up, `started` is undefined until then. */
+export interface PostgresGroup {
+  readonly server: TestPostgres;
+  readonly started: TestPostgres | undefined;
+}
+
+/** Call inside a describe: a private cluster (startPostgres) before its tests, stopped after them. */
+export function postgresPerGroup(): PostgresGroup {
+  let server: TestPostgres | undefined;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return {
+    get server() {
+      if (!server) throw new Error('the PostgreSQL cluster did not start');
+      return server;
+    },
+    get started() {
+      return server;
+    },
   };
 }

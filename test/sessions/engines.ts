@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterEach } from 'vitest';
 import { MIGRATIONS, POSTGRES_MIGRATIONS, type SqlDb, type StateLocation } from '../../src/sessions/index.js';
 import { PostgresDb, SqliteDb } from '../../src/sessions/sql/index.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { postgresSkipReason, postgresPerGroup, type TestPostgres } from '../helpers/postgres.js';
 
 export type EngineName = 'sqlite' | 'postgres';
 
@@ -37,17 +37,9 @@ export interface EngineHarness {
  * and stopped after; temp folders and connections the test opened are closed after each test.
  */
 export function useEngine(name: EngineName): EngineHarness {
-  let server: TestPostgres | undefined;
+  const cluster = name === 'postgres' ? postgresPerGroup() : undefined;
   const dirs: string[] = [];
   const raws: SqlDb[] = [];
-  if (name === 'postgres') {
-    beforeAll(async () => {
-      server = await startPostgres();
-    }, 60_000);
-    afterAll(async () => {
-      await server?.stop();
-    });
-  }
   afterEach(() => {
     for (const db of raws.splice(0)) db.close();
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -56,7 +48,7 @@ export function useEngine(name: EngineName): EngineHarness {
   const harness: EngineHarness = {
     name,
     get server() {
-      return server;
+      return cluster?.started;
     },
     async fresh() {
       if (name === 'sqlite') {
@@ -64,6 +56,7 @@ export function useEngine(name: EngineName): EngineHarness {
         dirs.push(dir);
         return join(dir, 'state.db');
       }
+      const server = cluster?.started;
       if (!server) throw new Error('the PostgreSQL cluster did not start');
       return { postgres: await server.createDatabase(), from: 'sessions.postgres_url' };
     },

@@ -3,14 +3,14 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { hermesPaths, validateConfig } from '../../src/config/index.js';
 import { buildChildEnv } from '../../src/environments/index.js';
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS, SessionStore, openStateDb, stateLocationFrom, type SqlDb } from '../../src/sessions/index.js';
 import { numberPlaceholders } from '../../src/sessions/sql/index.js';
 import { packageRoot, silentLogger } from '../../src/shared/index.js';
 import { until } from '../coordination/helpers.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { postgresPerGroup, postgresSkipReason } from '../helpers/postgres.js';
 
 const missing = postgresSkipReason('the PostgreSQL store tests');
 const distSessions = join(packageRoot(), 'dist/src/sessions/index.js');
@@ -47,14 +47,8 @@ describe('the PostgreSQL store\'s pieces that need no server', () => {
 });
 
 describe.runIf(!missing)('the state database on a real PostgreSQL', () => {
-  let server: TestPostgres;
+  const cluster = postgresPerGroup();
   const opened: { close(): void }[] = [];
-  beforeAll(async () => {
-    server = await startPostgres();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
   afterEach(() => {
     for (const db of opened.splice(0)) db.close();
   });
@@ -65,7 +59,7 @@ describe.runIf(!missing)('the state database on a real PostgreSQL', () => {
   };
 
   it('two store objects (two instances) on one database see each other\'s writes at once', async () => {
-    const location = { postgres: await server.createDatabase(), from: 'DATABASE_URL' };
+    const location = { postgres: await cluster.server.createDatabase(), from: 'DATABASE_URL' };
     const a = SessionStore.open(location, { logger: silentLogger() });
     const b = SessionStore.open(location, { logger: silentLogger() });
     opened.push(a, b);
@@ -85,15 +79,15 @@ describe.runIf(!missing)('the state database on a real PostgreSQL', () => {
   });
 
   it('after the server ends its connection (a restart, a failover), the store connects again and goes on', async () => {
-    const url = await server.createDatabase();
+    const url = await cluster.server.createDatabase();
     const store = SessionStore.open({ postgres: url, from: 'sessions.postgres_url' }, { logger: silentLogger() });
     opened.push(store);
     const session = store.currentOrCreate('k');
     store.append(session.id, { role: 'user', content: 'before' });
     const backends = async () =>
-      (await server.query<{ pid: number }>(url, "SELECT pid FROM pg_stat_activity WHERE application_name = 'hermes-gateway' AND datname = current_database()")).map((row) => row.pid);
+      (await cluster.server.query<{ pid: number }>(url, "SELECT pid FROM pg_stat_activity WHERE application_name = 'hermes-gateway' AND datname = current_database()")).map((row) => row.pid);
     const [before] = await backends();
-    await server.query(url, 'SELECT pg_terminate_backend($1)', [before]);
+    await cluster.server.query(url, 'SELECT pg_terminate_backend($1)', [before]);
     await until(async () => !(await backends()).includes(before), 'the backend to end');
     await until(() => {
       try {
@@ -110,7 +104,7 @@ describe.runIf(!missing)('the state database on a real PostgreSQL', () => {
   });
 
   it('gives BIGINT timestamps, counts and sums back as numbers, as SQLite does', async () => {
-    const store = SessionStore.open({ postgres: await server.createDatabase(), from: 'sessions.postgres_url' }, { logger: silentLogger() });
+    const store = SessionStore.open({ postgres: await cluster.server.createDatabase(), from: 'sessions.postgres_url' }, { logger: silentLogger() });
     opened.push(store);
     const session = store.currentOrCreate('k');
     store.usage.add(session.id, { kind: 'turn', model: 'a', calls: 1, promptTokens: 5_000_000_000, completionTokens: 1, estimated: false });
@@ -122,7 +116,7 @@ describe.runIf(!missing)('the state database on a real PostgreSQL', () => {
   });
 
   it('a transaction that throws leaves nothing; a nested one that throws undoes only itself', async () => {
-    const db = openDb(await server.createDatabase());
+    const db = openDb(await cluster.server.createDatabase());
     const count = () => db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM thread_settings').get()?.n;
     const put = db.prepare('INSERT INTO thread_settings (key, settings, updated_at) VALUES (?, ?, ?)');
     expect(() =>
@@ -172,7 +166,7 @@ describe.runIf(!missing)('the state database on a real PostgreSQL', () => {
 
     let wrongDb: unknown;
     try {
-      SessionStore.open({ postgres: `postgres://postgres:${password}@127.0.0.1:${server.port}/no_such_db`, from: 'sessions.postgres_url' }, { logger: silentLogger() });
+      SessionStore.open({ postgres: `postgres://postgres:${password}@127.0.0.1:${cluster.server.port}/no_such_db`, from: 'sessions.postgres_url' }, { logger: silentLogger() });
     } catch (caught) {
       wrongDb = caught;
     }
@@ -181,7 +175,7 @@ describe.runIf(!missing)('the state database on a real PostgreSQL', () => {
   });
 
   it.runIf(built || process.env.CI === 'true')('several processes opening one new database at once migrate it once (they wait for the advisory lock)', async () => {
-    const url = await server.createDatabase();
+    const url = await cluster.server.createDatabase();
     // Hold the migration's lock, so every process is waiting inside its migration before any goes on.
     const holder = new pg.Client({ connectionString: url });
     await holder.connect();
@@ -204,9 +198,9 @@ describe.runIf(!missing)('the state database on a real PostgreSQL', () => {
     }
     const results = await Promise.all(children);
     for (const result of results) expect(`${result.exitCode} ${result.stdout} ${result.stderr}`).toBe('0 opened ');
-    const versions = await server.query<{ version: number }>(url, 'SELECT version FROM schema_version ORDER BY version');
+    const versions = await cluster.server.query<{ version: number }>(url, 'SELECT version FROM schema_version ORDER BY version');
     expect(versions.map((row) => row.version)).toEqual(POSTGRES_MIGRATIONS.map((_, index) => index + 1));
-    const sessions = await server.query<{ n: number }>(url, 'SELECT COUNT(*)::int AS n FROM sessions');
+    const sessions = await cluster.server.query<{ n: number }>(url, 'SELECT COUNT(*)::int AS n FROM sessions');
     expect(sessions[0].n).toBe(3);
   }, 60_000);
 });
