@@ -20,30 +20,45 @@ export interface Skill {
 const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Accepts `[NAME]` and `[{ name: NAME, prompt: … }]`, as skills written for the reference do. */
-function variableNames(value: unknown): string[] {
-  if (!Array.isArray(value)) return [];
-  const names = value.map((item: unknown) =>
-    typeof item === 'string' ? item : typeof item === 'object' && item !== null ? (item as { name?: unknown }).name : undefined,
+/** One entry of `required_environment_variables`: `NAME` or `{ name: NAME, prompt: … }`, as skills written for the reference have them. */
+const variableEntry = z.union([z.string(), z.looseObject({ name: z.string() }).transform((entry) => entry.name)]);
+
+/** The entries that name a variable; anything else (not a list, an entry of another shape, a bad name) is left out. */
+const variableNames = z
+  .array(z.unknown())
+  .catch([])
+  .transform((items) =>
+    items.flatMap((item) => {
+      const name = variableEntry.safeParse(item);
+      return name.success && VAR_NAME.test(name.data) ? [name.data] : [];
+    }),
   );
-  return names.filter((name): name is string => typeof name === 'string' && VAR_NAME.test(name));
-}
+
+/** The front matter: a mapping of keys, each read when it has the right type and ignored otherwise. */
+const frontMatter = z.looseObject({
+  name: z.string().optional().catch(undefined),
+  description: z.string().optional().catch(undefined),
+  required_environment_variables: variableNames.optional(),
+});
 
 /** Reads one SKILL.md; throws with the reason when it cannot be used. */
 export function readSkill(file: string, folderName: string): Skill {
   const text = readFileSync(file, 'utf8');
   const match = FRONT_MATTER.exec(text);
-  let meta: Record<string, unknown> = {};
+  let meta: z.output<typeof frontMatter> = {};
   if (match) {
     const parsed: unknown = parseYaml(match[1]);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) meta = parsed as Record<string, unknown>;
-    else if (parsed !== null && parsed !== undefined) throw new Error('the front matter is not a mapping of keys');
+    if (parsed !== null && parsed !== undefined) {
+      const read = frontMatter.safeParse(parsed);
+      if (!read.success) throw new Error('the front matter is not a mapping of keys');
+      meta = read.data;
+    }
   }
   const body = match ? text.slice(match[0].length) : text;
   return {
-    name: typeof meta.name === 'string' && meta.name.trim() ? meta.name.trim() : folderName,
-    description: typeof meta.description === 'string' ? meta.description.trim() : '',
-    requiredEnvironmentVariables: variableNames(meta.required_environment_variables),
+    name: meta.name?.trim() || folderName,
+    description: meta.description?.trim() ?? '',
+    requiredEnvironmentVariables: meta.required_environment_variables ?? [],
     body: body.trim(),
     file,
   };
