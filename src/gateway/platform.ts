@@ -18,7 +18,7 @@ export type Tokens = Readonly<Record<string, string>>;
  * they are found, how the platform checks them, and how the person to allow is found.
  */
 export interface PlatformSetup {
-  /** The name people read (`Telegram`). */
+  /** The name people read, as setup's heading shows it. */
   readonly label: string;
   /** The token variables, in the order setup asks them (they may follow the config: a mode). */
   tokenNames(config: HermesConfig): string[];

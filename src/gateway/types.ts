@@ -146,8 +146,8 @@ export interface PlatformAdapter<Target extends ReplyTarget = ReplyTarget> {
   /** How often the gateway repeats `typing` while a turn runs (default 4000 ms). */
   readonly typingIntervalMs?: number;
   /**
-   * The platform's own way to stream one message of a reply (Telegram's drafts, Slack's chat
-   * streams), or undefined where it has none for this target: the gateway then sends once and
+   * The platform's own way to stream one message of a reply (a draft, a platform's chat
+   * stream), or undefined where it has none for this target: the gateway then sends once and
    * edits at `minEditIntervalMs`. `resume` is a message an earlier run left unfinished.
    */
   openStream?(target: Target, resume?: { messageId: string }): StreamedMessage | undefined;

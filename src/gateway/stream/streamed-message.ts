@@ -34,7 +34,7 @@ export function editedMessage<T extends ReplyTarget>(adapter: PlatformAdapter<T>
   };
 }
 
-/** The adapter's own stream for a part (drafts, Slack's chat streams) where it has one, else `editedMessage`. */
+/** The adapter's own stream for a part (a draft, a platform's chat stream) where it has one, else `editedMessage`. */
 export function openMessage<T extends ReplyTarget>(adapter: PlatformAdapter<T>, target: T, resume?: { messageId: string }): StreamedMessage {
   return adapter.openStream?.(target, resume) ?? editedMessage(adapter, target, resume);
 }
