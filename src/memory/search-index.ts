@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SUMMARY_MARKER } from '../shared/notices.js';
+import { redactSecrets } from '../shared/redact.js';
 import type { SqlDb } from '../sessions/index.js';
 import type { Person } from './person.js';
 import { createHash } from 'node:crypto';
@@ -108,7 +109,7 @@ export class SearchIndex {
         'INSERT INTO search_docs (account, person, session_id, thread_key, kind, role, source_seq, created_at, text, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
           'ON CONFLICT (session_id, kind, source_seq, account, person) DO NOTHING',
       )
-      .run(person.account, person.id, sessionId, threadKey, kind, role, sourceSeq, createdAt, text, ownerToken(person)).changes;
+      .run(person.account, person.id, sessionId, threadKey, kind, role, sourceSeq, createdAt, redactSecrets(text), ownerToken(person)).changes;
   }
 
   /**
@@ -193,6 +194,7 @@ function hit(row: HitRow): SearchHit {
     when: new Date(Number(row.created_at)).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     role: row.role,
     kind: row.kind === 'summary' ? 'summary' : 'message',
-    snippet: row.snippet,
+    // Indexed text is redacted already; this catches what an older row or a cut snippet holds.
+    snippet: redactSecrets(row.snippet),
   };
 }

@@ -62,7 +62,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('memory per person throug
     slack = await new FakeSlack().listen();
     model = await startFakeOpenAI({ fallback: { respond: script } });
     const env = { ...process.env, SLACK_BOT_TOKEN: slack.botToken, SLACK_APP_TOKEN: slack.appToken, SLACK_SIGNING_SECRET: slack.signingSecret, SLACK_ALLOWED_USERS: 'U1,U2' };
-    const platforms = { slack: { mode: 'socket', api_url: slack.apiUrl }, discord: { enabled: false }, telegram: { enabled: false }, web: { enabled: false } };
+    const platforms = { slack: { mode: 'socket' as const, api_url: slack.apiUrl }, discord: { enabled: false }, telegram: { enabled: false }, web: { enabled: false } };
     const made = e2eConfig(
       {
         model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR, stream: false },

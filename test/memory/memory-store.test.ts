@@ -108,6 +108,19 @@ describe.each(storeEngines('memory store'))('memory on $name', ({ name }) => {
     }
   });
 
+  it('masks a credential in what a search hands back', async () => {
+    const { store, memory, close } = await open();
+    try {
+      const token = `ghp_${'Zy9Xw8Vu7T'.repeat(4)}`;
+      turn(store, memory, 'k:secret', alice, `the deploy token is ${token}`, 'ok');
+      const [found] = memory.index.search(alice, 'deploy token', { limit: 3 });
+      expect(found.snippet).toMatch(/ghp_\[REDACTED/);
+      expect(found.snippet).not.toContain(token.slice(4));
+    } finally {
+      close();
+    }
+  });
+
   it('reads OR, NOT, phrases and prefixes, and no query text can break the SQL', async () => {
     const { store, memory, close } = await open();
     try {
