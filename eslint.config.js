@@ -14,6 +14,20 @@ export default tseslint.config(
     },
   },
   {
+    // Settings are read once, at the edge (src/config/environment.ts, for the settings loader) and
+    // children's environments are built in one place (src/environments/child-env.ts); everything
+    // else is handed the Settings snapshot or the variables taken from it.
+    files: ['src/**/*.ts', 'adapters/**/*.ts'],
+    ignores: ['src/config/environment.ts', 'src/environments/child-env.ts'],
+    rules: {
+      'no-restricted-properties': ['error', {
+        object: 'process',
+        property: 'env',
+        message: 'read settings from the Settings snapshot (src/config); only src/config/environment.ts and src/environments/child-env.ts read process.env',
+      }],
+    },
+  },
+  {
     // The CLI, benchmarks, examples, fakes and scripts talk to a terminal on purpose.
     files: ['src/cli/**', 'bench/**', 'examples/**', 'scripts/**', 'test/**'],
     rules: { 'no-console': 'off' },

@@ -1,4 +1,4 @@
-import type { HermesConfig, HermesPaths } from '../src/config/index.js';
+import type { ConfigChange, HermesConfig, HermesPaths } from '../src/config/index.js';
 import type { PlatformAdapter } from '../src/gateway/index.js';
 import type { Logger } from '../src/shared/logger.js';
 import type { Platform, PlatformSetup } from '../src/gateway/platform.js';
@@ -13,8 +13,10 @@ export { TelegramAdapter, createTelegramAdapter, type TelegramAdapterOptions, ty
 export interface BuildAdaptersOptions {
   config: HermesConfig;
   paths: HermesPaths;
-  /** Where tokens are read (default `process.env`). */
+  /** Where tokens are read: the settings' environment. */
   env?: NodeJS.ProcessEnv;
+  /** The running gateway's settings reload: the web chat's settings form applies through it. */
+  reloadSettings?: () => ConfigChange;
   logger?: Logger;
   /** Prints a line for the operator (the web chat's address, a webhook URL…). */
   announce?: (line: string) => void;

@@ -18,7 +18,7 @@ export function createDiscordAdapter(options: {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
 }): DiscordAdapter | undefined {
-  const env = options.env ?? process.env;
+  const env = options.env ?? {};
   const discord = options.config.platforms.discord;
   const token = env.DISCORD_BOT_TOKEN?.trim();
   if (!discord.enabled || !token) return undefined;

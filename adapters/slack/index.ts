@@ -1,4 +1,4 @@
-import type { HermesConfig } from '../../src/config/index.js';
+import { portRangeText, readPort, type HermesConfig } from '../../src/config/index.js';
 import type { Logger } from '../../src/shared/index.js';
 import { redisUrlFrom } from '../../src/coordination/redis-url.js';
 import { silentLogger } from '../../src/shared/logger.js';
@@ -20,7 +20,7 @@ export function createSlackAdapter(options: {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
 }): SlackAdapter | undefined {
-  const env = options.env ?? process.env;
+  const env = options.env ?? {};
   const slack = options.config.platforms.slack;
   const botToken = env.SLACK_BOT_TOKEN?.trim();
   if (!slack.enabled || !botToken) return undefined;
@@ -45,9 +45,9 @@ export function createSlackAdapter(options: {
 function httpPort(env: NodeJS.ProcessEnv, configured: number): number {
   const raw = env.SLACK_HTTP_PORT?.trim();
   if (!raw) return configured;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new SlackAdapterError(`SLACK_HTTP_PORT must be a port number from 1 to 65535, got "${raw}"; fix it or unset it to use platforms.slack.port`);
+  const port = readPort(raw);
+  if (port === undefined) {
+    throw new SlackAdapterError(`SLACK_HTTP_PORT must be ${portRangeText()}, got "${raw}"; fix it or unset it to use platforms.slack.port`);
   }
   return port;
 }

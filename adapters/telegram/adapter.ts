@@ -4,7 +4,7 @@ import { Bot, GrammyError, webhookCallback, type Context, type Transformer } fro
 import { autoRetry } from '@grammyjs/auto-retry';
 import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import type { Message } from 'grammy/types';
-import type { HermesConfig } from '../../src/config/index.js';
+import { portRangeText, readPort, type HermesConfig } from '../../src/config/index.js';
 import { COMMANDS, GatewayError } from '../../src/gateway/index.js';
 import type { AttachmentDescription, DeliveryVerdict, InboundAttachment, InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, StreamedMessage, TurnReaction } from '../../src/gateway/index.js';
 import { redisUrlFrom } from '../../src/coordination/redis-url.js';
@@ -380,16 +380,16 @@ export function createTelegramAdapter(options: {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
 }): TelegramAdapter | undefined {
-  const env = options.env ?? process.env;
+  const env = options.env ?? {};
   const telegram = options.config.platforms.telegram;
   const token = env.TELEGRAM_BOT_TOKEN?.trim();
   if (!telegram.enabled || !token) return undefined;
   const url = env.TELEGRAM_WEBHOOK_URL?.trim();
   let webhook: TelegramWebhookOptions | undefined;
   if (url) {
-    const port = Number(env.TELEGRAM_WEBHOOK_PORT?.trim() || env.PORT?.trim() || 8443);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      throw new GatewayError('TELEGRAM_BAD_PORT', `telegram: TELEGRAM_WEBHOOK_PORT (or PORT) must be a port number, got "${env.TELEGRAM_WEBHOOK_PORT ?? env.PORT}"`);
+    const port = readPort(env.TELEGRAM_WEBHOOK_PORT?.trim() || env.PORT?.trim() || '8443', { anyFree: true });
+    if (port === undefined) {
+      throw new GatewayError('TELEGRAM_BAD_PORT', `telegram: TELEGRAM_WEBHOOK_PORT (or PORT) must be ${portRangeText({ anyFree: true })}, got "${env.TELEGRAM_WEBHOOK_PORT ?? env.PORT}"`);
     }
     webhook = { url, port, host: telegram.webhook_host, secret: env.TELEGRAM_WEBHOOK_SECRET?.trim() || randomBytes(24).toString('hex') };
   }

@@ -7,7 +7,7 @@ import type { HermesConfig } from '../../src/config/schema.js';
 import { defaultConfig } from '../../src/config/load.js';
 import { setConfigValues } from '../../src/config/edit.js';
 import { setDotEnvValue } from '../../src/config/dotenv.js';
-import { applyConfigChanges } from '../../src/config/watch.js';
+import type { ConfigChange } from '../../src/config/settings-store.js';
 import { savedKeyFor } from '../../src/config/key-scope.js';
 import type { HermesPaths } from '../../src/config/paths.js';
 import type { InboundAttachment, MessageHandler, OutboundFile, PlatformAdapter, StreamedMessage, TurnNotice } from '../../src/gateway/types.js';
@@ -30,8 +30,14 @@ export interface WebAdapterOptions {
   config: Pick<HermesConfig, 'platforms' | 'model'> & Partial<Pick<HermesConfig, 'files'>>;
   /** HERMES_HOME paths: transcripts go under `<home>/web/threads/`. */
   paths: Pick<HermesPaths, 'home' | 'config' | 'env'>;
-  /** Where API keys are read and a saved key is set (default process.env). */
+  /** Where API keys are read: the settings' environment. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The running gateway's settings reload (its config watcher): a saved form applies through
+   * a new settings snapshot. Without it (a web chat on its own) the form's values are written
+   * into `config.model` and `env` as given.
+   */
+  reloadSettings?: () => ConfigChange;
   logger?: Logger;
   /**
    * Called once the server listens, with the address to print (`openUrl` carries the token)
@@ -262,7 +268,7 @@ export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
   }
 
   private get env(): NodeJS.ProcessEnv {
-    return this.options.env ?? process.env;
+    return this.options.env ?? {};
   }
 
   /** The model settings as the form shows them, without the key. */
@@ -279,19 +285,23 @@ export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
   }
 
   /**
-   * Saves the form: the key to HERMES_HOME/.env (0600) and into the environment, the model to
-   * config.yaml, and the model section of the running configuration in place, so the next
-   * message uses it (the gateway's model client follows that section).
+   * Saves the form: the key to HERMES_HOME/.env (0600), the model to config.yaml, then the
+   * running settings are reloaded so the next message uses them (the gateway's model client
+   * follows the current snapshot).
    */
   private saveSettings(settings: ModelSettings): { needsRestart: string[] } {
     const apiKeyEnv = PROVIDERS[settings.provider].apiKeyEnv;
-    if (settings.apiKey) {
-      setDotEnvValue(this.options.paths.env, apiKeyEnv, settings.apiKey);
-      this.env[apiKeyEnv] = settings.apiKey;
-    }
+    if (settings.apiKey) setDotEnvValue(this.options.paths.env, apiKeyEnv, settings.apiKey);
     const values = { 'model.base_url': settings.baseUrl, 'model.name': settings.model, 'model.api_key_env': apiKeyEnv };
     const next = setConfigValues(this.options.paths.config, values);
-    const { needsRestart } = applyConfigChanges(this.options.config, next, Object.keys(values));
+    let needsRestart: string[] = [];
+    if (this.options.reloadSettings) {
+      needsRestart = this.options.reloadSettings().needsRestart.filter((key) => key in values);
+    } else {
+      if (settings.apiKey) this.env[apiKeyEnv] = settings.apiKey;
+      const { base_url, name, api_key_env } = next.model;
+      Object.assign(this.options.config.model, { base_url, name, api_key_env });
+    }
     // Names only: the key stays out of the log.
     this.logger.info({ provider: settings.provider, baseUrl: settings.baseUrl, model: settings.model, apiKeyEnv, keySaved: Boolean(settings.apiKey) }, 'model settings saved from the web chat');
     return { needsRestart };
@@ -328,6 +338,7 @@ export function createWebChat(options: {
   config: WebAdapterOptions['config'];
   paths: WebAdapterOptions['paths'];
   env?: NodeJS.ProcessEnv;
+  reloadSettings?: () => ConfigChange;
   logger?: Logger;
   announce?: (line: string) => void;
   /** Several instances behind one load balancer. */
@@ -338,6 +349,7 @@ export function createWebChat(options: {
     config: options.config,
     paths: options.paths,
     env: options.env,
+    ...(options.reloadSettings ? { reloadSettings: options.reloadSettings } : {}),
     logger: options.logger,
     ...(options.webSharing ? { sharing: options.webSharing } : {}),
     onListening: ({ openUrl, warning }) => {

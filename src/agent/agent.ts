@@ -66,7 +66,7 @@ export interface AgentOptions {
   contextWindows?: ContextWindows;
   /** An open session store; by default HERMES_HOME/state.db is opened (and closed by `close()`). */
   store?: SessionStore;
-  /** Where API keys and skill variables are looked up (default process.env). */
+  /** Where API keys and skill variables are looked up: the settings' environment (none when not given). */
   env?: NodeJS.ProcessEnv;
   /** The MCP servers whose tools `registry` carries as a source (for /status and /reload-mcp). */
   mcp?: McpServers;
@@ -81,6 +81,8 @@ export interface AgentOptions {
 export class Agent implements AgentRunner {
   private readonly config: HermesConfig;
   private readonly paths: HermesPaths;
+  /** The settings' environment: API keys, skill variables, the tools' keys. */
+  private readonly env: NodeJS.ProcessEnv;
   private readonly logger: Logger;
   private readonly store: SessionStore;
   private readonly ownsStore: boolean;
@@ -104,7 +106,8 @@ export class Agent implements AgentRunner {
     this.config = options.config;
     this.paths = options.paths;
     this.logger = options.logger;
-    const env = options.env ?? process.env;
+    const env = options.env ?? {};
+    this.env = env;
     this.ownsStore = !options.store;
     this.store = options.store ?? SessionStore.open(stateLocationFrom(this.config, this.paths, env), { logger: this.logger });
     const client = options.modelClient ?? createModelClient({ model: this.config.model, logger: this.logger, env });
@@ -122,6 +125,7 @@ export class Agent implements AgentRunner {
       environmentFor: options.environmentFor,
       releaseEnvironment: options.releaseEnvironment,
       env,
+      home: this.paths.home,
     });
     this.prompts = new SystemPrompts({ paths: this.paths, logger: this.logger, backend: this.config.terminal.backend, backendDescription: options.backendDescription });
     this.windows = options.contextWindows ?? new ContextWindows({ model: this.config.model, logger: this.logger, env });
@@ -450,6 +454,7 @@ export class Agent implements AgentRunner {
       logger,
       config: this.config,
       paths: this.paths,
+      env: this.env,
       passthrough: this.resources.passthroughFor(session.id, session.passthrough),
       enabledTools: this.tools.enabled,
       ...asker,

@@ -1,4 +1,4 @@
-import { deepMerge, validateConfig, type ConfigOverrides, type LoadedConfig } from '../config/index.js';
+import { withOverrides, type ConfigOverrides, type LoadedConfig } from '../config/index.js';
 import { createEnvironmentManager } from '../environments/index.js';
 import { createCodeExecutor } from '../execute-code/index.js';
 import { createLogger } from '../shared/logger.js';
@@ -16,15 +16,15 @@ export type CreateAgentOverrides = Partial<Omit<AgentOptions, 'config' | 'paths'
  * registry, and state.db. `close()` on the agent releases all of them.
  */
 export async function createAgent(loaded: LoadedConfig, overrides: CreateAgentOverrides = {}): Promise<Agent> {
-  const config = overrides.config
-    ? validateConfig(deepMerge(loaded.config, overrides.config), loaded.paths.config).config
-    : loaded.config;
+  const config = withOverrides(loaded.config, overrides.config, loaded.paths.config);
   const paths = loaded.paths;
-  const effective: LoadedConfig = { ...loaded, config };
-  const logger = overrides.logger ?? createLogger({ file: paths.logFile, level: config.logging.level });
+  // API keys, skill and MCP `${NAME}` variables: the settings' environment unless the caller gives one.
+  const env = overrides.env ?? loaded.env ?? {};
+  const effective: LoadedConfig = { ...loaded, config, env };
+  const logger = overrides.logger ?? createLogger({ file: paths.logFile, level: config.logging.level, env });
   const registry = overrides.registry ?? new ToolRegistry(scriptTools());
   // MCP servers join the registry as a live source (so /reload-mcp can add some later too).
-  const mcp = overrides.mcp ?? new McpServers({ logger });
+  const mcp = overrides.mcp ?? new McpServers({ logger, env });
   registry.attach(mcp);
 
   let environmentFor = overrides.environmentFor;
@@ -53,6 +53,7 @@ export async function createAgent(loaded: LoadedConfig, overrides: CreateAgentOv
     ...overrides,
     config,
     paths,
+    env,
     logger,
     registry,
     executor,

@@ -185,7 +185,7 @@ export function readToolCall(raw: unknown, index: number): ToolCallRequest {
  */
 export function createModelClient(options: ModelClientOptions): ModelClient {
   const settings = options.model;
-  const env = options.env ?? process.env;
+  const env = options.env ?? {};
   const baseMs = options.retryBaseMs ?? 500;
   const client = openAIClient({ baseUrl: settings.base_url, apiKey: env[settings.api_key_env], timeoutMs: settings.timeout * 1000 });
   const logger = options.logger.child({ model: settings.name });

@@ -110,7 +110,7 @@ export function describeModelFailure(
   error: unknown,
   model: HermesConfig['model'],
   attempts: number,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
 ): ModelError {
   const where = model.base_url;
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';

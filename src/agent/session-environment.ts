@@ -8,7 +8,7 @@ import { providerOf, tagEnvironment, type Environment, type ExecuteOptions } fro
 export function withSessionVariables(
   environment: Environment,
   names: () => Iterable<string>,
-  source: NodeJS.ProcessEnv = process.env,
+  source: NodeJS.ProcessEnv,
 ): Environment {
   const execute = (command: string, options: ExecuteOptions = {}) => {
     const extra: Record<string, string> = {};

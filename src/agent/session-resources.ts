@@ -16,8 +16,10 @@ export interface SessionResourcesOptions {
   environmentFor?: (sessionId: string, audience?: Audience) => Promise<Environment>;
   /** Called when a session ends (`/new`) so a provided environment can be released. */
   releaseEnvironment?: (sessionId: string) => Promise<void>;
-  /** Where skill variables are read (default process.env). */
+  /** Where skill variables are read (the settings' environment). */
   env: NodeJS.ProcessEnv;
+  /** HERMES_HOME: the default working folder is its workspace. */
+  home: string;
 }
 
 /**
@@ -33,7 +35,7 @@ export class SessionResources {
 
   constructor(options: SessionResourcesOptions) {
     this.options = options;
-    const cwd = resolveWorkingFolder(options.config.terminal.cwd, { logger: options.logger }).cwd;
+    const cwd = resolveWorkingFolder(options.config.terminal.cwd, { logger: options.logger, home: options.home }).cwd;
     this.environmentFor = options.environmentFor ?? ((sessionId) => Promise.resolve(this.localEnvironment(sessionId, cwd)));
   }
 

@@ -99,7 +99,7 @@ export interface SkillToolsOptions {
 
 /** `skills_list` and `skill_view`. Skills are read from disk on each call, so new ones show up at once. */
 export function skillTools(options: SkillToolsOptions): Tool[] {
-  const env = options.env ?? process.env;
+  const env = options.env ?? {};
   const list = defineTool({
     name: 'skills_list',
     description:

@@ -17,12 +17,12 @@ export type Assessment =
   | { level: 'risky'; reason: string }
   | { level: 'safe' };
 
-/** `~`, HERMES_HOME and the gateway's pid as the checks should see them; defaults to this process's. */
+/** `~`, HERMES_HOME and the gateway's pid as the checks should see them; defaults to this process's (HERMES_HOME: `~/.hermes`; callers pass the settings' paths.home). */
 export function pathContext(options: Partial<PathContext> = {}): PathContext {
   const home = options.home ?? homedir();
   return {
     home,
-    hermesHome: options.hermesHome ?? process.env.HERMES_HOME ?? join(home, '.hermes'),
+    hermesHome: options.hermesHome ?? join(home, '.hermes'),
     gatewayPid: options.gatewayPid ?? process.pid,
   };
 }

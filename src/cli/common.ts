@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig, type LoadedConfig, type ConfigOverrides } from '../config/index.js';
+import { loadSettings, type ConfigOverrides, type Settings } from '../config/index.js';
 import { PRIVATE_FOLDER_MODE, restrictMode } from '../shared/private-files.js';
 
 /** The `--home` given to the top-level program, if any. */
@@ -9,9 +9,9 @@ export function homeOption(command: Command): string | undefined {
   return root.opts<{ home?: string }>().home;
 }
 
-/** Loads the configuration for a command and prints its warnings (unknown keys) to stderr. */
-export function loadForCli(command: Command, overrides?: ConfigOverrides): LoadedConfig {
-  const loaded = loadConfig({ home: homeOption(command), overrides });
+/** Loads the settings for a command and prints their warnings (unknown keys) to stderr. */
+export function loadForCli(command: Command, overrides?: ConfigOverrides): Settings {
+  const loaded = loadSettings({ home: homeOption(command), overrides });
   for (const warning of loaded.warnings) console.error(`warning: ${warning}`);
   // HERMES_HOME holds the sessions, the logs and .env: only its user enters it (an older 0755 one is tightened).
   restrictMode(loaded.paths.home, PRIVATE_FOLDER_MODE);

@@ -90,7 +90,7 @@ function readCache(file: string): Buffer | undefined {
  * from exec-run.ts's modules. HERMES_EXEC_BUNDLE=0 forces the modules.
  */
 export async function loadExecRunner(options: { env?: NodeJS.ProcessEnv; distDir?: string } = {}): Promise<ExecRunner> {
-  const env = options.env ?? process.env;
+  const env = options.env ?? {};
   const distDir = options.distDir ?? DIST;
   const bundleDir = join(distDir, 'exec-bundle');
   const manifest = env.HERMES_EXEC_BUNDLE === '0' ? undefined : readManifest(bundleDir);

@@ -27,7 +27,7 @@ const CHECK_TIMEOUT_SECONDS = 60;
  * Sends one chat completion with one tool to the configured model, through the agent's own
  * model client (same URL, key variable and request shape), with no retries.
  */
-export async function checkModel(model: HermesConfig['model'], env: NodeJS.ProcessEnv = process.env): Promise<ModelCheckResult> {
+export async function checkModel(model: HermesConfig['model'], env: NodeJS.ProcessEnv): Promise<ModelCheckResult> {
   if (!model.name.trim()) {
     return { ok: false, toolCalled: false, detail: 'model.name is empty: the gateway has no model to ask', fix: 'hermes setup (or hermes config set model.name <model id>)' };
   }

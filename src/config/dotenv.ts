@@ -8,7 +8,7 @@ import { readConfigText } from './safe-read.js';
  * Loads `HERMES_HOME/.env` into `env` without overriding variables that are already set.
  * Returns the names it set. A missing file is not an error.
  */
-export function loadDotEnv(file: string, env: NodeJS.ProcessEnv = process.env): string[] {
+export function loadDotEnv(file: string, env: Record<string, string | undefined>): string[] {
   const text = readConfigText(file);
   if (text === undefined) return [];
   const set: string[] = [];

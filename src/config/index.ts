@@ -1,16 +1,13 @@
 export { configSchema, type HermesConfig, type ConfigOverrides, type DeepPartial } from './schema.js';
-export {
-  loadConfig,
-  validateConfig,
-  defaultConfig,
-  deepMerge,
-  readYamlFile,
-  type LoadedConfig,
-  type LoadConfigOptions,
-} from './load.js';
+export { validateConfig, defaultConfig, deepMerge, readYamlFile, readConfigFile, withOverrides, type LoadedConfig } from './load.js';
+export { loadSettings, loadConfig, pathsFor, type LoadConfigOptions } from './settings-loader.js';
+export { readEnvironment, exportVariables } from './environment.js';
+export { createSettings, deepFreeze, allowsAllUsers, variableSaysYes, modelKey, type Settings, type SettingsEnv } from './settings.js';
+export { SettingsStore, liveConfig, liveEnv, type LiveSettings, type SettingsListener } from './settings-store.js';
 export { getConfigValue, setConfigValue, setConfigValues, parseCliValue } from './edit.js';
 export { hermesPaths, resolveHome, type HermesPaths } from './paths.js';
 export { loadDotEnv, readDotEnv, setDotEnvValue, dotEnvProblem } from './dotenv.js';
-export { watchConfig, applyConfigChanges, changedKeys, isHotKey, type ConfigChange, type ConfigWatcher, type WatchConfigOptions } from './watch.js';
+export { watchConfig, withHotChanges, changedKeys, isHotKey, type ConfigChange, type ConfigWatcher, type WatchConfigOptions } from './watch.js';
 export { savedKeyFor, sameEndpoint, normalisedEndpoint, hostOf, type ScopedKey } from './key-scope.js';
 export { isAdmin, type Admins } from './admins.js';
+export { readPort, portRangeText, type PortRange } from './port.js';

@@ -1,27 +1,19 @@
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { ConfigError } from '../shared/errors.js';
 import { configSchema, readCodeExecutionMode, type ConfigOverrides, type HermesConfig } from './schema.js';
-import { isKnownTimezone, setChildTimezone } from '../environments/child-env.js';
+import { isKnownTimezone } from '../environments/child-env.js';
 import { formatIssue, unknownKeys } from './issues.js';
-import { hermesPaths, type HermesPaths } from './paths.js';
-import { loadDotEnv } from './dotenv.js';
+import type { HermesPaths } from './paths.js';
+import type { SettingsEnv } from './settings.js';
 import { readConfigText } from './safe-read.js';
 
 export interface LoadedConfig {
   config: HermesConfig;
   paths: HermesPaths;
   /** Problems worth telling the user that do not stop the gateway (unknown keys). */
-  warnings: string[];
-}
-
-export interface LoadConfigOptions {
-  /** HERMES_HOME; defaults to the `HERMES_HOME` variable, then `~/.hermes`. */
-  home?: string;
-  /** Laid over the file's values before validation. */
-  overrides?: ConfigOverrides;
-  /** Load HERMES_HOME/.env into process.env first (default true). */
-  loadEnv?: boolean;
-  env?: NodeJS.ProcessEnv;
+  warnings: readonly string[];
+  /** The environment read with it (a Settings snapshot's); absent in a configuration built by hand. */
+  env?: SettingsEnv;
 }
 
 type Plain = Record<string, unknown>;
@@ -108,20 +100,28 @@ export function validateConfig(data: unknown, source: string): { config: HermesC
   };
 }
 
-/** Loads HERMES_HOME/.env and config.yaml, applies overrides and defaults, and validates. */
-export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
-  const env = options.env ?? process.env;
-  const paths = hermesPaths(options.home, env);
-  if (options.loadEnv !== false) loadDotEnv(paths.env, env);
-  const fileData = readYamlFile(paths.config);
-  const merged = deepMerge(fileData, options.overrides ?? {});
-  const { config, warnings } = validateConfig(merged, paths.config);
-  // Children get TZ from it (src/environments/child-env.ts); HERMES_TIMEZONE overrides it there.
-  setChildTimezone(config.timezone);
-  return { config, paths, warnings };
-}
-
 /** The defaults alone, as the schema gives them. */
 export function defaultConfig(): HermesConfig {
   return configSchema.parse({});
+}
+
+/**
+ * `config` with `overrides` laid over it, validated: the one way code that was handed a
+ * loaded configuration (the agent, the executor) adds settings of its own. Without overrides
+ * it is `config` itself.
+ */
+export function withOverrides(config: HermesConfig, overrides: ConfigOverrides | undefined, source: string): HermesConfig {
+  if (overrides === undefined) return config;
+  return validateConfig(deepMerge(config, overrides), source).config;
+}
+
+/**
+ * The file's settings; undefined when it is empty or blank (a save on its way), which a
+ * running gateway does not take for "all defaults". A missing file is the defaults. The one
+ * reading of config.yaml after the start: the watch and `/reload-mcp`.
+ */
+export function readConfigFile(file: string): HermesConfig | undefined {
+  const text = readConfigText(file);
+  if (text !== undefined && text.trim() === '') return undefined;
+  return validateConfig(text === undefined ? {} : parseYamlText(text, file), file).config;
 }

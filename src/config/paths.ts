@@ -16,15 +16,26 @@ export interface HermesPaths {
   sandboxes: string;
 }
 
-/** `HERMES_HOME`, else `~/.hermes`. An explicit `home` wins over both. */
-export function resolveHome(home?: string, env: NodeJS.ProcessEnv = process.env): string {
+/** The variables the paths depend on: HERMES_HOME and HERMES_CONFIG. */
+type PathVariables = Readonly<Record<string, string | undefined>>;
+
+/**
+ * `HERMES_HOME`, else `~/.hermes`. An explicit `home` wins over both; without one, say where
+ * the variables come from (the settings' environment, `readEnvironment()` at the edge).
+ */
+export function resolveHome(home: string): string;
+export function resolveHome(home: string | undefined, env: PathVariables): string;
+export function resolveHome(home?: string, env: PathVariables = {}): string {
   if (home) return resolve(home);
   if (env.HERMES_HOME) return resolve(env.HERMES_HOME);
   return join(homedir(), '.hermes');
 }
 
-export function hermesPaths(home?: string, env: NodeJS.ProcessEnv = process.env): HermesPaths {
-  const root = resolveHome(home, env);
+/** Every path under HERMES_HOME; `home` and `env` as for {@link resolveHome}. */
+export function hermesPaths(home: string): HermesPaths;
+export function hermesPaths(home: string | undefined, env: PathVariables): HermesPaths;
+export function hermesPaths(home?: string, env: PathVariables = {}): HermesPaths {
+  const root = home ? resolveHome(home) : resolveHome(undefined, env);
   const logs = join(root, 'logs');
   const cache = join(root, 'cache');
   return {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HIGHEST_PORT, lowestPort, portRangeText, type PortRange } from './port.js';
 
 /*
  * The single source of truth for config.yaml: every key, its type and its default.
@@ -18,13 +19,13 @@ export const MAX_SECONDS = 2_147_483;
 const seconds = () =>
   positive().max(MAX_SECONDS, { error: `expected at most ${MAX_SECONDS} seconds` });
 /** A TCP port to connect to or listen on; `anyFree` also allows 0 (the system picks a free port). */
-const port = (options: { anyFree?: boolean } = {}) => {
-  const what = options.anyFree ? 'a port number from 0 to 65535 (0 picks any free port)' : 'a port number from 1 to 65535';
+const port = (range: PortRange = {}) => {
+  const what = portRangeText(range);
   return z
     .number({ error: `expected ${what}` })
     .int({ error: `expected ${what}` })
-    .min(options.anyFree ? 0 : 1, { error: `expected ${what}` })
-    .max(65_535, { error: `expected ${what}` });
+    .min(lowestPort(range), { error: `expected ${what}` })
+    .max(HIGHEST_PORT, { error: `expected ${what}` });
 };
 /** A share of something: more than 0, less than 1. */
 const fraction = () =>

@@ -3,10 +3,14 @@ import { basename, dirname } from 'node:path';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { parseEnv } from 'node:util';
-import { parseYamlText, validateConfig } from './load.js';
+import { readConfigFile } from './load.js';
 import { readConfigText } from './safe-read.js';
-import type { HermesPaths } from './paths.js';
 import type { HermesConfig } from './schema.js';
+import { createSettings } from './settings.js';
+import { exportVariables } from './environment.js';
+import type { ConfigChange, SettingsStore } from './settings-store.js';
+
+export type { ConfigChange } from './settings-store.js';
 
 /**
  * Keys a running gateway reads each time it needs them, so a new value applies at once:
@@ -24,12 +28,6 @@ export function isHotKey(key: string): boolean {
   return HOT_KEYS.some((pattern) => pattern.test(key));
 }
 
-/** What a reload did: keys (and `.env` variables) applied now, and those that need a restart. */
-export interface ConfigChange {
-  applied: string[];
-  needsRestart: string[];
-}
-
 type Plain = Record<string, unknown>;
 const isPlain = (value: unknown): value is Plain => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -43,11 +41,12 @@ export function changedKeys(before: unknown, after: unknown, prefix = ''): strin
 }
 
 /**
- * Writes the hot keys among `keys` from `next` into `live`, in place: the gateway, the agent
- * and the adapters hold the same object, so each sees the new value at its next read.
- * Returns which keys were applied and which need a restart.
+ * `live` with the hot keys among `keys` taken from `next`, as a new object (`live` is a frozen
+ * snapshot and stays as it was). Returns it with which keys were applied and which need a
+ * restart (those keep the running value until then).
  */
-export function applyConfigChanges(live: Partial<HermesConfig>, next: HermesConfig, keys: string[]): ConfigChange {
+export function withHotChanges(live: HermesConfig, next: HermesConfig, keys: string[]): { config: HermesConfig; change: ConfigChange } {
+  const config = structuredClone(live);
   const change: ConfigChange = { applied: [], needsRestart: [] };
   for (const key of keys) {
     if (!isHotKey(key)) {
@@ -55,7 +54,7 @@ export function applyConfigChanges(live: Partial<HermesConfig>, next: HermesConf
       continue;
     }
     const path = key.split('.');
-    let target: unknown = live;
+    let target: unknown = config;
     let source: unknown = next;
     for (const part of path.slice(0, -1)) {
       target = isPlain(target) ? target[part] : undefined;
@@ -69,15 +68,17 @@ export function applyConfigChanges(live: Partial<HermesConfig>, next: HermesConf
     target[leaf] = structuredClone(source[leaf]);
     change.applied.push(key);
   }
-  return change;
+  return { config, change };
 }
 
 export interface WatchConfigOptions {
-  /** The running configuration, changed in place. */
-  live: HermesConfig;
-  paths: Pick<HermesPaths, 'config' | 'env'>;
-  /** Where `.env` variables go (process.env for `hermes gateway`). */
-  env?: NodeJS.ProcessEnv;
+  /** The running settings: a reload that changes something swaps in a new snapshot. */
+  store: SettingsStore;
+  /**
+   * Where changed `.env` variables are also set, so children started from then on choose from
+   * them (the process's environment for `hermes gateway`; exportVariables' default).
+   */
+  exportTo?: NodeJS.ProcessEnv;
   logger: Logger;
   /** Told after each reload that changed something. */
   onChange?: (change: ConfigChange) => void;
@@ -91,7 +92,9 @@ export interface ConfigWatcher {
 
 /**
  * Watches `config.yaml` and `.env` (their folders, since editors and `hermes config set`
- * replace a file by renaming a new one over it) and applies changes while the gateway runs.
+ * replace a file by renaming a new one over it) and applies changes while the gateway runs:
+ * a new snapshot with the hot keys and the changed variables, swapped into the store, whose
+ * subscribers hear of it.
  * The values compared are the files' own, so settings laid over them at start (command-line
  * overrides) stay until the file changes that key. An invalid file, one that is not a regular
  * file (a FIFO, a socket: refused without blocking), and an empty or whitespace-only one (an
@@ -99,8 +102,9 @@ export interface ConfigWatcher {
  * real change is compared with the last settings applied.
  */
 export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
-  const { live, paths, logger } = options;
-  const env = options.env ?? process.env;
+  const { store, logger } = options;
+  const { paths } = store.current();
+  const live = store.current().config;
   let fileConfig: HermesConfig;
   try {
     fileConfig = readConfigFile(paths.config) ?? structuredClone(live);
@@ -112,6 +116,9 @@ export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
 
   const reload = (): ConfigChange => {
     const change: ConfigChange = { applied: [], needsRestart: [] };
+    const running = store.current();
+    let config = running.config;
+    const variables: Record<string, string | undefined> = {};
     try {
       const next = readConfigFile(paths.config);
       if (next === undefined) {
@@ -119,9 +126,10 @@ export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
       } else {
         const keys = changedKeys(fileConfig, next);
         fileConfig = next;
-        const applied = applyConfigChanges(live, next, keys);
-        change.applied.push(...applied.applied);
-        change.needsRestart.push(...applied.needsRestart);
+        const applied = withHotChanges(config, next, keys);
+        if (applied.change.applied.length > 0) config = applied.config;
+        change.applied.push(...applied.change.applied);
+        change.needsRestart.push(...applied.change.needsRestart);
       }
     } catch (error) {
       logger.warn({ err: errorMessage(error) }, `${paths.config} changed but cannot be used; the running settings stay`);
@@ -131,14 +139,16 @@ export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
       for (const name of new Set([...Object.keys(fileEnv), ...Object.keys(nextEnv)])) {
         if (fileEnv[name] === nextEnv[name]) continue;
         // A variable the shell set (not this file) wins, as at start.
-        if (env[name] !== undefined && env[name] !== fileEnv[name]) continue;
-        if (nextEnv[name] === undefined) delete env[name];
-        else env[name] = nextEnv[name];
+        if (running.env[name] !== undefined && running.env[name] !== fileEnv[name]) continue;
+        variables[name] = nextEnv[name];
         (HOT_VARIABLES.test(name) ? change.applied : change.needsRestart).push(name);
       }
       fileEnv = nextEnv;
     }
     if (change.applied.length > 0 || change.needsRestart.length > 0) {
+      exportVariables(variables, options.exportTo);
+      const env = { ...running.env, ...variables };
+      store.swap(createSettings({ config, paths: running.paths, env, warnings: running.warnings }), change);
       // Names only: values may be keys.
       logger.info(change, 'configuration reloaded');
       options.onChange?.(change);
@@ -175,16 +185,6 @@ export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
       for (const watcher of watchers) watcher.close();
     },
   };
-}
-
-/**
- * The file's settings; undefined when it is empty or blank (a save on its way), which a
- * running gateway does not take for "all defaults". A missing file is the defaults.
- */
-function readConfigFile(file: string): HermesConfig | undefined {
-  const text = readConfigText(file);
-  if (text !== undefined && text.trim() === '') return undefined;
-  return validateConfig(text === undefined ? {} : parseYamlText(text, file), file).config;
 }
 
 /**

@@ -6,7 +6,7 @@ import { ConfigError } from '../shared/errors.js';
  * REDIS_URL from the environment (HERMES_HOME/.env is loaded into it), since the address may
  * carry a password.
  */
-export function redisUrlFrom(config: HermesConfig, env: NodeJS.ProcessEnv = process.env): string {
+export function redisUrlFrom(config: HermesConfig, env: NodeJS.ProcessEnv): string {
   const url = config.coordination.redis_url.trim() || env.REDIS_URL?.trim() || '';
   if (!url) {
     throw new ConfigError('coordination.backend is redis but no Redis address is set: set coordination.redis_url or REDIS_URL (in HERMES_HOME/.env)');

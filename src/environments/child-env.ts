@@ -57,10 +57,28 @@ export function isKnownTimezone(name: string): boolean {
 }
 
 /** The TZ children get: HERMES_TIMEZONE, else the configured timezone, when it is a known zone. */
-export function childTimezone(source: NodeJS.ProcessEnv = process.env): string | undefined {
+export function childTimezone(source: NodeJS.ProcessEnv = childSource()): string | undefined {
   const override = (source.HERMES_TIMEZONE ?? '').trim();
   const name = override || configuredTimezone;
   return isKnownTimezone(name) ? name : undefined;
+}
+
+/** What children choose from unless told otherwise: the gateway process's own environment. */
+export function childSource(): NodeJS.ProcessEnv {
+  return process.env;
+}
+
+/**
+ * The folders on the gateway's own PATH, which children inherit: where a program a child runs
+ * is looked for (findExecutable, the engine cache, the sandbox's interpreter view).
+ */
+export function hostSearchPath(): string | undefined {
+  return process.env.PATH;
+}
+
+/** The active virtualenv and conda prefixes of the gateway's environment, which children inherit. */
+export function hostPythonPrefixes(): string[] {
+  return [process.env.VIRTUAL_ENV, process.env.CONDA_PREFIX].filter((prefix): prefix is string => Boolean(prefix));
 }
 
 export function looksSecret(name: string): boolean {
@@ -89,7 +107,7 @@ export interface ChildEnvOptions {
  * set in, names passed through by the user, and nothing a provider strips.
  */
 export function buildChildEnv(options: ChildEnvOptions = {}): Record<string, string> {
-  const source = options.source ?? process.env;
+  const source = options.source ?? childSource();
   const passthrough = new Set(options.passthrough ?? []);
   const strip = providerStripped;
   const out: Record<string, string> = {};

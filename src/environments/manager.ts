@@ -15,7 +15,7 @@ export interface EnvironmentManagerOptions {
   paths: HermesPaths;
   registry: ProviderRegistry;
   logger?: Logger;
-  /** The variables children choose from; defaults to process.env. */
+  /** The variables children choose from; by default the gateway's own (child-env.ts). */
   source?: NodeJS.ProcessEnv;
 }
 

@@ -21,7 +21,7 @@ export interface WorkingFolderOptions {
   logger?: Logger;
   /** Where a missing folder falls back to; HERMES_HOME/workspace by default. */
   fallback?: string;
-  /** HERMES_HOME (the loaded paths' `home`); `HERMES_HOME`, else `~/.hermes`, when not given. */
+  /** HERMES_HOME (the settings' `paths.home`; every caller in the gateway gives it); `~/.hermes` when not given. */
   home?: string;
 }
 
@@ -30,7 +30,7 @@ export interface WorkingFolderOptions {
  * the same whichever folder the gateway was started in (a clone, the systemd unit's, `hermes chat`'s).
  */
 export function defaultWorkingFolder(home?: string): string {
-  const folder = join(resolveHome(home), WORKSPACE_FOLDER);
+  const folder = join(home ? resolveHome(home) : resolveHome(undefined, {}), WORKSPACE_FOLDER);
   try {
     mkdirSync(folder, { recursive: true, mode: 0o700 });
   } catch {

@@ -1,13 +1,13 @@
 import { scriptToolSet, MEMORY_SCRIPT_TOOLS } from './script-tool-set.js';
 import { performance } from 'node:perf_hooks';
 import {
-  deepMerge,
   loadConfig,
-  validateConfig,
+  withOverrides,
   type ConfigOverrides,
   type HermesConfig,
   type HermesPaths,
   type LoadedConfig,
+  type SettingsEnv,
 } from '../config/index.js';
 import { LocalEnvironment } from '../environments/local.js';
 import { buildChildEnv } from '../environments/child-env.js';
@@ -51,6 +51,8 @@ const SEVEN: readonly string[] = SCRIPT_TOOL_NAMES;
 export class DefaultCodeExecutor implements CodeExecutor {
   readonly config: HermesConfig;
   readonly paths: HermesPaths;
+  /** The settings' environment, for the tools a script calls (their keys). */
+  private readonly env?: SettingsEnv;
   private readonly registry: ToolRegistry;
   private readonly logger: Logger;
   private readonly defaultEnvironment: Environment;
@@ -66,6 +68,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
       : loadConfig({ home: options.home, overrides: options.config });
     this.config = loaded.config;
     this.paths = loaded.paths;
+    this.env = loaded.env;
     this.registry = options.registry ?? new ToolRegistry(scriptTools());
     this.logger = (options.logger ?? silentLogger()).child({ tool: 'execute_code' });
     const cwd = options.cwd ?? resolveWorkingFolder(this.config.terminal.cwd, { logger: this.logger, home: this.paths.home }).cwd;
@@ -176,6 +179,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
       logger: this.logger.child({ session: request.sessionId }),
       config: this.config,
       paths: this.paths,
+      ...(this.env ? { env: this.env } : {}),
       passthrough: new Set(request.passthrough ?? []),
       enabledTools: request.enabledTools,
     };
@@ -217,8 +221,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
 }
 
 function mergeOver(loaded: LoadedConfig, options: CodeExecutorOptions): HermesConfig {
-  if (!options.config) return loaded.config;
-  return validateConfig(deepMerge(loaded.config, options.config), 'createCodeExecutor options.config').config;
+  return withOverrides(loaded.config, options.config, 'createCodeExecutor options.config');
 }
 
 /** Builds a CodeExecutor; see `CodeExecutorOptions`. Exported from the package root. */

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { hostPythonPrefixes } from '../environments/child-env.js';
 
 const versionCache = new Map<string, { mtimeMs: number; ok: boolean }>();
 
@@ -30,11 +31,10 @@ async function usablePython(python: string): Promise<boolean> {
 export async function resolveInterpreter(
   mode: 'project' | 'strict',
   fallback: string,
-  env: NodeJS.ProcessEnv = process.env,
+  prefixes: readonly string[] = hostPythonPrefixes(),
 ): Promise<string> {
   if (mode === 'project') {
-    for (const prefix of [env.VIRTUAL_ENV, env.CONDA_PREFIX]) {
-      if (!prefix) continue;
+    for (const prefix of prefixes) {
       const candidate = join(prefix, 'bin', 'python');
       if (await usablePython(candidate)) return candidate;
     }

@@ -1,4 +1,4 @@
-import { buildChildEnv } from '../environments/child-env.js';
+import { buildChildEnv, childSource } from '../environments/child-env.js';
 import type { Logger } from '../shared/logger.js';
 
 export interface ScriptEnvOptions {
@@ -25,10 +25,9 @@ export const PYTHON_CHILD_ENV: Readonly<Record<string, string>> = {
 
 /** The scrubbed environment of a script or kernel, plus the RPC address and Python settings. */
 export function scriptEnv(options: ScriptEnvOptions): Record<string, string> {
-  const source = options.source ?? process.env;
-  const inherited = source.PYTHONPATH;
+  const inherited = (options.source ?? childSource()).PYTHONPATH;
   return buildChildEnv({
-    source,
+    source: options.source,
     passthrough: options.passthrough,
     logger: options.logger,
     label: 'execute_code',

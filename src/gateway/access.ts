@@ -1,9 +1,7 @@
-import type { HermesConfig } from '../config/index.js';
+import { allowsAllUsers, type HermesConfig, type SettingsEnv } from '../config/index.js';
 
 /** Platforms on this machine only; they guard themselves and need no allow-list. */
 const LOCAL_PLATFORMS = new Set(['web', 'console']);
-
-const TRUE = new Set(['1', 'true', 'yes', 'on']);
 
 /**
  * Who may talk to the bot. Closed by default: a user is allowed when listed in
@@ -15,13 +13,13 @@ export class AccessPolicy {
 
   constructor(
     private readonly config: HermesConfig,
-    private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly env: SettingsEnv,
   ) {}
 
   /** True when `userId` may use the bot on `platform`. */
   isAllowed(platform: string, userId: string): boolean {
     if (LOCAL_PLATFORMS.has(platform)) return true;
-    if (TRUE.has((this.env.GATEWAY_ALLOW_ALL_USERS ?? '').trim().toLowerCase())) return true;
+    if (allowsAllUsers(this.env)) return true;
     return this.allowedUsers(platform).has(userId);
   }
 

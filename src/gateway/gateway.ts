@@ -50,7 +50,7 @@ export interface GatewayOptions {
   agent: AgentRunner;
   config: HermesConfig;
   logger?: Logger;
-  /** Where the allow-list variables are read (default `process.env`). */
+  /** Where the allow-list variables are read: the settings' environment (none when not given). */
   env?: NodeJS.ProcessEnv;
   /**
    * Where approval requests wait and how they are answered; when absent, one with
@@ -110,7 +110,7 @@ export class Gateway {
     const { config } = options;
     this.logger = (options.logger ?? silentLogger()).child({ component: 'gateway' });
     this.semaphore = new Semaphore(config.gateway.max_concurrent_turns);
-    this.access = new AccessPolicy(config, options.env ?? process.env);
+    this.access = new AccessPolicy(config, options.env ?? {});
     this.approvals = options.approvals ?? approvalQueueFor(config, { logger: this.logger });
     this.ownsOutbox = !options.outbox;
     this.outbox = options.outbox ?? OutboxStore.open(':memory:');

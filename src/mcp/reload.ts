@@ -1,17 +1,18 @@
-import { loadDotEnv, readYamlFile, validateConfig, type HermesPaths } from '../config/index.js';
+import { defaultConfig, readConfigFile, readDotEnv, type HermesPaths } from '../config/index.js';
 import { errorMessage } from '../shared/errors.js';
 import type { McpReloadSummary, McpServers } from './servers.js';
 
 /**
- * `/reload-mcp`: reads `mcp_servers` from config.yaml again (and .env, for `${NAME}` values
- * it newly names) and applies it. An unreadable or invalid file changes nothing; the reply says why.
+ * `/reload-mcp`: reads `mcp_servers` from config.yaml again (and .env under the servers'
+ * environment, for `${NAME}` values it newly names) and applies it. An unreadable or invalid
+ * file changes nothing; the reply says why.
  */
-export async function reloadMcpServers(servers: McpServers, paths: HermesPaths, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function reloadMcpServers(servers: McpServers, paths: Pick<HermesPaths, 'config' | 'env'>): Promise<string> {
   let summary: McpReloadSummary;
   try {
-    loadDotEnv(paths.env, env);
-    const { config } = validateConfig(readYamlFile(paths.config), paths.config);
-    summary = await servers.load(config.mcp_servers);
+    // A blank file names no server, as at start.
+    const config = readConfigFile(paths.config) ?? defaultConfig();
+    summary = await servers.load(config.mcp_servers, readDotEnv(paths.env));
   } catch (error) {
     return `MCP servers not reloaded: ${errorMessage(error)}. Nothing was changed.`;
   }

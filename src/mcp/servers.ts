@@ -9,7 +9,7 @@ import type { McpServerSettings, McpServerStatus } from './types.js';
 
 export interface McpServersOptions {
   logger: Logger;
-  /** Where `${NAME}` in headers and env values is looked up (HERMES_HOME/.env is loaded into it); default process.env. */
+  /** Where `${NAME}` in headers and env values is looked up (the settings' environment, HERMES_HOME/.env under it); none when not given. */
   env?: NodeJS.ProcessEnv;
   /** Told every change of a server's state (starting, ready, failed, stopped) as it happens. */
   onChange?: (status: McpServerStatus) => void;
@@ -39,13 +39,18 @@ export class McpServers implements ToolSource {
 
   constructor(options: McpServersOptions) {
     this.logger = options.logger.child({ component: 'mcp' });
-    this.env = options.env ?? process.env;
+    this.env = options.env ?? {};
     this.onChange = options.onChange;
     this.hidden = [mcpScriptTool(() => this.connections)];
   }
 
-  /** Starts `servers` (replacing what runs) and resolves once each has had its first try. */
-  async load(servers: Readonly<Record<string, McpServerSettings>>): Promise<McpReloadSummary> {
+  /**
+   * Starts `servers` (replacing what runs) and resolves once each has had its first try.
+   * `underlay`: variables laid under the environment for the servers started now (`/reload-mcp`
+   * passes HERMES_HOME/.env as it reads now, so a `${NAME}` added there is found).
+   */
+  async load(servers: Readonly<Record<string, McpServerSettings>>, underlay: Readonly<Record<string, string>> = {}): Promise<McpReloadSummary> {
+    const env = Object.keys(underlay).length === 0 ? this.env : { ...underlay, ...this.env };
     const summary: McpReloadSummary = { started: [], stopped: [], restarted: [], unchanged: [] };
     const before = new Set(this.connections.keys());
     const stops: Promise<void>[] = [];
@@ -65,7 +70,7 @@ export class McpServers implements ToolSource {
         continue;
       }
       (before.has(name) ? summary.restarted : summary.started).push(name);
-      const connection: McpConnection = new McpConnection(name, settings, this.env, this.logger, () => {
+      const connection: McpConnection = new McpConnection(name, settings, env, this.logger, () => {
         this.cached = undefined;
         this.onChange?.(connection.status());
       });

@@ -19,7 +19,7 @@ export const POSTGRES_URL_VARIABLES = ['HERMES_POSTGRES_URL', 'DATABASE_URL'] as
  * `sessions.postgres_url`, else HERMES_POSTGRES_URL or DATABASE_URL from the environment
  * (HERMES_HOME/.env is loaded into it), since the address may carry a password.
  */
-export function stateLocationFrom(config: HermesConfig, paths: HermesPaths, env: NodeJS.ProcessEnv = process.env): StateLocation {
+export function stateLocationFrom(config: HermesConfig, paths: HermesPaths, env: NodeJS.ProcessEnv): StateLocation {
   if (config.sessions.store === 'sqlite') return paths.stateDb;
   // The address holds the database's password: no child process gets these, passed through or not.
   addStrippedEnvKeys(POSTGRES_URL_VARIABLES);

@@ -18,7 +18,8 @@ export function normalizeLevel(level: string | undefined): LevelWithSilent | und
 export interface LoggerOptions {
   file?: string;
   level?: string;
-  env?: NodeJS.ProcessEnv;
+  /** The settings' environment, for HERMES_LOG_LEVEL; none when not given. */
+  env?: Readonly<Record<string, string | undefined>>;
   /**
    * Write each line as it is logged. For short-lived commands (`hermes exec`): nothing is
    * buffered, so nothing is flushed at exit — pino's exit flush of a buffered destination
@@ -33,7 +34,7 @@ export interface LoggerOptions {
  * `HERMES_LOG_LEVEL` wins over the configured level.
  */
 export function createLogger(options: LoggerOptions): Logger {
-  const env = options.env ?? process.env;
+  const env = options.env ?? {};
   const level = normalizeLevel(env.HERMES_LOG_LEVEL) ?? normalizeLevel(options.level) ?? 'info';
   if (!options.file) return pino({ level: 'silent' });
   // Logs can hold what people wrote and what tools printed: 0600 in a 0700 folder, an older looser file tightened.

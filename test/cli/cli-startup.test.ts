@@ -128,7 +128,8 @@ describe('hermes start-up', () => {
     expect(run.status).toBe(0);
     // No exec-run.js and no other module of dist/src: the run came from the bundle (evaluated through vm, seen by no hook).
     const ours = run.loaded.filter((url) => url.startsWith('dist/'));
-    expect(ours.sort()).toEqual(['dist/src/cli/command-table.js', 'dist/src/cli/commands/exec.js', 'dist/src/cli/exec-bundle.js', 'dist/src/cli/main.js', 'dist/src/shared/package-root.js']);
+    // …and the settings' environment edge (no imports of its own), which says whether to use the bundle (HERMES_EXEC_BUNDLE).
+    expect(ours.sort()).toEqual(['dist/src/cli/command-table.js', 'dist/src/cli/commands/exec.js', 'dist/src/cli/exec-bundle.js', 'dist/src/cli/main.js', 'dist/src/config/environment.js', 'dist/src/shared/package-root.js']);
     // Outside the bundle, only commander (the program) came from node_modules.
     expect(run.loaded.filter((url) => url.startsWith('node_modules/') && !url.startsWith('node_modules/commander/'))).toEqual([]);
     // And the bundle holds none of them, nor the gateway, the agent or the stores.

@@ -6,8 +6,11 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  liveConfig,
+  liveEnv,
   loadConfig,
   readDotEnv,
+  SettingsStore,
   readYamlFile,
   setConfigValue,
   setDotEnvValue,
@@ -114,7 +117,7 @@ describe('config files that are not regular files are refused without blocking',
     fifoAt(join(home, 'config.yaml'));
     const servers = { load: () => Promise.reject(new Error('must not be called')), status: () => [] };
     const started = Date.now();
-    const reply = await reloadMcpServers(servers as unknown as Parameters<typeof reloadMcpServers>[0], loaded.paths, {});
+    const reply = await reloadMcpServers(servers as unknown as Parameters<typeof reloadMcpServers>[0], loaded.paths);
     expect(Date.now() - started).toBeLessThan(1000);
     expect(reply).toContain(`MCP servers not reloaded: ${join(home, 'config.yaml')}: is a FIFO (named pipe)`);
   });
@@ -139,10 +142,10 @@ describe('hot reload: a file that cannot be used keeps the running settings', ()
   });
 
   function watching(env: NodeJS.ProcessEnv) {
-    const loaded = loadConfig({ home, env });
+    const store = new SettingsStore(loadConfig({ home, env }));
     const changes: ConfigChange[] = [];
-    watcher = watchConfig({ live: loaded.config, paths: loaded.paths, env, logger, onChange: (change) => changes.push(change) });
-    return { live: loaded.config, reload: () => watcher!.reload(), changes };
+    watcher = watchConfig({ store, exportTo: env, logger, onChange: (change) => changes.push(change) });
+    return { live: liveConfig(store), vars: liveEnv(store), reload: () => watcher!.reload(), changes };
   }
 
   it('an emptied config.yaml (an editor truncating before it writes) keeps the model; the real save after it applies', () => {
@@ -180,23 +183,25 @@ describe('hot reload: a file that cannot be used keeps the running settings', ()
     const file = join(home, '.env');
     writeFileSync(file, "OPENAI_API_KEY='sk-kept'\n");
     const env: NodeJS.ProcessEnv = {};
-    const { reload } = watching(env);
-    expect(env.OPENAI_API_KEY).toBe('sk-kept');
+    const { reload, vars } = watching(env);
+    expect(vars.OPENAI_API_KEY).toBe('sk-kept');
     writeFileSync(file, '');
     expect(reload()).toEqual({ applied: [], needsRestart: [] });
-    expect(env.OPENAI_API_KEY).toBe('sk-kept');
+    expect(vars.OPENAI_API_KEY).toBe('sk-kept');
     rmSync(file);
     expect(spawnSync('mkfifo', [file]).status).toBe(0);
     writers.push(spawn('sh', ['-c', `sleep 3 > '${file}'`], { stdio: 'ignore' }));
     const started = Date.now();
     expect(reload()).toEqual({ applied: [], needsRestart: [] });
     expect(Date.now() - started).toBeLessThan(1000);
-    expect(env.OPENAI_API_KEY).toBe('sk-kept');
+    expect(vars.OPENAI_API_KEY).toBe('sk-kept');
     expect(logged.join('')).toContain(`${file}: is a FIFO (named pipe)`);
-    // A real save after it applies.
+    // A real save after it applies (the writer stopped first: a late start would truncate the new file).
+    for (const writer of writers.splice(0)) writer.kill('SIGKILL');
     rmSync(file);
     writeFileSync(file, "OPENAI_API_KEY='sk-new'\n");
     expect(reload().applied).toEqual(['OPENAI_API_KEY']);
+    expect(vars.OPENAI_API_KEY).toBe('sk-new');
     expect(env.OPENAI_API_KEY).toBe('sk-new');
     expect(readFileSync(file, 'utf8')).toContain('sk-new');
   });

@@ -70,7 +70,9 @@ export async function waitForGroupGone(pgid: number): Promise<void> {
 /** A temporary HERMES_HOME and the loaded configuration for a gateway talking to fakes. */
 export function e2eConfig(overrides: ConfigOverrides, env: NodeJS.ProcessEnv): { loaded: LoadedConfig; home: string; cleanup: () => void } {
   const home = mkdtempSync(join(tmpdir(), 'hermes-e2e-'));
-  const loaded = loadConfig({ home, overrides, loadEnv: false, env });
+  const settings = loadConfig({ home, overrides, loadEnv: false, env });
+  // A copy the tests may still change before the start (the model's address): the snapshot is frozen.
+  const loaded: LoadedConfig = { ...settings, config: structuredClone(settings.config) };
   return { loaded, home, cleanup: () => rmSync(home, { recursive: true, force: true }) };
 }
 

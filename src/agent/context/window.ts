@@ -78,7 +78,7 @@ export class ContextWindows {
 
   private async fetchList(signal: AbortSignal): Promise<ModelList> {
     const settings = this.options.model;
-    const env = this.options.env ?? process.env;
+    const env = this.options.env ?? {};
     const client = openAIClient({ baseUrl: settings.base_url, apiKey: env[settings.api_key_env], timeoutMs: LIST_TIMEOUT_MS });
     const ids: string[] = [];
     const windows = new Map<string, number>();

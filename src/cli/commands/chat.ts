@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import { userInfo } from 'node:os';
 import type { Interface } from 'node:readline';
 import type { AgentEvent, AgentRunner, ApprovalRequest, TurnResult } from '../../agent/index.js';
+import type { SettingsEnv } from '../../config/index.js';
 import { loadForCli } from '../common.js';
 import { terminalText } from '../terminal-text.js';
 import { usageText } from '../../gateway/session-commands.js';
@@ -21,9 +22,9 @@ export function registerChatCommand(program: Command): void {
     .action(async (options: ChatOptions, command: Command) => {
       const loaded = loadForCli(command);
       const [{ createAgent }, { createLogger }] = await Promise.all([import('../../agent/index.js'), import('../../shared/logger.js')]);
-      const logger = createLogger({ file: loaded.paths.logFile, level: loaded.config.logging.level });
+      const logger = createLogger({ file: loaded.paths.logFile, level: loaded.config.logging.level, env: loaded.env });
       const agent = await createAgent(loaded, { logger });
-      const user = options.user || safeUserName();
+      const user = options.user || safeUserName(loaded.env);
       try {
         await chatLoop(agent, {
           sessionKey: `console:${user}`,
@@ -39,11 +40,11 @@ export function registerChatCommand(program: Command): void {
     });
 }
 
-function safeUserName(): string {
+function safeUserName(env: SettingsEnv): string {
   try {
     return userInfo().username || 'user';
   } catch {
-    return process.env.USER || 'user';
+    return env.USER || 'user';
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { hermesPaths, getConfigValue, setConfigValue, parseCliValue, type HermesConfig } from '../../config/index.js';
+import { pathsFor, getConfigValue, setConfigValue, parseCliValue, type HermesConfig } from '../../config/index.js';
 import { homeOption, loadForCli } from '../common.js';
 
 export function registerConfigCommand(program: Command): void {
@@ -9,7 +9,7 @@ export function registerConfigCommand(program: Command): void {
     .command('path')
     .description('print the path of config.yaml')
     .action((_options, command: Command) => {
-      console.log(hermesPaths(homeOption(command)).config);
+      console.log(pathsFor(homeOption(command)).config);
     });
 
   config
@@ -30,7 +30,7 @@ export function registerConfigCommand(program: Command): void {
     .argument('<value>', 'the new value, read as YAML (300, true, "[a, b]")')
     .description('validate and write a value, keeping the file\'s comments and order')
     .action(async (key: string, raw: string, _options, command: Command) => {
-      const file = hermesPaths(homeOption(command)).config;
+      const file = pathsFor(homeOption(command)).config;
       const value = parseCliValue(raw);
       setConfigValue(file, key, value, key === 'terminal.backend' ? await backendCheckFor(command) : undefined);
       console.log(`${key} = ${JSON.stringify(value)} (${file})`);

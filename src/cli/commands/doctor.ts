@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
-import { defaultConfig, hermesPaths, loadConfig, type HermesConfig } from '../../config/index.js';
+import { allowsAllUsers, defaultConfig, loadSettings, pathsFor, readEnvironment, type HermesConfig, type SettingsEnv } from '../../config/index.js';
 import { errorMessage } from '../../shared/errors.js';
 import { homeOption } from '../common.js';
 import { chooseBackends, type BackendChoice } from '../../environments/audience.js';
@@ -15,7 +15,7 @@ interface Line {
 }
 
 /** Whether each chat platform has what it needs to start, from the environment (and HERMES_HOME/.env). */
-export function platformTokens(config: HermesConfig, env: NodeJS.ProcessEnv = process.env): Array<{ name: string; enabled: boolean; ready: boolean; detail: string }> {
+export function platformTokens(config: HermesConfig, env: SettingsEnv): Array<{ name: string; enabled: boolean; ready: boolean; detail: string }> {
   const has = (name: string) => Boolean(env[name]);
   const slackSecond = config.platforms.slack.mode === 'socket' ? 'SLACK_APP_TOKEN' : 'SLACK_SIGNING_SECRET';
   const web = config.platforms.web;
@@ -76,15 +76,19 @@ async function mcpLines(config: HermesConfig): Promise<Line[]> {
 /** Everything doctor checks, in order. */
 async function diagnose(home: string | undefined): Promise<Line[]> {
   const lines: Line[] = [];
-  const paths = hermesPaths(home);
+  const paths = pathsFor(home);
   let config: HermesConfig;
+  // The environment with HERMES_HOME/.env under it; without a valid config, the environment alone.
+  let env: SettingsEnv;
   try {
-    const loaded = loadConfig({ home });
+    const loaded = loadSettings({ home });
     config = loaded.config;
+    env = loaded.env;
     lines.push({ status: 'ok', name: 'config', detail: `${paths.config} is valid` });
     for (const warning of loaded.warnings) lines.push({ status: 'warn', name: 'config', detail: warning, fix: 'remove or rename the key' });
   } catch (error) {
     config = defaultConfig();
+    env = readEnvironment();
     lines.push({ status: 'fail', name: 'config', detail: errorMessage(error), fix: `fix ${paths.config} (hermes config set KEY VALUE validates as it writes); the checks below use the defaults` });
   }
   lines.push(pythonLine(config.code_execution.python));
@@ -111,7 +115,7 @@ async function diagnose(home: string | undefined): Promise<Line[]> {
       ? { status: 'ok', name: 'terminal backend', detail: `${active.displayName} [${active.name}] is available` }
       : { status: 'fail', name: 'terminal backend', detail: `${active.name} is not available on this host`, fix: 'see its checks below, or choose another backend with hermes setup' });
   }
-  lines.push(platformBackendCheck(config, registry, platformTokens(config)));
+  lines.push(platformBackendCheck(config, registry, platformTokens(config, env)));
   for (const provider of registry.list()) {
     const isActive = provider.name === active?.name;
     for (const check of await provider.doctorChecks()) {
@@ -125,22 +129,22 @@ async function diagnose(home: string | undefined): Promise<Line[]> {
     }
   }
 
-  lines.push(...(await modelLines(config, paths.env)));
-  lines.push(...(await platformLines(config, paths.env)));
+  lines.push(...(await modelLines(config, env, paths.env)));
+  lines.push(...(await platformLines(config, env, paths.env)));
   return lines;
 }
 
 /** The model: a real call with a tool (an empty name, an unreachable URL or a refused key fails). */
-async function modelLines(config: HermesConfig, envFile: string): Promise<Line[]> {
+async function modelLines(config: HermesConfig, env: SettingsEnv, envFile: string): Promise<Line[]> {
   const { checkModel } = await import('../model-check.js');
-  const result = await checkModel(config.model);
+  const result = await checkModel(config.model, env);
   const lines: Line[] = [{
     status: !result.ok ? 'fail' : result.toolCalled ? 'ok' : 'warn',
     name: 'model',
     detail: result.detail,
     fix: result.fix,
   }];
-  if (!process.env[config.model.api_key_env]) {
+  if (!env[config.model.api_key_env]) {
     lines.push(result.ok
       ? { status: 'info', name: 'model key', detail: `${config.model.api_key_env} is not set, and the server did not ask for a key` }
       : { status: 'warn', name: 'model key', detail: `${config.model.api_key_env} is not set`, fix: `put ${config.model.api_key_env}=… in ${envFile} (not needed for servers without keys)` });
@@ -152,18 +156,18 @@ async function modelLines(config: HermesConfig, envFile: string): Promise<Line[]
  * Each chat platform: disabled, waiting for its tokens, or ready; a ready one with an empty
  * allow-list fails (nobody could talk to the bot there).
  */
-async function platformLines(config: HermesConfig, envFile: string): Promise<Line[]> {
+async function platformLines(config: HermesConfig, env: SettingsEnv, envFile: string): Promise<Line[]> {
   const { AccessPolicy, envName } = await import('../../gateway/index.js');
-  const access = new AccessPolicy(config);
-  const allowAll = /^(1|true|yes|on)$/i.test((process.env.GATEWAY_ALLOW_ALL_USERS ?? '').trim());
+  const access = new AccessPolicy(config, env);
+  const allowAll = allowsAllUsers(env);
   const lines: Line[] = [];
-  for (const platform of platformTokens(config)) {
+  for (const platform of platformTokens(config, env)) {
     const name = `platform ${platform.name}`;
     if (!platform.enabled) lines.push({ status: 'info', name, detail: 'disabled in config' });
     else if (platform.name === 'web' && !platform.ready) lines.push({ status: 'fail', name, detail: platform.detail, fix: 'set platforms.web.token, or platforms.web.host: 127.0.0.1' });
     else if (!platform.ready) lines.push({ status: 'info', name, detail: `not started: ${platform.detail} in ${envFile}` });
     else if (platform.name === 'web') lines.push({ status: 'ok', name, detail: `ready (${platform.detail})` });
-    else lines.push(await chatPlatformLine(platform.name, config, { allowAll, allowed: access.allowedUsers(platform.name).size, envFile, envVar: envName(platform.name) }));
+    else lines.push(await chatPlatformLine(platform.name, config, env, { allowAll, allowed: access.allowedUsers(platform.name).size, envFile, envVar: envName(platform.name) }));
   }
   return lines;
 }
@@ -172,13 +176,14 @@ async function platformLines(config: HermesConfig, envFile: string): Promise<Lin
 async function chatPlatformLine(
   platform: string,
   config: HermesConfig,
+  env: SettingsEnv,
   access: { allowAll: boolean; allowed: number; envFile: string; envVar: string },
 ): Promise<Line> {
   const name = `platform ${platform}`;
   const { chatPlatforms } = await import('../setup/platform-step.js');
   const setup = (await chatPlatforms()).find((known) => known.name === platform)?.setup;
   if (!setup) return { status: 'info', name, detail: 'no setup known for this platform' };
-  const tokens = Object.fromEntries(setup.tokenNames(config).map((variable) => [variable, process.env[variable] ?? '']));
+  const tokens = Object.fromEntries(setup.tokenNames(config).map((variable) => [variable, env[variable] ?? '']));
   // Without looking for a person: a platform may have to disturb a running gateway for it (a long poll).
   const check = await setup.checkTokens(tokens, config, false);
   if (!check.ok) return { status: 'fail', name, detail: check.detail, fix: `hermes setup (or fix the token in ${access.envFile})` };

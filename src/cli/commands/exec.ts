@@ -74,8 +74,8 @@ export function registerExecCommand(program: Command): void {
         throw new Error(`hermes exec: give either -c CODE or a file (${JSON.stringify(file)}), not both`);
       }
       const code = options.command ?? (await readScript(file));
-      const { loadExecRunner } = await import('../exec-bundle.js');
-      const { runExec } = await loadExecRunner();
+      const [{ loadExecRunner }, { readEnvironment }] = await Promise.all([import('../exec-bundle.js'), import('../../config/environment.js')]);
+      const { runExec } = await loadExecRunner({ env: readEnvironment() });
       await runExec(command, { code, mode, timeout, maxToolCalls, backend: options.backend, json: options.json });
     });
 }

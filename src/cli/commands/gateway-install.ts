@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { hermesPaths } from '../../config/index.js';
+import { pathsFor, readEnvironment } from '../../config/index.js';
 import { packageRoot } from '../../shared/package-root.js';
 import { homeOption } from '../common.js';
 import { UNIT_NAME, enableCommands, servicePath, unitText, userUnitDir } from '../systemd-unit.js';
@@ -18,15 +18,16 @@ export function registerGatewayInstall(gateway: Command): void {
     .description(`write the systemd user unit ${UNIT_NAME} (printed), then enable and start it with systemctl --user (printed instead where there is no systemctl)`)
     .option('--no-enable', 'write and print the unit, and print the systemctl commands without running them')
     .action(async (options: InstallOptions, command: Command) => {
-      const paths = hermesPaths(homeOption(command));
-      const dir = userUnitDir(process.env, homedir());
+      const paths = pathsFor(homeOption(command));
+      const env = readEnvironment();
+      const dir = userUnitDir(env, homedir());
       const file = join(dir, UNIT_NAME);
       const text = unitText({
         node: process.execPath,
         cli: join(packageRoot(), 'dist', 'src', 'cli', 'main.js'),
         hermesHome: paths.home,
         // npx's temporary folders and the like are gone once this command ends: not in the service's PATH.
-        path: servicePath(process.env.PATH ?? '', { node: process.execPath, tempDirs: ['/tmp', '/var/tmp', tmpdir()] }),
+        path: servicePath(env.PATH ?? '', { node: process.execPath, tempDirs: ['/tmp', '/var/tmp', tmpdir()] }),
       });
       mkdirSync(paths.home, { recursive: true });
       mkdirSync(dir, { recursive: true });

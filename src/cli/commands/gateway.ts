@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { LoadedConfig } from '../../config/index.js';
+import { createSettings, liveConfig, liveEnv, portRangeText, readPort, SettingsStore, type LoadedConfig } from '../../config/index.js';
 import type { Gateway, StartReport } from '../../gateway/index.js';
 import { loadForCli } from '../common.js';
 import { registerGatewayInstall } from './gateway-install.js';
@@ -26,7 +26,10 @@ export interface StartGatewayOptions {
  * returns the running gateway. It runs with no platform at all (nothing to talk to yet).
  */
 export async function startGateway(loaded: LoadedConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
-  const env = options.env ?? process.env;
+  // One snapshot of the settings; a reload swaps it, and what holds `config` or `env` reads the current one.
+  const store = new SettingsStore(createSettings({ ...loaded, env: options.env ?? loaded.env ?? {} }));
+  const config = liveConfig(store);
+  const env = liveEnv(store);
   const print = options.print ?? (() => {});
   const [{ createLogger }, { createAgent }, { Gateway, approvalQueueFor, OutboxStore, liveModelClient }, { buildAdapters, knownPlatforms }, { watchConfig }] = await Promise.all([
     import('../../shared/logger.js'),
@@ -40,7 +43,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
     import('../../tools/index.js'),
     import('../../sessions/index.js'),
   ]);
-  const { config, paths } = loaded;
+  const { paths } = loaded;
   const logger = createLogger({ file: paths.logFile, level: config.logging.level, env });
   // state.db, or the PostgreSQL database several instances share (sessions.store), opened before
   // anything else starts so that a bad address stops the start cleanly. Replies wait there until
@@ -58,7 +61,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   // (It reads the outbox made below only once a turn calls the tool.)
   const cronOutbox = { latestTarget: (threadKey: string) => outbox.latestTarget(threadKey), parts: (id: string) => outbox.parts(id) };
   const cron = config.cron.enabled ? new CronService({ config, logger, stateDb: state, outbox: cronOutbox }) : undefined;
-  const agent = await createAgent(loaded, {
+  const agent = await createAgent({ ...loaded, config, env }, {
     logger,
     modelClient: liveModelClient({ model: config.model, logger, env }),
     ...(cron ? { registry: new ToolRegistry([...scriptTools(), cron.tool]) } : {}),
@@ -67,10 +70,21 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   const approvals = approvalQueueFor(config, { rulesFile: join(paths.home, 'approvals.yaml'), logger });
   const gateway = new Gateway({ agent, config, logger, env, approvals, outbox, ...(coordination ? { router: coordination.router } : {}) });
   coordination?.router.attach(gateway);
+  // config.yaml and .env are watched: hot keys apply at once; the rest is named as needing a restart.
+  const watcher = watchConfig({
+    store,
+    ...(options.env ? { exportTo: options.env } : {}),
+    logger,
+    onChange: ({ applied, needsRestart }) => {
+      if (applied.length > 0) print(`hermes gateway: applied ${applied.join(', ')}`);
+      if (needsRestart.length > 0) print(`hermes gateway: changed ${needsRestart.join(', ')}: restart the gateway for these`);
+    },
+  });
   let adapters;
   try {
-    adapters = buildAdapters({ config, paths, env, logger, announce: print, ...(webLive ? { webSharing: { live: webLive } } : {}) });
+    adapters = buildAdapters({ config, paths, env, logger, announce: print, reloadSettings: () => watcher.reload(), ...(webLive ? { webSharing: { live: webLive } } : {}) });
   } catch (error) {
+    watcher.close();
     await webLive?.close();
     await cron?.stop();
     await agent.close();
@@ -100,17 +114,6 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
     print('  no platform is running; set TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN or DISCORD_BOT_TOKEN (see README) and restart');
   }
   logger.info({ started: report.started, failed: report.failed }, 'gateway running');
-  // config.yaml and .env are watched: hot keys apply at once; the rest is named as needing a restart.
-  const watcher = watchConfig({
-    live: config,
-    paths,
-    env,
-    logger,
-    onChange: ({ applied, needsRestart }) => {
-      if (applied.length > 0) print(`hermes gateway: applied ${applied.join(', ')}`);
-      if (needsRestart.length > 0) print(`hermes gateway: changed ${needsRestart.join(', ')}: restart the gateway for these`);
-    },
-  });
   return {
     gateway,
     report,
@@ -128,8 +131,8 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
 
 /** `--web-port`: a port number, 0 to 65535. */
 function webPort(value: string): number {
-  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
-  if (!(port <= 65535)) throw new InvalidArgumentError(`expected a port number from 0 to 65535, got "${value}"`);
+  const port = readPort(value, { anyFree: true });
+  if (port === undefined) throw new InvalidArgumentError(`expected ${portRangeText({ anyFree: true })}, got "${value}"`);
   return port;
 }
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createReadStream, existsSync, readFileSync, statSync, watch } from 'node:fs';
-import { hermesPaths } from '../../config/index.js';
+import { pathsFor } from '../../config/index.js';
 import { homeOption } from '../common.js';
 import { formatLogLine, levelValue } from '../log-format.js';
 
@@ -22,7 +22,7 @@ export function registerLogsCommand(program: Command): void {
       if (min === undefined) throw new Error(`--level: unknown level "${options.level}"; use TRACE, DEBUG, INFO, WARN, ERROR or FATAL`);
       const count = Number(options.lines);
       if (!Number.isInteger(count) || count < 0) throw new Error(`--lines: expected a whole number, got "${options.lines}"`);
-      const file = hermesPaths(homeOption(command)).logFile;
+      const file = pathsFor(homeOption(command)).logFile;
       if (!existsSync(file) && !options.follow) {
         console.error(`no log yet at ${file}`);
         return;

@@ -82,22 +82,27 @@ export function registerSetupCommand(program: Command): void {
     .option('--discord-token <token>', 'DISCORD_BOT_TOKEN (checked with Discord)')
     .option('--discord-user <id>', 'allow this Discord user id; "auto" allows the application\'s owner (repeatable)', collect, [])
     .action(async (options: SetupOptions, command: Command) => {
-      const { config, paths } = loadForCli(command);
+      const loaded = loadForCli(command);
+      const { config, paths } = loaded;
+      // The variables as the steps see them, with what setup saves to .env on the way.
+      const env: NodeJS.ProcessEnv = { ...loaded.env };
       const flagged = Boolean(options.provider || options.baseUrl || options.model || options.apiKey || options.apiKeyEnv || options.backend
         || options.telegramToken || options.slackBotToken || options.discordToken
         || options.telegramUser.length || options.slackUser.length || options.discordUser.length);
-      if (options.nonInteractive || flagged) return runFromFlags(options, config, paths, flagged);
+      if (options.nonInteractive || flagged) return runFromFlags(options, config, paths, flagged, env);
       if (!process.stdin.isTTY) {
         const { loadProviderRegistry } = await import('../../environments/index.js');
         const { registry } = await loadProviderRegistry({ config, paths });
         throw new Error(`setup: no terminal to ask on; pass --non-interactive with the flags of the steps to do (hermes setup --help), such as --backend NAME (known: ${registry.names().join(', ')})`);
       }
-      await runInteractive(config, paths, { input: process.stdin, output: process.stdout });
+      await runInteractive(config, paths, { input: process.stdin, output: process.stdout }, env);
     });
 }
 
 /** The whole walk on a terminal: model, backend, then each platform. */
-export async function runInteractive(config: HermesConfig, paths: HermesPaths, io: SetupIo, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function runInteractive(loaded: HermesConfig, paths: HermesPaths, io: SetupIo, env: NodeJS.ProcessEnv): Promise<void> {
+  // The settings as the walk writes them (a loaded snapshot is frozen).
+  const config = structuredClone(loaded);
   const [{ Asker }, { askModel }, { askPlatform, chatPlatforms }] = await Promise.all([
     import('../setup/ask.js'), import('../setup/model-step.js'), import('../setup/platform-step.js'),
   ]);
@@ -121,14 +126,16 @@ export async function runInteractive(config: HermesConfig, paths: HermesPaths, i
 }
 
 /** `--non-interactive` and flags: each flagged step, checked; a failed check writes nothing of its step and fails. */
-async function runFromFlags(options: SetupOptions, config: HermesConfig, paths: HermesPaths, flagged: boolean): Promise<void> {
+async function runFromFlags(options: SetupOptions, loaded: HermesConfig, paths: HermesPaths, flagged: boolean, env: NodeJS.ProcessEnv): Promise<void> {
+  // The settings as the steps write them (a loaded snapshot is frozen).
+  const config = structuredClone(loaded);
   const say = (line: string) => console.log(line);
   if (!flagged) {
     say('setup: nothing to do: --non-interactive does the steps whose flags are given (--model, --backend, --telegram-token…; hermes setup --help)');
     return;
   }
   if (options.provider || options.baseUrl || options.model || options.apiKey || options.apiKeyEnv) {
-    writeModel(paths, await modelFromFlags(options, config), say);
+    writeModel(paths, await modelFromFlags(options, config, env), say, env);
   }
   if (options.backend) {
     const { registry } = await loadRegistry(config, paths);
@@ -148,7 +155,7 @@ async function runFromFlags(options: SetupOptions, config: HermesConfig, paths: 
     if (typed.length === 0 && users.length === 0) continue;
     const tokens: Record<string, string> = {};
     for (const name of known.setup.tokenNames(config)) {
-      const value = flags[name] ?? process.env[name];
+      const value = flags[name] ?? env[name];
       if (!value) throw new Error(`setup: ${platform}: ${name} is not given (${TOKEN_FLAGS[name]}) and not set in ${paths.env}`);
       tokens[name] = value;
     }
@@ -156,7 +163,7 @@ async function runFromFlags(options: SetupOptions, config: HermesConfig, paths: 
     if (!check.ok) throw new Error(`setup: ${platform}: ${check.detail}; nothing of ${platform} was written`);
     say(`${platform}: ${check.detail}`);
     const allow = idsFromFlag(known, users, check);
-    writePlatform(paths, config, { platform, env: Object.fromEntries(typed), allow, check }, say);
+    writePlatform(paths, config, { platform, env: Object.fromEntries(typed), allow, check }, say, env);
   }
 }
 
@@ -170,7 +177,7 @@ const TOKEN_FLAGS: Record<string, string> = {
 };
 
 /** The model settings from the flags, over the provider's defaults and the current config; tested unless --no-check. */
-async function modelFromFlags(options: SetupOptions, config: HermesConfig): Promise<ModelChoice> {
+async function modelFromFlags(options: SetupOptions, config: HermesConfig, env: NodeJS.ProcessEnv): Promise<ModelChoice> {
   const { MODEL_PROVIDERS, baseUrlProblem, isModelProvider, testModel } = await import('../setup/model-step.js');
   const { defaultConfig, savedKeyFor } = await import('../../config/index.js');
   if (options.provider !== undefined && !isModelProvider(options.provider)) {
@@ -189,10 +196,10 @@ async function modelFromFlags(options: SetupOptions, config: HermesConfig): Prom
   };
   if (!choice.name) throw new Error('setup: no model: pass --model <id> (the server\'s model list: GET <base-url>/models)');
   // The saved key goes only to the base URL it was saved for: written as it is, the variable would send it here.
-  const saved = choice.apiKey ? undefined : savedKeyFor(choice.apiKeyEnv, baseUrl, config.model, process.env).withheld;
+  const saved = choice.apiKey ? undefined : savedKeyFor(choice.apiKeyEnv, baseUrl, config.model, env).withheld;
   if (saved) throw new Error(`setup: ${saved} (--api-key); the model settings were not written`);
   if (options.check) {
-    const result = await testModel(config, choice);
+    const result = await testModel(config, choice, env);
     if (!result.ok) throw new Error(`setup: the test call failed: ${result.detail}${result.fix ? ` → ${result.fix}` : ''}. The model settings were not written (--no-check writes them anyway).`);
     console.log(`model: ${result.detail}`);
     if (result.fix) console.log(`warning: ${result.fix}`);
@@ -200,7 +207,7 @@ async function modelFromFlags(options: SetupOptions, config: HermesConfig): Prom
   return choice;
 }
 
-function writeModel(paths: HermesPaths, choice: ModelChoice, say: (line: string) => void, env: NodeJS.ProcessEnv = process.env): void {
+function writeModel(paths: HermesPaths, choice: ModelChoice, say: (line: string) => void, env: NodeJS.ProcessEnv): void {
   if (choice.apiKey) {
     setDotEnvValue(paths.env, choice.apiKeyEnv, choice.apiKey);
     env[choice.apiKeyEnv] = choice.apiKey;
@@ -212,7 +219,7 @@ function writeModel(paths: HermesPaths, choice: ModelChoice, say: (line: string)
   say(`model.base_url = ${choice.baseUrl}, model.name = ${choice.name}, model.api_key_env = ${choice.apiKeyEnv} (${paths.config})`);
 }
 
-function writePlatform(paths: HermesPaths, config: HermesConfig, choice: PlatformChoice, say: (line: string) => void, env: NodeJS.ProcessEnv = process.env): void {
+function writePlatform(paths: HermesPaths, config: HermesConfig, choice: PlatformChoice, say: (line: string) => void, env: NodeJS.ProcessEnv): void {
   for (const [name, value] of Object.entries(choice.env)) {
     setDotEnvValue(paths.env, name, value);
     env[name] = value;

@@ -7,13 +7,13 @@ export function registerStatusCommand(program: Command): void {
     .command('status')
     .description('the active terminal backend, every backend\'s probe, the model settings and which platforms have tokens')
     .action(async (_options, command: Command) => {
-      const { config, paths } = loadForCli(command);
+      const { config, paths, env } = loadForCli(command);
       const { loadProviderRegistry } = await import('../../environments/index.js');
       const { registry, plugins } = await loadProviderRegistry({ config, paths });
       console.log(`config: ${paths.config}`);
       const active = registry.get(config.terminal.backend);
       console.log(`terminal backend: ${active ? `${active.displayName} [${active.name}]` : `${config.terminal.backend} (unknown: known are ${registry.names().join(', ')})`}`);
-      const platforms = platformTokens(config);
+      const platforms = platformTokens(config, env);
       for (const line of platformBackendLines(config, registry, platforms)) console.log(line);
       console.log('backends:');
       // A backend nobody chose (terminal.backend, terminal.platform_backend) that cannot run here is no failure: it is not set up.
@@ -27,7 +27,7 @@ export function registerStatusCommand(program: Command): void {
         console.log(`  ${mark} ${provider.name.padEnd(14)} ${state} ${detail}${source}`);
       }
       for (const plugin of plugins) for (const error of plugin.errors) console.log(`  plugin ${plugin.name}: ${error}`);
-      const key = process.env[config.model.api_key_env];
+      const key = env[config.model.api_key_env];
       console.log(`model: ${config.model.name || '(none: set model.name)'} at ${config.model.base_url}; ${config.model.api_key_env} ${key ? 'is set' : 'is not set'}`);
       console.log('platforms:');
       for (const platform of platforms) {

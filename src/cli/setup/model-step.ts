@@ -44,13 +44,13 @@ export async function listModels(baseUrl: string, apiKey: string): Promise<{ ids
 }
 
 /** The test call with these settings, the key given to it as the variable it will live in. */
-export function testModel(config: HermesConfig, choice: ModelChoice, env: NodeJS.ProcessEnv = process.env): Promise<ModelCheckResult> {
+export function testModel(config: HermesConfig, choice: ModelChoice, env: NodeJS.ProcessEnv): Promise<ModelCheckResult> {
   const withKey = choice.apiKey ? { ...env, [choice.apiKeyEnv]: choice.apiKey } : env;
   return checkModel({ ...config.model, base_url: choice.baseUrl, name: choice.name, api_key_env: choice.apiKeyEnv }, withKey);
 }
 
 /** Asks for the model settings on a terminal; the result has passed the test call, or the person chose to keep it anyway. */
-export async function askModel(ask: Asker, config: HermesConfig, env: NodeJS.ProcessEnv = process.env): Promise<ModelChoice | undefined> {
+export async function askModel(ask: Asker, config: HermesConfig, env: NodeJS.ProcessEnv): Promise<ModelChoice | undefined> {
   ask.say('\n== Model ==');
   const current = config.model.name ? `${config.model.name} at ${config.model.base_url}` : 'none';
   ask.say(`Current model: ${current}`);

@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { hostSearchPath } from '../child-env.js';
 import { findExecutable } from '../which.js';
 
 /** The clients tried, in this order, when `terminal.docker.binary` is empty. */
@@ -57,7 +58,7 @@ export function forgetEngineAnswers(): void {
  * An answer is cached for the process's life; a non-answer for 30 s.
  */
 export function askEngine(client: string): Promise<EngineAnswer> {
-  const key = `${client}\0${process.env.PATH ?? ''}`;
+  const key = `${client}\0${hostSearchPath() ?? ''}`;
   const hit = cache.get(key);
   if (hit && (hit.expires === undefined || hit.expires > Date.now())) return hit.answer;
   const entry: Cached = { answer: ask(client) };

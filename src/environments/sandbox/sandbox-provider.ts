@@ -6,6 +6,7 @@ import type { HermesConfig } from '../../config/schema.js';
 import type { HermesPaths } from '../../config/paths.js';
 import type { DoctorCheck, ProbeResult, TerminalEnvironmentProvider } from '../provider.js';
 import type { CreateEnvironmentOptions, Environment } from '../types.js';
+import { hostPythonPrefixes, hostSearchPath } from '../child-env.js';
 import { findExecutable } from '../which.js';
 import { SandboxEnvironment } from './sandbox-environment.js';
 import { BackendError } from '../registry.js';
@@ -108,10 +109,10 @@ export class SandboxProvider implements TerminalEnvironmentProvider {
       if (why) throw new BackendError('BACKEND_REFUSED', `terminal.sandbox.extra_ro_binds: ${bind} cannot be shown to the sandbox: ${why}. Bind the folders the commands need, outside HERMES_HOME.`);
     }
     const childEnv: () => Record<string, string> = typeof options.childEnv === 'function' ? (options.childEnv as () => Record<string, string>) : () => ({});
-    const hostPath = childEnv().PATH ?? process.env.PATH;
+    const hostPath = childEnv().PATH ?? hostSearchPath();
     const settings = config.code_execution;
     const interpreters = interpreterView(
-      [settings.python, ...['VIRTUAL_ENV', 'CONDA_PREFIX'].flatMap((name) => (process.env[name] ? [join(process.env[name]!, 'bin', 'python')] : []))],
+      [settings.python, ...hostPythonPrefixes().map((prefix) => join(prefix, 'bin', 'python'))],
       hostPath,
     );
     for (const prefix of interpreters.readOnly) {

@@ -19,7 +19,7 @@ export function webSearchTool(): Tool {
       'read a page with web_extract.',
     args,
     async run({ query, limit }, ctx) {
-      const provider = pickProvider(ctx.config.web);
+      const provider = pickProvider(ctx.config.web, ctx.env ?? {});
       if ('error' in provider) return provider;
       const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.web.timeout * 1000)]);
       try {

@@ -102,7 +102,7 @@ export const NO_PROVIDER_ERROR =
  * The provider `web.search_provider` names, or with `auto` the first configured of
  * SearXNG, Brave and Tavily. Returns an error string when the choice is not usable.
  */
-export function pickProvider(web: WebConfig, env: NodeJS.ProcessEnv = process.env): SearchProvider | { error: string } {
+export function pickProvider(web: WebConfig, env: Readonly<Record<string, string | undefined>>): SearchProvider | { error: string } {
   const braveKey = env.BRAVE_API_KEY?.trim();
   const tavilyKey = env.TAVILY_API_KEY?.trim();
   switch (web.search_provider) {
