@@ -1,8 +1,7 @@
 import type { Logger } from '../shared/logger.js';
-import { errorMessage } from '../shared/errors.js';
 import type { Statements } from './statements.js';
-import { messageProblem } from './validate.js';
-import type { ChatMessage, ContextEntry, ContextRow } from './types.js';
+import { readableMessageRows } from './validate.js';
+import type { ContextEntry, ContextRow } from './types.js';
 
 /**
  * The model's view of each session (the `context` table): what the next request sends.
@@ -20,23 +19,7 @@ export class ContextRows {
     const rows = this.sql
       .get<[string], { seq: number; message: string; tokens: number }>('SELECT seq, message, tokens FROM context WHERE session_id = ? ORDER BY seq')
       .all(sessionId);
-    const out: ContextRow[] = [];
-    for (const row of rows) {
-      let value: unknown;
-      let problem: string | undefined;
-      try {
-        value = JSON.parse(row.message);
-        problem = messageProblem(value);
-      } catch (error) {
-        problem = `invalid JSON (${errorMessage(error)})`;
-      }
-      if (problem) {
-        this.logger.warn({ session: sessionId, row: row.seq }, `state.db: skipped corrupt context row ${row.seq}: ${problem}`);
-        continue;
-      }
-      out.push({ seq: row.seq, message: value as ChatMessage, tokens: row.tokens });
-    }
-    return out;
+    return readableMessageRows(rows, { logger: this.logger, sessionId, table: 'context' }).map(({ row, message }) => ({ seq: row.seq, message, tokens: row.tokens }));
   }
 
   /** How many times the session's view has changed. */

@@ -4,7 +4,7 @@ import { HermesError, errorMessage } from '../shared/errors.js';
 import { openStateDb } from './state-db.js';
 import type { StateLocation } from './state-location.js';
 import type { SqlDb, SqlStatement, SqlValue } from './sql/index.js';
-import { messageProblem } from './validate.js';
+import { readableMessageRows } from './validate.js';
 import { Statements } from './statements.js';
 import { ContextRows } from './context-rows.js';
 import { UsageLedger } from './usage-ledger.js';
@@ -196,23 +196,7 @@ export class SessionStore {
   /** The session's messages in order. A row that cannot be read is skipped with a log line. */
   messages(sessionId: string): ChatMessage[] {
     const rows = this.sql<[string], { seq: number; message: string }>('SELECT seq, message FROM messages WHERE session_id = ? ORDER BY seq').all(sessionId);
-    const out: ChatMessage[] = [];
-    for (const row of rows) {
-      let value: unknown;
-      let problem: string | undefined;
-      try {
-        value = JSON.parse(row.message);
-        problem = messageProblem(value);
-      } catch (error) {
-        problem = `invalid JSON (${errorMessage(error)})`;
-      }
-      if (problem) {
-        this.logger.warn({ session: sessionId, row: row.seq }, `state.db: skipped corrupt message row ${row.seq}: ${problem}`);
-        continue;
-      }
-      out.push(value as ChatMessage);
-    }
-    return out;
+    return readableMessageRows(rows, { logger: this.logger, sessionId, table: 'message' }).map(({ message }) => message);
   }
 
   messageCount(sessionId: string): number {

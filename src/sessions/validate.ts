@@ -1,3 +1,5 @@
+import type { Logger } from '../shared/logger.js';
+import { errorMessage } from '../shared/errors.js';
 import type { ChatMessage } from './types.js';
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
@@ -34,4 +36,36 @@ export function messageProblem(value: unknown): string | undefined {
 /** Narrowing form of {@link messageProblem}. */
 export function isChatMessage(value: unknown): value is ChatMessage {
   return messageProblem(value) === undefined;
+}
+
+/** A stored message's JSON read back: the message, or why it cannot be sent to the model. */
+function readStoredMessage(text: string): { message: ChatMessage; problem?: undefined } | { problem: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { problem: `invalid JSON (${errorMessage(error)})` };
+  }
+  if (isChatMessage(value)) return { message: value };
+  return { problem: messageProblem(value) ?? 'not a message' };
+}
+
+/**
+ * The rows of `table` (messages or context) of one session whose `message` column reads back
+ * as a message, each with it; a row that does not is skipped with a log line naming it.
+ */
+export function readableMessageRows<R extends { seq: number; message: string }>(
+  rows: readonly R[],
+  context: { logger: Logger; sessionId: string; table: 'message' | 'context' },
+): Array<{ row: R; message: ChatMessage }> {
+  const out: Array<{ row: R; message: ChatMessage }> = [];
+  for (const row of rows) {
+    const read = readStoredMessage(row.message);
+    if (read.problem !== undefined) {
+      context.logger.warn({ session: context.sessionId, row: row.seq }, `state.db: skipped corrupt ${context.table} row ${row.seq}: ${read.problem}`);
+      continue;
+    }
+    out.push({ row, message: read.message });
+  }
+  return out;
 }
