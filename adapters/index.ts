@@ -1,5 +1,6 @@
 import type { ConfigChange, HermesConfig, HermesPaths } from '../src/config/index.js';
 import type { PlatformAdapter } from '../src/gateway/index.js';
+import type { PlatformCoordination } from '../src/coordination/index.js';
 import type { Logger } from '../src/shared/logger.js';
 import type { Platform, PlatformSetup } from '../src/gateway/platform.js';
 import { TELEGRAM } from './telegram/platform.js';
@@ -20,8 +21,10 @@ export interface BuildAdaptersOptions {
   logger?: Logger;
   /** Prints a line for the operator (the web chat's address, a webhook URL…). */
   announce?: (line: string) => void;
-  /** Several instances serve the web chat behind one load balancer (its live events cross Redis). */
+  /** Several instances serve the web chat behind one load balancer (its live events cross them). */
   webSharing?: WebSharing;
+  /** What the platforms take of the gateway's coordination: event claims, shared rate limits. */
+  coordination?: PlatformCoordination;
 }
 
 /** The platforms, in start order: each one folder, one `Platform` definition. */

@@ -131,7 +131,6 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     this.client = undefined;
     this.interactions.clear();
     if (client) await client.destroy();
-    await this.options.claims?.close();
   }
 
   async send(replyTo: DiscordReplyTarget, text: string): Promise<{ messageId: string }> {

@@ -1,8 +1,6 @@
 import type { HermesConfig } from '../../src/config/index.js';
 import type { Logger } from '../../src/shared/index.js';
-import { redisEventClaims } from '../../src/coordination/event-claims.js';
-import { redisUrlFrom } from '../../src/coordination/redis-url.js';
-import { silentLogger } from '../../src/shared/logger.js';
+import type { PlatformCoordination } from '../../src/coordination/index.js';
 import { DiscordAdapter } from './adapter.js';
 
 export { DiscordAdapter, DiscordAdapterError, type DiscordAdapterOptions } from './adapter.js';
@@ -11,20 +9,17 @@ export { discordThreadKey, type DiscordReplyTarget } from './inbound.js';
 
 /**
  * The Discord adapter when `platforms.discord.enabled` and DISCORD_BOT_TOKEN are set, else undefined.
- * With `coordination.backend: redis` each message and interaction is claimed in Redis first.
+ * Each message and interaction is claimed first (`coordination`: with several instances, one takes it).
  */
 export function createDiscordAdapter(options: {
   config: HermesConfig;
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
+  coordination?: PlatformCoordination;
 }): DiscordAdapter | undefined {
   const env = options.env ?? {};
   const discord = options.config.platforms.discord;
   const token = env.DISCORD_BOT_TOKEN?.trim();
   if (!discord.enabled || !token) return undefined;
-  const claims =
-    options.config.coordination.backend === 'redis'
-      ? redisEventClaims({ redisUrl: redisUrlFrom(options.config, env), logger: options.logger ?? silentLogger() })
-      : undefined;
-  return new DiscordAdapter({ token, apiUrl: discord.api_url || undefined, logger: options.logger, claims });
+  return new DiscordAdapter({ token, apiUrl: discord.api_url || undefined, logger: options.logger, claims: options.coordination?.eventClaims });
 }

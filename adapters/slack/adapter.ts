@@ -118,7 +118,6 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
     this.app = undefined;
     this.server = undefined;
     if (app) await app.stop().catch((error: unknown) => this.logger.warn({ err: errorMessage(error) }, 'slack stop'));
-    await this.options.claims?.close();
   }
 
   async send(replyTo: SlackReplyTarget, text: string): Promise<{ messageId: string }> {

@@ -1,9 +1,7 @@
 import { portRangeText, readPort, type HermesConfig } from '../../src/config/index.js';
 import type { Logger } from '../../src/shared/index.js';
-import { redisUrlFrom } from '../../src/coordination/redis-url.js';
-import { silentLogger } from '../../src/shared/logger.js';
+import type { PlatformCoordination } from '../../src/coordination/index.js';
 import { SlackAdapter, SlackAdapterError } from './adapter.js';
-import { redisEventClaims } from './event-claims.js';
 
 export { SlackAdapter, SlackAdapterError, type SlackAdapterOptions } from './adapter.js';
 export { readSlackEvent, type SlackMessageEvent, type SlackReplyTarget, type SlackIdentity } from './inbound.js';
@@ -19,15 +17,13 @@ export function createSlackAdapter(options: {
   config: HermesConfig;
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
+  /** Several instances: each message is claimed first, so one of them takes it. */
+  coordination?: PlatformCoordination;
 }): SlackAdapter | undefined {
   const env = options.env ?? {};
   const slack = options.config.platforms.slack;
   const botToken = env.SLACK_BOT_TOKEN?.trim();
   if (!slack.enabled || !botToken) return undefined;
-  const claims =
-    options.config.coordination.backend === 'redis'
-      ? redisEventClaims({ redisUrl: redisUrlFrom(options.config, env), logger: options.logger ?? silentLogger() })
-      : undefined;
   return new SlackAdapter({
     botToken,
     mode: slack.mode,
@@ -37,7 +33,7 @@ export function createSlackAdapter(options: {
     host: slack.host,
     apiUrl: slack.api_url || undefined,
     logger: options.logger,
-    claims,
+    claims: options.coordination?.eventClaims,
   });
 }
 

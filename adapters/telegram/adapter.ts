@@ -7,7 +7,7 @@ import type { Message } from 'grammy/types';
 import { portRangeText, readPort, type HermesConfig } from '../../src/config/index.js';
 import { COMMANDS, GatewayError } from '../../src/gateway/index.js';
 import type { AttachmentDescription, DeliveryVerdict, InboundAttachment, InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, StreamedMessage, TurnReaction } from '../../src/gateway/index.js';
-import { redisUrlFrom } from '../../src/coordination/redis-url.js';
+import type { PlatformCoordination } from '../../src/coordination/index.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { TELEGRAM_THREAD } from './thread-ref.js';
@@ -42,7 +42,7 @@ export interface TelegramAdapterOptions {
   rates?: Partial<TelegramRates>;
   /** false: no client-side rate limits (`platforms.telegram.throttle`; a Bot API without limits). */
   throttle?: boolean;
-  /** Keep the bot's rates in Redis, together with its other instances (`coordination.backend: redis`). */
+  /** Keep the bot's rates together with its other instances (the coordination's shared rate limits). */
   sharedRates?: SharedRatesOptions;
 }
 
@@ -379,6 +379,8 @@ export function createTelegramAdapter(options: {
   config: HermesConfig;
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
+  /** Several instances: the bot's rates are kept together (`rateLimits`). */
+  coordination?: PlatformCoordination;
 }): TelegramAdapter | undefined {
   const env = options.env ?? {};
   const telegram = options.config.platforms.telegram;
@@ -393,8 +395,9 @@ export function createTelegramAdapter(options: {
     }
     webhook = { url, port, host: telegram.webhook_host, secret: env.TELEGRAM_WEBHOOK_SECRET?.trim() || randomBytes(24).toString('hex') };
   }
-  const shareRates = telegram.throttle && options.config.coordination.backend === 'redis';
-  const sharedRates = shareRates ? { redisUrl: redisUrlFrom(options.config, env), botId: botIdOf(token) } : undefined;
+  const rates = options.coordination?.rateLimits;
+  const connection = telegram.throttle ? rates?.shared() : undefined;
+  const sharedRates = rates && connection ? { connection, prefix: rates.prefix, botId: botIdOf(token) } : undefined;
   return new TelegramAdapter({ token, apiRoot: telegram.api_root || undefined, webhook, logger: options.logger, sharedRates, throttle: telegram.throttle });
 }
 

@@ -20,9 +20,9 @@ export const TELEGRAM_RATES: TelegramRates = {
   out: { maxConcurrent: 1, minTime: 1000 },
 };
 
-/** Several instances of one bot keep its rates together in this Redis. */
+/** Several instances of one bot keep its rates together on this connection (the coordination's `rateLimits.shared()`). */
 export interface SharedRatesOptions {
-  redisUrl: string;
+  connection: Promise<Bottleneck.IORedisConnection>;
   /** The bot's numeric id (the part of its token before the colon): the limiters' names. */
   botId: string;
   /** Redis key prefix (default `hermes:`). */
@@ -37,7 +37,7 @@ export interface TelegramThrottlerOptions {
 
 export interface TelegramThrottler {
   transformer: Transformer;
-  /** Closes the Redis clients of shared limits; sends still queued never go out. */
+  /** Stops the shared limits (their connection is the coordination's, closed with it); sends still queued never go out. */
   close(): Promise<void>;
 }
 
@@ -80,15 +80,12 @@ export function telegramThrottler(options: TelegramThrottlerOptions = {}): Teleg
  * The Bottleneck id of a shared limit; a Group's limiter for one chat is `<id>-<chat id>`.
  * All instances of one bot meet under it, whatever their token's secret.
  */
-export function sharedLimiterId(shared: SharedRatesOptions, limit: 'global' | 'group' | 'out'): string {
+export function sharedLimiterId(shared: Pick<SharedRatesOptions, 'botId' | 'prefix'>, limit: 'global' | 'group' | 'out'): string {
   return `${shared.prefix ?? 'hermes:'}telegram:${shared.botId}:rate:${limit}`;
 }
 
 async function sharedScheduler(rates: TelegramRates, shared: SharedRatesOptions, logger: Logger): Promise<{ schedule: Scheduler; close(): Promise<void> }> {
-  const { Redis } = await import('ioredis');
-  const client = new Redis(shared.redisUrl);
-  const connection = new Bottleneck.IORedisConnection({ client });
-  connection.on('error', (error: unknown) => logger.warn({ err: error }, 'telegram: Redis error in the shared rate limits'));
+  const connection = await shared.connection;
   const name = (limit: 'global' | 'group' | 'out') => sharedLimiterId(shared, limit);
   const botWide = new Bottleneck({ ...rates.global, id: name('global'), connection, timeout: SHARED_IDLE_MS });
   const spacing = (limit: TelegramRateLimit) => ({ ...limit, maxConcurrent: null });
@@ -107,7 +104,9 @@ async function sharedScheduler(rates: TelegramRates, shared: SharedRatesOptions,
   return {
     schedule,
     close: async () => {
-      await connection.disconnect();
+      // A limiter on a connection it was given leaves the connection open (a Group does nothing): each one is let go.
+      const perChat = [sharedGroup, sharedOut].flatMap((group) => group.limiters().map(({ limiter }) => limiter));
+      await Promise.all([botWide, ...perChat].map((limiter) => limiter.disconnect()));
     },
   };
 }

@@ -1,5 +1,5 @@
 export { WebAdapter, createWebAdapter, createWebChat, type WebAdapterOptions, type WebSharing } from './web-adapter.js';
-export { LiveHub, type LiveChannel, type LiveListener } from './live-hub.js';
+export { LiveHub, webLiveEvents, type LiveChannel, type LiveListener } from './live-hub.js';
 export { WebChatError, isLoopbackHost, assertSafeBinding, TOKEN_COOKIE, tokenCookieName } from './access.js';
 export { resolveWebLogin, tokenFilePath, type WebLogin } from './login.js';
 export { TranscriptStore, isThreadId, type TranscriptSharing } from './transcript.js';

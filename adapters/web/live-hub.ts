@@ -1,56 +1,33 @@
+import { LocalLiveHub, type LiveChannel as Channel, type LiveEvents, type LiveListener as Listener } from '../../src/coordination/index.js';
 import type { LiveEvent } from './types.js';
 
-export type LiveListener = (event: LiveEvent) => void;
-
-/**
- * How a thread's live events reach the pages that watch it. One gateway: `LiveHub`, in
- * process. Several instances behind a load balancer: an implementation that also carries
- * them to the other instances (src/coordination/web-live-hub.ts), where other pages watch.
+/*
+ * The web chat's side of the live hub whose contract is src/coordination's: one gateway uses
+ * `LiveHub` (in process); several instances get a channel across them from the coordination,
+ * which reads the events through `webLiveEvents`.
  */
-export interface LiveChannel {
-  /** Starts delivering the thread's events to `listener` (at once, in order); returns the unsubscribe. */
-  subscribe(threadId: string, listener: LiveListener): () => void;
-  /** Delivers to this instance's listeners now, and to the other instances' if there are any. */
-  publish(threadId: string, event: LiveEvent): void;
-  /** True while a turn runs in the thread on another instance (never, with one gateway). */
-  busyElsewhere(threadId: string): boolean;
-  /** Resolves once what was published so far has reached the other instances (at once, with one gateway). */
-  flushed(): Promise<void>;
-  /** Open streams on this instance, across all threads. */
-  readonly size: number;
+
+export type LiveListener = Listener<LiveEvent>;
+export type LiveChannel = Channel<LiveEvent>;
+
+/** Fans a thread's live events out to the pages on this instance that watch it. */
+export class LiveHub extends LocalLiveHub<LiveEvent> {}
+
+const TYPES = new Set(['snapshot', 'entry', 'busy', 'deleted']);
+
+/** A live event as another instance sent it: the type the page knows and the fields it reads. */
+function isLiveEvent(value: unknown): value is LiveEvent {
+  if (typeof value !== 'object' || value === null || !('type' in value) || typeof value.type !== 'string' || !TYPES.has(value.type)) return false;
+  if (value.type === 'snapshot') return 'entries' in value && Array.isArray(value.entries) && 'busy' in value && typeof value.busy === 'boolean';
+  if (value.type === 'entry') return 'entry' in value && typeof value.entry === 'object' && value.entry !== null;
+  if (value.type === 'busy') return 'busy' in value && typeof value.busy === 'boolean';
+  return true;
 }
 
-/** Fans a thread's live events out to the pages that watch it (one listener per open stream). */
-export class LiveHub implements LiveChannel {
-  private readonly listeners = new Map<string, Set<LiveListener>>();
-
-  /** Starts delivering the thread's events to `listener`; returns the unsubscribe. */
-  subscribe(threadId: string, listener: LiveListener): () => void {
-    let set = this.listeners.get(threadId);
-    if (!set) this.listeners.set(threadId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.listeners.get(threadId) === set) this.listeners.delete(threadId);
-    };
-  }
-
-  publish(threadId: string, event: LiveEvent): void {
-    for (const listener of this.listeners.get(threadId) ?? []) listener(event);
-  }
-
-  busyElsewhere(): boolean {
-    return false;
-  }
-
-  flushed(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  /** Open streams across all threads (for tests and /status-like views). */
-  get size(): number {
-    let n = 0;
-    for (const set of this.listeners.values()) n += set.size;
-    return n;
-  }
-}
+/** How a hub across instances reads the web chat's events: `busy` starts and ends a turn, `deleted` ends the thread. */
+export const webLiveEvents: LiveEvents<LiveEvent> = {
+  parse: (value) => (isLiveEvent(value) ? value : undefined),
+  busy: (event) => (event.type === 'busy' ? event.busy : undefined),
+  deleted: (event) => event.type === 'deleted',
+  ended: { type: 'busy', busy: false },
+};

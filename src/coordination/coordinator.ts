@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { HermesError, errorMessage } from '../shared/errors.js';
+import type { Redis } from 'ioredis';
+import { errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
+import { redisEventClaims, type EventClaims } from './event-claims.js';
 import { adoptInboxes, Inbox, passTo } from './inbox.js';
 import { RedisJobClaims } from './job-claims.js';
 import { coordinationKeys, DEFAULT_PREFIX, type CoordinationKeys } from './keys.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { RedisThreadLeases } from './leases.js';
+import { connectRedis } from './redis-connect.js';
 import type { PassedEnvelope, ThreadLease } from './types.js';
 
 /** How often, at most, an instance looks for dead instances' unread inboxes (sooner with a shorter lease). */
@@ -40,21 +42,6 @@ return 0`;
 /** Where an interrupt went. */
 export type InterruptRoute = 'here' | 'passed' | 'nobody';
 
-async function connected(url: string, logger: Logger, what: string): Promise<Redis> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
-  // Without a listener ioredis prints every reconnect error to the console.
-  redis.on('error', (error: unknown) => logger.warn({ err: errorMessage(error), connection: what }, 'redis connection error'));
-  try {
-    await redis.connect();
-  } catch (error) {
-    redis.disconnect();
-    // The URL may hold a password: name the host only.
-    const host = new URL(url).host;
-    throw new HermesError('COORDINATION_UNREACHABLE', `coordination: cannot reach Redis at ${host} (${errorMessage(error)}); check coordination.redis_url or REDIS_URL and that redis-server runs`, { cause: error });
-  }
-  return redis;
-}
-
 /**
  * One gateway instance's part in a group sharing threads through Redis: it holds thread
  * leases (one owner per thread), passes messages and interrupts for threads another instance
@@ -63,6 +50,7 @@ async function connected(url: string, logger: Logger, what: string): Promise<Red
 export class RedisCoordinator {
   readonly leases: RedisThreadLeases;
   private readonly keys: CoordinationKeys;
+  private readonly prefix: string;
   private readonly logger: Logger;
   private inbox: Inbox | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
@@ -76,7 +64,8 @@ export class RedisCoordinator {
     private readonly leaseTtlMs: number,
     options: RedisCoordinatorOptions,
   ) {
-    this.keys = coordinationKeys(options.prefix ?? DEFAULT_PREFIX);
+    this.prefix = options.prefix ?? DEFAULT_PREFIX;
+    this.keys = coordinationKeys(this.prefix);
     this.logger = (options.logger ?? silentLogger()).child({ instance: instanceId });
     this.leases = new RedisThreadLeases(redis, leaseTtlMs, this.keys);
   }
@@ -85,10 +74,10 @@ export class RedisCoordinator {
   static async connect(options: RedisCoordinatorOptions, handlers: CoordinatorHandlers): Promise<RedisCoordinator> {
     const logger = options.logger ?? silentLogger();
     const instanceId = options.instanceId ?? `gw-${randomBytes(6).toString('hex')}`;
-    const redis = await connected(options.url, logger, 'commands');
+    const redis = await connectRedis(options.url, logger, 'commands');
     let reader: Redis;
     try {
-      reader = await connected(options.url, logger, 'inbox');
+      reader = await connectRedis(options.url, logger, 'inbox');
     } catch (error) {
       redis.disconnect();
       throw error;
@@ -117,6 +106,11 @@ export class RedisCoordinator {
   jobClaims(ttlMs: number): RedisJobClaims {
     this.claims = new RedisJobClaims(this.redis, this.instanceId, ttlMs, this.keys);
     return this.claims;
+  }
+
+  /** Claims on platform events, made on this instance's connection. */
+  eventClaims(claimMs?: number): EventClaims {
+    return redisEventClaims(this.redis, { prefix: this.prefix, logger: this.logger, ...(claimMs === undefined ? {} : { claimMs }) });
   }
 
   /** Records that this instance's session kernel holds the thread's state now (refused once `lease` is stale). */

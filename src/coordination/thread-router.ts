@@ -2,6 +2,7 @@ import type { InboundMessage, PassedAttachment } from '../gateway/index.js';
 import { passableAttachments } from '../gateway/passed-attachments.js';
 import { errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
+import type { ThreadCoordination } from './coordination.js';
 import type { RedisCoordinator } from './coordinator.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { ThreadLease } from './types.js';
@@ -10,7 +11,7 @@ import type { ThreadLease } from './types.js';
 export interface RoutedGateway {
   dispatch(message: InboundMessage): Promise<void>;
   /** A message another instance passed, with its files as that instance described them (untrusted). */
-  dispatchPassed?(message: InboundMessage, attachments: unknown): Promise<void>;
+  dispatchPassed(message: InboundMessage, attachments: unknown): Promise<void>;
   threadState(threadKey: string): { running: boolean; queued: number };
 }
 
@@ -24,7 +25,7 @@ const ATTEMPTS = 5;
  * message in that thread. Messages passed here are dispatched again, so they are claimed
  * here or passed on if the thread moved meanwhile.
  */
-export class ThreadRouter {
+export class ThreadRouter implements ThreadCoordination {
   private readonly held = new Map<string, LeaseKeeper>();
   /**
    * Releases on their way to Redis, by thread. A claim here waits for its thread's: otherwise it
@@ -90,8 +91,8 @@ export class ThreadRouter {
       return;
     }
     const { attachments, ...rest } = message as InboundMessage & { attachments?: unknown };
-    if (attachments !== undefined && this.gateway?.dispatchPassed) await this.gateway.dispatchPassed(rest, attachments);
-    else await this.gateway?.dispatch(rest);
+    // Through dispatchPassed even without files: there the reply target is read by its platform.
+    await this.gateway?.dispatchPassed(rest, attachments);
   }
 
   /** True when the message runs here; false when it went to the thread's owner (or could not be placed). */

@@ -20,30 +20,31 @@ import type { TurnFiles } from './turn-files.js';
 import type { Environment } from '../environments/index.js';
 import type { InboundMessage, PlatformAdapter, ReplyTarget } from './types.js';
 import { reopenPassedAttachments } from './passed-attachments.js';
+import { ONE_INSTANCE } from './one-instance.js';
 import { readThread } from './thread-ref.js';
 
 
 /**
- * Where a thread's messages run when several instances serve one bot (src/coordination's
- * ThreadRouter); without one every message runs here.
+ * Where a thread's messages run: the threads part of src/coordination's `Coordination` (in
+ * process, `ONE_INSTANCE`: every thread is here; on Redis, where the thread's lease is).
  */
 export interface GatewayThreadRouter {
   /** True when the message runs here; false when it went to the instance that has the thread. */
-  claim(message: InboundMessage): Promise<boolean>;
+  claim(message: InboundMessage): boolean | Promise<boolean>;
   /** The thread has nothing running or waiting here. */
   idle(threadKey: string): void;
   /** Takes the thread for work without a message (unsent replies at start); false while a live instance holds it. */
-  take?(threadKey: string): Promise<boolean>;
+  take(threadKey: string): Promise<boolean>;
   /** Work taken with `take` is over. */
-  done?(threadKey: string): void;
+  done(threadKey: string): void;
   /** True once when the thread's Python state was in another instance's kernel (the thread moved here). */
-  kernelMoved?(threadKey: string): Promise<boolean>;
+  kernelMoved(threadKey: string): Promise<boolean>;
   /** execute_code runs here for the thread (its state is in this instance's kernel now). */
-  kernelHere?(threadKey: string): void;
+  kernelHere(threadKey: string): void;
   /** The thread started a new session (/new): its kernel state is gone on purpose. */
-  kernelReset?(threadKey: string): void;
+  kernelReset(threadKey: string): void;
   /** Replies go out in the thread outside its lease (a job's output, a command's answer); resolves with the function that ends it. */
-  sending?(threadKey: string): Promise<() => void>;
+  sending(threadKey: string): Promise<() => void>;
 }
 
 export interface GatewayOptions {
@@ -65,7 +66,7 @@ export interface GatewayOptions {
   outbox?: OutboxStore;
   /** Hears when a turn's first answer text is visible, with the thread key (the bench). */
   onFirstVisible?: (threadKey: string) => void;
-  /** Several instances: a thread's messages run where its lease is (`coordination.backend: redis`). */
+  /** Where a thread's messages run: the coordination's threads (`hermes gateway` always gives it); alone when absent. */
   router?: GatewayThreadRouter;
 }
 
@@ -105,9 +106,11 @@ export class Gateway {
   private readonly deliveries = new Map<string, ThreadDelivery>();
   private closing = false;
   private extension: CommandExtension | undefined;
+  private readonly router: GatewayThreadRouter;
 
   constructor(private readonly options: GatewayOptions) {
     const { config } = options;
+    this.router = options.router ?? ONE_INSTANCE;
     this.logger = (options.logger ?? silentLogger()).child({ component: 'gateway' });
     this.semaphore = new Semaphore(config.gateway.max_concurrent_turns);
     this.access = new AccessPolicy(config, options.env ?? {});
@@ -141,7 +144,7 @@ export class Gateway {
     if (!decoded) return { error: `the ${platform} adapter cannot read the reply target` };
     const replies = this.replies(adapter, decoded);
     // Several instances: marked before it is in the outbox, so one starting meanwhile leaves it to this one.
-    const sent = (await this.options.router?.sending?.(decoded.threadKey)) ?? (() => {});
+    const sent = await this.router.sending(decoded.threadKey);
     let outboxId: string;
     try {
       outboxId = replies.beginTurn('', 'reply');
@@ -187,7 +190,7 @@ export class Gateway {
         delivery: (adapter, threadKey) => this.delivery(adapter, threadKey),
         logger: this.logger,
         // Several instances: a thread's leftovers are resumed only by the instance that takes it.
-        ...(this.options.router?.take ? { take: (threadKey: string) => this.takeThread(threadKey) } : {}),
+        take: (threadKey: string) => this.takeThread(threadKey),
       }),
     );
     return report;
@@ -216,7 +219,9 @@ export class Gateway {
       return;
     }
     if (!message.text.trim() && !message.attachments?.length) return;
-    if (this.options.router && !(await this.options.router.claim(message))) return;
+    // In process the claim is a plain true: the message reaches its lane in this tick.
+    const claimed = this.router.claim(message);
+    if (claimed !== true && !(await claimed)) return;
     // A file's caption is never a command: the file would be dropped.
     const command = message.attachments?.length ? undefined : parseCommand(message.text);
     if (command) {
@@ -254,15 +259,14 @@ export class Gateway {
    * command starts at once (what it does comes before the thread's next message), beside the mark.
    */
   private async answering(threadKey: string, work: () => Promise<void>): Promise<void> {
-    const [ran, marked] = await Promise.allSettled([work(), this.options.router?.sending?.(threadKey)]);
-    if (marked.status === 'fulfilled') marked.value?.();
+    const [ran, marked] = await Promise.allSettled([work(), this.router.sending(threadKey)]);
+    if (marked.status === 'fulfilled') marked.value();
     if (ran.status === 'rejected') throw ran.reason;
   }
 
   private async takeThread(threadKey: string): Promise<(() => void) | undefined> {
-    const router = this.options.router;
-    if (!router?.take || !(await router.take(threadKey))) return undefined;
-    return () => router.done?.(threadKey);
+    if (!(await this.router.take(threadKey))) return undefined;
+    return () => this.router.done(threadKey);
   }
 
   /** Resolves when no turn runs or waits and no command reply is pending (tests, bench). */
@@ -319,7 +323,7 @@ export class Gateway {
         // A thread that went quiet costs nothing; its lane is made again on its next message.
         onIdle: () => {
           if (created.idle && this.lanes.get(threadKey) === created) this.lanes.delete(threadKey);
-          this.options.router?.idle(threadKey);
+          this.router.idle(threadKey);
         },
       });
       lane = created;
@@ -361,12 +365,12 @@ export class Gateway {
    * once, before the answer, and so is the model; execute_code running here records it here.
    */
   private kernelTracking(adapter: PlatformAdapter, message: InboundMessage): { moved: () => Promise<{ notes?: string[] }>; events: { onEvent?: (event: AgentEvent) => void } } {
-    const router = this.options.router;
-    if (!router?.kernelMoved || !router.kernelHere || !this.options.config.code_execution.session_kernels) return { moved: async () => ({}), events: {} };
+    const router = this.router;
+    if (!this.options.config.code_execution.session_kernels) return { moved: async () => ({}), events: {} };
     const here = router.kernelHere.bind(router);
     return {
       moved: async () => {
-        if (!(await router.kernelMoved!(message.threadKey))) return {};
+        if (!(await router.kernelMoved(message.threadKey))) return {};
         await this.reply(adapter, message.replyTo, KERNEL_MOVED_NOTICE);
         return { notes: [KERNEL_MOVED_NOTE] };
       },
@@ -463,7 +467,7 @@ export class Gateway {
         try {
           this.approvals.endSession(key);
           await this.lane(key).reset(InterruptReason.newSession);
-          this.options.router?.kernelReset?.(key);
+          this.router.kernelReset(key);
           return say('Started a new session. The earlier conversation is kept but no longer used.');
         } catch (error) {
           this.logger.error({ err: error, thread: key }, 'could not start a new session');

@@ -8,6 +8,8 @@ import { Redis } from 'ioredis';
 import { botIdOf, createTelegramAdapter, TelegramAdapter } from '../../adapters/telegram/adapter.js';
 import { sharedLimiterId, type SharedRatesOptions, type TelegramRates } from '../../adapters/telegram/throttler.js';
 import { loadConfig } from '../../src/config/index.js';
+import { connectRedisCoordination, redisRateLimits, type Coordination } from '../../src/coordination/index.js';
+import { silentLogger } from '../../src/shared/logger.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
 import { until } from './helpers.js';
@@ -35,6 +37,9 @@ describe.runIf(!missing)('Telegram rates across instances of one bot (a real red
   let adapters: TelegramAdapter[] = [];
   let clients: Redis[] = [];
   let limiters: Bottleneck[] = [];
+  /** Each adapter is one instance: its own rate store (its own connection), closed after the test. */
+  let stores: Array<{ close(): Promise<void> }> = [];
+  let coordinations: Coordination[] = [];
 
   beforeAll(async () => {
     server = await startRedis();
@@ -46,15 +51,28 @@ describe.runIf(!missing)('Telegram rates across instances of one bot (a real red
     for (const adapter of adapters) await adapter.stop();
     for (const limiter of limiters) await limiter.disconnect();
     for (const client of clients) await client.quit();
+    for (const store of stores) await store.close();
+    for (const made of coordinations) await made.close();
     await api?.close();
     adapters = [];
     limiters = [];
     clients = [];
+    stores = [];
+    coordinations = [];
   });
 
-  const sharedFor = (): SharedRatesOptions => ({ redisUrl: server.url, botId: botIdOf(api.token), prefix: `t${randomBytes(4).toString('hex')}:` });
-  const adapter = (rates: Partial<TelegramRates>, sharedRates?: SharedRatesOptions) => {
-    const made = new TelegramAdapter({ token: api.token, apiRoot: api.apiRoot, rates, sharedRates });
+  /** What the instances of one test share: the bot and the key prefix. */
+  const sharedFor = (): Pick<SharedRatesOptions, 'botId' | 'prefix'> => ({ botId: botIdOf(api.token), prefix: `t${randomBytes(4).toString('hex')}:` });
+  const adapter = (rates: Partial<TelegramRates>, shared?: Pick<SharedRatesOptions, 'botId' | 'prefix'>) => {
+    let sharedRates: SharedRatesOptions | undefined;
+    if (shared) {
+      const store = redisRateLimits(server.url, shared.prefix ?? 'hermes:', silentLogger());
+      stores.push(store);
+      const connection = store.shared();
+      if (!connection) throw new Error('a Redis rate store gives a connection');
+      sharedRates = { ...shared, connection };
+    }
+    const made = new TelegramAdapter({ token: api.token, apiRoot: api.apiRoot, rates, ...(sharedRates ? { sharedRates } : {}) });
     adapters.push(made);
     return made;
   };
@@ -114,7 +132,7 @@ describe.runIf(!missing)('Telegram rates across instances of one bot (a real red
     expect(api.budgetRefusals).toBe(1);
   });
 
-  it('with coordination.backend redis the adapter keeps its rates in Redis under the bot id, never the token', async () => {
+  it('with the Redis coordination the adapter keeps its rates in Redis under the bot id, never the token', async () => {
     api = await new FakeTelegramApi().start();
     const home = mkdtempSync(join(tmpdir(), 'hermes-rates-'));
     const config = loadConfig({
@@ -124,7 +142,9 @@ describe.runIf(!missing)('Telegram rates across instances of one bot (a real red
       overrides: { platforms: { telegram: { api_root: api.apiRoot } }, coordination: { backend: 'redis', redis_url: server.url } },
     }).config;
     rmSync(home, { recursive: true, force: true });
-    const made = createTelegramAdapter({ config, env: { TELEGRAM_BOT_TOKEN: api.token } });
+    const coordination = await connectRedisCoordination(config, {}, silentLogger());
+    coordinations.push(coordination);
+    const made = createTelegramAdapter({ config, env: { TELEGRAM_BOT_TOKEN: api.token }, coordination });
     expect(made).toBeDefined();
     adapters.push(made!);
     await made!.send({ threadKey: 'telegram:7', chatId: 7 }, 'hello');
@@ -149,10 +169,12 @@ describe.runIf(!missing)('Telegram rates across instances of one bot (a real red
     expect(api.sent.map((sent) => sent.text)).toEqual(['goes through']);
   });
 
-  it('with coordination.backend redis a token without a bot id is refused, naming the variable', () => {
+  it('with the Redis coordination a token without a bot id is refused, naming the variable', async () => {
     const home = mkdtempSync(join(tmpdir(), 'hermes-rates-'));
     const config = loadConfig({ home, loadEnv: false, env: {}, overrides: { coordination: { backend: 'redis', redis_url: server.url } } }).config;
     rmSync(home, { recursive: true, force: true });
-    expect(() => createTelegramAdapter({ config, env: { TELEGRAM_BOT_TOKEN: 'not-a-token' } })).toThrow(/TELEGRAM_BOT_TOKEN is not a bot token/);
+    const coordination = await connectRedisCoordination(config, {}, silentLogger());
+    coordinations.push(coordination);
+    expect(() => createTelegramAdapter({ config, env: { TELEGRAM_BOT_TOKEN: 'not-a-token' }, coordination })).toThrow(/TELEGRAM_BOT_TOKEN is not a bot token/);
   });
 });

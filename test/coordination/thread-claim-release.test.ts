@@ -28,7 +28,7 @@ describe.runIf(!missing)('a thread claimed again while its release is on its way
     );
     const router = new ThreadRouter(coordinator);
     // The thread's lane stays busy: only idle() gives the lease up.
-    router.attach({ dispatch: async () => {}, threadState: () => ({ running: true, queued: 0 }) });
+    router.attach({ dispatch: async () => {}, dispatchPassed: async () => {}, threadState: () => ({ running: true, queued: 0 }) });
     open.push({ router, coordinator });
     return { router, coordinator };
   };

@@ -12,7 +12,7 @@ describe.runIf(!missing)('taking a thread for the replies an earlier run left (r
   const instance = async (instanceId: string, prefix: string) => {
     const coordinator = await RedisCoordinator.connect({ url: server.url, instanceId, leaseTtlMs: 30_000, prefix }, handlers);
     const router = new ThreadRouter(coordinator);
-    router.attach({ dispatch: async () => {}, threadState: () => ({ running: false, queued: 0 }) });
+    router.attach({ dispatch: async () => {}, dispatchPassed: async () => {}, threadState: () => ({ running: false, queued: 0 }) });
     open.push({ router, coordinator });
     return router;
   };

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { LiveEvent } from '../../adapters/web/index.js';
+import { webLiveEvents, type LiveEvent } from '../../adapters/web/index.js';
 import { RedisLiveHub } from '../../src/coordination/index.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
 import { until } from './helpers.js';
@@ -11,16 +11,16 @@ const missing = redisSkipReason('the web live events across instances tests');
 describe.skipIf(missing)('RedisLiveHub: the web chat’s live events across instances', () => {
   let redis: TestRedis;
   let raw: Redis;
-  const hubs: RedisLiveHub[] = [];
+  const hubs: Array<RedisLiveHub<LiveEvent>> = [];
   /** Each test its own keys and channel. */
   let prefix = '';
 
-  const hub = async (ttlMs = 300): Promise<RedisLiveHub> => {
-    const made = await RedisLiveHub.connect({ url: redis.url, ttlMs, prefix });
+  const hub = async (ttlMs = 300): Promise<RedisLiveHub<LiveEvent>> => {
+    const made = await RedisLiveHub.connect({ url: redis.url, channel: 'web', events: webLiveEvents, ttlMs, prefix });
     hubs.push(made);
     return made;
   };
-  const listen = (on: RedisLiveHub, thread: string): LiveEvent[] => {
+  const listen = (on: RedisLiveHub<LiveEvent>, thread: string): LiveEvent[] => {
     const heard: LiveEvent[] = [];
     on.subscribe(thread, (event) => heard.push(event));
     return heard;

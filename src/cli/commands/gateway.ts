@@ -50,12 +50,13 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   // the platform confirmed them: a restart delivers what is left.
   const state = stateLocationFrom(config, paths, env);
   const outbox = OutboxStore.open(state);
-  // Several instances on one Redis: a thread's messages run where its lease is (loaded only then).
-  const coordination =
-    config.coordination.backend === 'redis' ? await (await import('../../coordination/index.js')).startGatewayCoordination(config, env, logger) : undefined;
-  // …and the web chat's live events reach the pages open on the other instances.
-  const webLive =
-    coordination && config.platforms.web.enabled ? await (await import('../../coordination/index.js')).startWebLiveHub(config, env, logger) : undefined;
+  // This instance alone, or several on one Redis: chosen here, once; each part goes to what needs it
+  // (the gateway its threads, the platforms their event claims and rates, the scheduler its job claims).
+  const { connectRedisCoordination, inProcessCoordination } = await import('../../coordination/index.js');
+  const coordination = config.coordination.backend === 'redis' ? await connectRedisCoordination(config, env, logger) : inProcessCoordination();
+  // The web chat's live events, shared with the pages open on the other instances when there are any.
+  const { webLiveEvents } = await import('../../../adapters/web/index.js');
+  const webLive = config.platforms.web.enabled ? await coordination.liveHub('web', webLiveEvents) : undefined;
   // The model follows config changes (the web chat's settings, an edited config.yaml) without a restart.
   // Scheduled jobs: the model gets the cronjob tool; the scheduler starts once the platforms run.
   // (It reads the outbox made below only once a turn calls the tool.)
@@ -68,8 +69,8 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   });
   // "/approve always" rules survive restarts here.
   const approvals = approvalQueueFor(config, { rulesFile: join(paths.home, 'approvals.yaml'), logger });
-  const gateway = new Gateway({ agent, config, logger, env, approvals, outbox, ...(coordination ? { router: coordination.router } : {}) });
-  coordination?.router.attach(gateway);
+  const gateway = new Gateway({ agent, config, logger, env, approvals, outbox, router: coordination.threads });
+  coordination.threads.attach(gateway);
   // config.yaml and .env are watched: hot keys apply at once; the rest is named as needing a restart.
   const watcher = watchConfig({
     store,
@@ -82,13 +83,12 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   });
   let adapters;
   try {
-    adapters = buildAdapters({ config, paths, env, logger, announce: print, reloadSettings: () => watcher.reload(), ...(webLive ? { webSharing: { live: webLive } } : {}) });
+    adapters = buildAdapters({ config, paths, env, logger, announce: print, reloadSettings: () => watcher.reload(), coordination, ...(webLive?.shared ? { webSharing: { live: webLive } } : {}) });
   } catch (error) {
     watcher.close();
-    await webLive?.close();
     await cron?.stop();
     await agent.close();
-    await coordination?.close();
+    await coordination.close();
     throw error;
   }
   for (const adapter of adapters) gateway.register(adapter);
@@ -98,7 +98,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
     gateway,
     audienceOf: (platform) => adapters.find((adapter) => adapter.name === platform)?.audience ?? 'others',
     // Several instances share the jobs: each scheduled run is claimed by one of them.
-    ...(coordination ? { claims: coordination.jobClaims } : {}),
+    claims: coordination.jobClaims,
   });
   const { model, backend, platformBackend, isolationWarning } = agent.describe();
   const platformPart = platformBackend && platformBackend !== backend ? ` (sessions from Slack, Discord and Telegram: ${platformBackend})` : '';
@@ -122,8 +122,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
       // Jobs first: their runs end (scripts killed) while the agent is still there to settle them.
       await cron?.stop();
       await gateway.stop(EXIT_DEADLINE_MS - 1000);
-      await webLive?.close();
-      await coordination?.close();
+      await coordination.close();
       outbox.close();
     },
   };

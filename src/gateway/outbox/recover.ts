@@ -13,10 +13,10 @@ export interface RecoverDeps {
   delivery: (adapter: PlatformAdapter, threadKey: string) => ThreadDelivery;
   logger: Logger;
   /**
-   * Several instances: takes a thread before its replies are resumed, giving back the function
-   * that lets it go; undefined while a live instance holds the thread (it is sending them).
+   * Takes a thread before its replies are resumed, giving back the function that lets it go;
+   * undefined while another live instance holds the thread (it is sending them).
    */
-  take?: (threadKey: string) => Promise<(() => void) | undefined>;
+  take: (threadKey: string) => Promise<(() => void) | undefined>;
 }
 
 const PREVIEW_CHARS = 80;
@@ -58,7 +58,7 @@ export async function recoverOutbox(deps: RecoverDeps): Promise<void> {
 
 /** One thread's leftovers, once this instance has the thread (with one instance, at once). */
 async function resumeThread(deps: RecoverDeps, threadKey: string, work: Array<() => Promise<void>>): Promise<void> {
-  const release = deps.take ? await deps.take(threadKey) : () => {};
+  const release = await deps.take(threadKey);
   if (!release) {
     deps.logger.info({ thread: threadKey }, 'outbox: another running instance holds this thread; its unsent replies are left to it');
     return;

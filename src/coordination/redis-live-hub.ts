@@ -1,14 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { LiveHub, type LiveChannel, type LiveEvent, type LiveListener } from '../../adapters/web/index.js';
-import type { HermesConfig } from '../config/index.js';
-import { HermesError, errorMessage } from '../shared/errors.js';
+import type { Redis } from 'ioredis';
+import { errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { DEFAULT_PREFIX } from './keys.js';
-import { redisUrlFrom } from './redis-url.js';
+import { LocalLiveHub, type LiveChannel, type LiveEvents, type LiveListener } from './live-hub.js';
+import { connectRedis } from './redis-connect.js';
 
-export interface RedisLiveHubOptions {
+export interface RedisLiveHubOptions<E> {
   url: string;
+  /** The channel's name in Redis keys (`<prefix><channel>:live`, `:busy`, `:alive:<id>`). */
+  channel: string;
+  /** How the hub reads the platform's events. */
+  events: LiveEvents<E>;
   /** How long a turn still counts as running on an instance that stopped renewing its heartbeat. */
   ttlMs: number;
   /** This instance's name on the channel; random when unset. */
@@ -19,10 +22,10 @@ export interface RedisLiveHubOptions {
 }
 
 /** What crosses the channel: the instance that published, the thread, the event. */
-interface Carried {
+interface Carried<E> {
   from: string;
   thread: string;
-  event: LiveEvent;
+  event: E;
 }
 
 /** Clears a thread's busy mark only while it is this instance's (a later owner's stays). */
@@ -32,33 +35,16 @@ if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
 end
 return 0`;
 
-async function connected(url: string, logger: Logger, what: string): Promise<Redis> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
-  // Without a listener ioredis prints every reconnect error to the console.
-  redis.on('error', (error: unknown) => logger.warn({ err: errorMessage(error), connection: what }, 'redis connection error'));
-  try {
-    await redis.connect();
-  } catch (error) {
-    redis.disconnect();
-    // The URL may hold a password: name the host only.
-    throw new HermesError(
-      'COORDINATION_UNREACHABLE',
-      `web chat: cannot reach Redis at ${new URL(url).host} for its live events (${errorMessage(error)}); check coordination.redis_url or REDIS_URL and that redis-server runs`,
-      { cause: error },
-    );
-  }
-  return redis;
-}
-
 /**
- * The web chat's live events across instances behind one load balancer: each event goes to
+ * A platform's live events (the web chat's) across instances behind one load balancer: each event goes to
  * this instance's pages at once (as with one gateway) and over one Redis pub/sub channel to
  * the other instances, which hand it to their pages. Which threads run a turn elsewhere is
  * learnt from the `busy` events and a Redis hash (for an instance that starts mid-turn); a
  * thread whose instance died stops counting once that instance's heartbeat lapses.
  */
-export class RedisLiveHub implements LiveChannel {
-  private readonly local = new LiveHub();
+export class RedisLiveHub<E> implements LiveChannel<E> {
+  private readonly local = new LocalLiveHub<E>();
+  readonly shared = true;
   /** Threads running a turn on another instance → that instance. */
   private readonly elsewhere = new Map<string, string>();
   /** Threads running a turn here (cleared in Redis at close). */
@@ -77,28 +63,31 @@ export class RedisLiveHub implements LiveChannel {
     private readonly subscriber: Redis,
     readonly instanceId: string,
     private readonly ttlMs: number,
-    prefix: string,
+    private readonly events: LiveEvents<E>,
+    names: { prefix: string; channel: string },
     logger: Logger,
   ) {
-    this.channel = `${prefix}web:live`;
-    this.busyKey = `${prefix}web:busy`;
-    this.aliveKey = (id) => `${prefix}web:alive:${id}`;
-    this.logger = logger.child({ component: 'web-live-hub', instance: instanceId });
+    const base = `${names.prefix}${names.channel}`;
+    this.channel = `${base}:live`;
+    this.busyKey = `${base}:busy`;
+    this.aliveKey = (id) => `${base}:alive:${id}`;
+    this.logger = logger.child({ component: 'live-hub', channel: names.channel, instance: instanceId });
   }
 
   /** Connects (one connection to publish, one subscribed), then reads which threads run a turn elsewhere. */
-  static async connect(options: RedisLiveHubOptions): Promise<RedisLiveHub> {
+  static async connect<E>(options: RedisLiveHubOptions<E>): Promise<RedisLiveHub<E>> {
     const logger = options.logger ?? silentLogger();
-    const redis = await connected(options.url, logger, 'web live events');
+    const user = `${options.channel} live events`;
+    const redis = await connectRedis(options.url, logger, user, user);
     let subscriber: Redis;
     try {
-      subscriber = await connected(options.url, logger, 'web live events (subscribed)');
+      subscriber = await connectRedis(options.url, logger, `${user} (subscribed)`, user);
     } catch (error) {
       redis.disconnect();
       throw error;
     }
-    const id = options.instanceId ?? `web-${randomBytes(6).toString('hex')}`;
-    const hub = new RedisLiveHub(redis, subscriber, id, options.ttlMs, options.prefix ?? DEFAULT_PREFIX, logger);
+    const id = options.instanceId ?? `${options.channel}-${randomBytes(6).toString('hex')}`;
+    const hub = new RedisLiveHub(redis, subscriber, id, options.ttlMs, options.events, { prefix: options.prefix ?? DEFAULT_PREFIX, channel: options.channel }, logger);
     subscriber.on('message', (_channel: string, text: string) => hub.receive(text));
     try {
       await subscriber.subscribe(hub.channel);
@@ -117,21 +106,22 @@ export class RedisLiveHub implements LiveChannel {
     return hub;
   }
 
-  subscribe(threadId: string, listener: LiveListener): () => void {
+  subscribe(threadId: string, listener: LiveListener<E>): () => void {
     return this.local.subscribe(threadId, listener);
   }
 
-  publish(threadId: string, event: LiveEvent): void {
+  publish(threadId: string, event: E): void {
     this.local.publish(threadId, event);
     // Commands on one connection run in the order sent: the mark is set before the event is heard.
-    if (event.type === 'busy' && event.busy) {
+    const busy = this.events.busy(event);
+    if (busy === true) {
       this.busyHere.add(threadId);
       this.send(this.redis.hset(this.busyKey, threadId, this.instanceId));
-    } else if (event.type === 'busy') {
+    } else if (busy === false) {
       this.busyHere.delete(threadId);
       this.send(this.redis.eval(CLEAR_BUSY, 1, this.busyKey, threadId, this.instanceId));
     }
-    const carried: Carried = { from: this.instanceId, thread: threadId, event };
+    const carried: Carried<E> = { from: this.instanceId, thread: threadId, event };
     this.send(this.redis.publish(this.channel, JSON.stringify(carried)));
   }
 
@@ -163,21 +153,22 @@ export class RedisLiveHub implements LiveChannel {
   }
 
   private send(command: Promise<unknown>): void {
-    this.last = command.catch((error: unknown) => this.logger.warn({ err: errorMessage(error) }, 'a web chat live event did not reach Redis; pages on other instances see it at their next reload'));
+    this.last = command.catch((error: unknown) => this.logger.warn({ err: errorMessage(error) }, 'a live event did not reach Redis; pages on other instances see it at their next reload'));
   }
 
   private receive(text: string): void {
-    const carried = parseCarried(text);
+    const carried = parseCarried(text, this.events);
     if (!carried) {
-      this.logger.warn('a message on the web chat channel that is not a live event was dropped');
+      this.logger.warn('a message on the live events channel that is not a live event was dropped');
       return;
     }
     if (carried.from === this.instanceId) return; // delivered here when published
     const { thread, event, from } = carried;
     this.heard?.add(thread);
-    if (event.type === 'busy' && event.busy) this.elsewhere.set(thread, from);
+    const busy = this.events.busy(event);
+    if (busy === true) this.elsewhere.set(thread, from);
     // A turn that ended elsewhere: unless a later one started on yet another instance.
-    else if ((event.type === 'busy' || event.type === 'deleted') && this.elsewhere.get(thread) === from) this.elsewhere.delete(thread);
+    else if ((busy === false || this.events.deleted(event)) && this.elsewhere.get(thread) === from) this.elsewhere.delete(thread);
     this.local.publish(thread, event);
   }
 
@@ -185,7 +176,7 @@ export class RedisLiveHub implements LiveChannel {
     try {
       await this.redis.set(this.aliveKey(this.instanceId), '1', 'PX', this.ttlMs);
     } catch (error) {
-      this.logger.warn({ err: errorMessage(error) }, 'web chat heartbeat failed');
+      this.logger.warn({ err: errorMessage(error) }, 'live events heartbeat failed');
     }
   }
 
@@ -212,13 +203,13 @@ export class RedisLiveHub implements LiveChannel {
           if (holder !== owner) continue;
           // The pages hear it as the state changes here, then the dead instance's mark goes.
           this.elsewhere.delete(thread);
-          this.local.publish(thread, { type: 'busy', busy: false });
-          this.logger.warn({ thread, owner }, 'a web chat turn ended with its instance (its heartbeat lapsed)');
+          this.local.publish(thread, this.events.ended);
+          this.logger.warn({ thread, owner }, 'a turn with live events ended with its instance (its heartbeat lapsed)');
           await this.redis.eval(CLEAR_BUSY, 1, this.busyKey, thread, owner);
         }
       }
     } catch (error) {
-      this.logger.warn({ err: errorMessage(error) }, 'checking the instances running web chat turns failed');
+      this.logger.warn({ err: errorMessage(error) }, 'checking the instances running turns with live events failed');
     }
   }
 
@@ -227,22 +218,15 @@ export class RedisLiveHub implements LiveChannel {
   }
 }
 
-function parseCarried(text: string): Carried | undefined {
+function parseCarried<E>(text: string, events: LiveEvents<E>): Carried<E> | undefined {
+  let value: unknown;
   try {
-    const value = JSON.parse(text) as Partial<Carried>;
-    const type = (value.event as { type?: unknown } | undefined)?.type;
-    if (typeof value.from !== 'string' || typeof value.thread !== 'string' || typeof type !== 'string') return undefined;
-    return ['snapshot', 'entry', 'busy', 'deleted'].includes(type) ? (value as Carried) : undefined;
+    value = JSON.parse(text);
   } catch {
     return undefined;
   }
-}
-
-/**
- * `coordination.backend: redis` with the web chat on: this instance's live events channel,
- * joined with the others' on the same Redis (the thread leases' TTL bounds how long a dead
- * instance's turn still shows as running).
- */
-export async function startWebLiveHub(config: HermesConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<RedisLiveHub> {
-  return RedisLiveHub.connect({ url: redisUrlFrom(config, env), ttlMs: config.coordination.lease_seconds * 1000, logger });
+  if (typeof value !== 'object' || value === null || !('from' in value) || !('thread' in value) || !('event' in value)) return undefined;
+  const { from, thread } = value;
+  const event = events.parse(value.event);
+  return typeof from === 'string' && typeof thread === 'string' && event !== undefined ? { from, thread, event } : undefined;
 }
