@@ -94,6 +94,37 @@ export class MemoryNotes {
     });
   }
 
+  /**
+   * Several changes to one note at once (hermes-agent's `operations`): applied in order to a
+   * copy, checked against the limit only at the end, saved all or not at all.
+   */
+  batch(person: Person, target: NoteTarget, operations: ReadonlyArray<{ action: 'add' | 'replace' | 'remove'; content?: string; old_text?: string }>): NoteResult {
+    if (operations.length === 0) return { error: 'operations is empty.' };
+    const masks: string[] = [];
+    const prepared = operations.map((op) => {
+      const clean = cleaned(op.content ?? '');
+      if (clean.masked) masks.push(clean.masked);
+      return { ...op, text: clean.text, needle: (op.old_text ?? '').trim() };
+    });
+    return this.change(person, target, (entries) => {
+      let working = [...entries];
+      for (const [i, op] of prepared.entries()) {
+        const where = `Operation ${i + 1} (${op.action})`;
+        if (op.action === 'add') {
+          if (!op.text) return `${where}: content is required. Nothing was applied (the batch is all or nothing).`;
+          if (!working.includes(op.text)) working.push(op.text);
+          continue;
+        }
+        if (!op.needle) return `${where}: old_text is required. Nothing was applied (the batch is all or nothing).`;
+        if (op.action === 'replace' && !op.text) return `${where}: content is required (use remove to delete). Nothing was applied.`;
+        const index = this.match(working, op.needle);
+        if (typeof index === 'string') return `${where}: ${index} Nothing was applied (the batch is all or nothing).`;
+        working = op.action === 'remove' ? working.filter((_, k) => k !== index) : working.map((entry, k) => (k === index ? op.text : entry));
+      }
+      return { entries: working, message: `Applied ${operations.length} operation(s).` };
+    }, masks[0]);
+  }
+
   /** The index of the one entry holding `needle`, or the error to answer. */
   private match(entries: readonly string[], needle: string): number | string {
     const found = entries.map((entry, index) => ({ entry, index })).filter(({ entry }) => entry.includes(needle));

@@ -65,6 +65,20 @@ describe('the memory tool', () => {
     expect(await memoryTool(memory).handler({ action: 'add', content: 'x' }, ctx)).toMatchObject({ error: expect.stringContaining('needs a person') });
   });
 
+  it('applies a batch of operations all or none, the limit checked on the result', async () => {
+    const { memory, session, ctx } = setUp();
+    memory.speakers.begin(session.id, alice);
+    const tool = memoryTool(memory);
+    await tool.handler({ action: 'add', target: 'user', content: 'x'.repeat(1000) }, ctx);
+    // Alone the add would pass the 1,375 limit; with the remove before it, it fits.
+    const applied = await tool.handler({ target: 'user', operations: [{ action: 'remove', old_text: 'xxx' }, { action: 'add', content: 'y'.repeat(900) }] }, ctx);
+    expect(applied).toMatchObject({ success: true, message: 'Applied 2 operation(s).' });
+    expect(memory.notes.entries(alice, 'user')).toEqual(['y'.repeat(900)]);
+    const refused = await tool.handler({ target: 'user', operations: [{ action: 'add', content: 'z' }, { action: 'remove', old_text: 'no such text' }] }, ctx);
+    expect(refused).toMatchObject({ error: expect.stringContaining('Operation 2 (remove)') });
+    expect(memory.notes.entries(alice, 'user')).toEqual(['y'.repeat(900)]);
+  });
+
   it('reads both notes with their use of the limit', async () => {
     const { memory, session, ctx } = setUp();
     memory.speakers.begin(session.id, alice);

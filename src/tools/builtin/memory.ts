@@ -6,10 +6,14 @@ const NO_PERSON = 'Memory needs a person: this call is not part of a chat turn w
 
 const memoryArgs = z
   .object({
-    action: z.enum(['add', 'replace', 'remove', 'read']).describe('add a new entry; replace or remove the entry holding old_text; read the entries'),
+    action: z.enum(['add', 'replace', 'remove', 'read']).optional().describe('add a new entry; replace or remove the entry holding old_text; read the entries. Leave out when giving operations'),
     target: z.enum(['memory', 'user']).optional().describe("'memory': your notes about working with this person; 'user': their profile (name, role, preferences). Default memory; read without it reads both"),
     content: z.string().optional().describe('The entry text: required for add and replace. Compact, one fact or preference per entry'),
     old_text: z.string().optional().describe('For replace and remove: a short unique substring of the existing entry'),
+    operations: z
+      .array(z.object({ action: z.enum(['add', 'replace', 'remove']), content: z.string().optional(), old_text: z.string().optional() }).strict())
+      .optional()
+      .describe('Several changes to one target at once, applied all or none, the limit checked on the result: each {action, content?, old_text?}'),
   })
   .strict();
 
@@ -33,6 +37,7 @@ export function memoryTool(memory: MemoryService) {
       const person = memory.speakers.of(ctx.sessionId);
       if (!person) return { error: NO_PERSON };
       const target: NoteTarget = args.target ?? 'memory';
+      if (args.operations) return memory.notes.batch(person, target, args.operations);
       switch (args.action) {
         case 'read': {
           const targets = args.target ? [args.target] : NOTE_TARGETS;
@@ -50,6 +55,8 @@ export function memoryTool(memory: MemoryService) {
           return memory.notes.replace(person, target, args.old_text ?? '', args.content ?? '');
         case 'remove':
           return memory.notes.remove(person, target, args.old_text ?? '');
+        case undefined:
+          return { error: 'action is required (add, replace, remove or read), or operations for several changes.' };
       }
     },
   });

@@ -59,10 +59,11 @@ export const SCRIPT_TOOL_SIGNATURES: Readonly<Record<string, ScriptToolSignature
     doc: 'Fetch pages (a list of URLs) as markdown. Returns {"results": [{"url", "title", "content"}]}; a failed URL has "error".',
   },
   memory: {
-    params: 'action, target=None, content=None, old_text=None',
+    params: 'action=None, target=None, content=None, old_text=None, operations=None',
     doc:
       'The notes about the person you talk to: action "add" (content), "replace" (old_text, content), "remove" (old_text) or "read"; ' +
-      'target "memory" (your notes) or "user" (their profile). Returns {"success", "usage", "entry_count"} or {"error"}; read returns {"notes"}.',
+      'target "memory" (your notes) or "user" (their profile); operations=[{action, content, old_text}, ...] applies several at once. ' +
+      'Returns {"success", "usage", "entry_count"} or {"error"}; read returns {"notes"}.',
   },
   session_search: {
     params: 'query=None, limit=3, role_filter=None',
