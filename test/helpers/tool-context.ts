@@ -60,6 +60,8 @@ export function makeToolContext(options: MakeToolContextOptions = {}): ToolConte
     logger,
     config,
     paths: hermesPaths(options.home ?? tempDir('hermes-home-')),
+    // The settings' environment a real turn hands its tools (their keys): here the test process's, read at each use.
+    env: process.env,
     ...(options.passthrough ? { passthrough: options.passthrough } : {}),
     ...(options.requestApproval ? { requestApproval: options.requestApproval } : {}),
     ...(options.enabledTools ? { enabledTools: options.enabledTools } : {}),
