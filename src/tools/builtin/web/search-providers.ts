@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { HermesConfig } from '../../../config/schema.js';
 
 /** One web result, in the shape scripts read: `r["title"]`, `r["url"]`, `r["description"]`. */
@@ -32,9 +33,25 @@ async function json(response: Response, provider: string): Promise<unknown> {
   }
 }
 
-const str = (value: unknown): string => (typeof value === 'string' ? value : '');
-const list = (value: unknown): Array<Record<string, unknown>> =>
-  Array.isArray(value) ? value.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null) : [];
+/*
+ * What a provider answers is read, never trusted: a field that is not text is empty, an
+ * entry that is not an object is left out, and a body of another shape has no results.
+ */
+const text = z.string().catch('');
+const hit = z.object({ title: text, url: text, content: text, description: text });
+const hits = z
+  .array(z.unknown())
+  .catch([])
+  .transform((items) =>
+    items.flatMap((item) => {
+      const read = hit.safeParse(item);
+      return read.success ? [read.data] : [];
+    }),
+  );
+/** SearXNG's and Tavily's answer: `{results: [...]}`. */
+const resultsBody = z.object({ results: hits }).catch({ results: [] });
+/** Brave's answer: `{web: {results: [...]}}`. */
+const braveBody = z.object({ web: resultsBody }).catch({ web: { results: [] } });
 
 /** SearXNG's JSON API: `GET /search?q=…&format=json` → `{results: [{title, url, content}]}`. */
 function searxng(baseUrl: string): SearchProvider {
@@ -45,10 +62,8 @@ function searxng(baseUrl: string): SearchProvider {
       url.searchParams.set('q', query);
       url.searchParams.set('format', 'json');
       const response = await fetch(url, { signal, headers: { Accept: 'application/json' } });
-      const body = (await json(response, 'SearXNG')) as { results?: unknown };
-      return list(body.results)
-        .slice(0, limit)
-        .map((r) => ({ title: str(r.title), url: str(r.url), description: str(r.content) }));
+      const body = resultsBody.parse(await json(response, 'SearXNG'));
+      return body.results.slice(0, limit).map((r) => ({ title: r.title, url: r.url, description: r.content }));
     },
   };
 }
@@ -65,10 +80,8 @@ function brave(apiUrl: string, key: string): SearchProvider {
         signal,
         headers: { Accept: 'application/json', 'X-Subscription-Token': key },
       });
-      const body = (await json(response, 'Brave Search')) as { web?: { results?: unknown } };
-      return list(body.web?.results)
-        .slice(0, limit)
-        .map((r) => ({ title: str(r.title), url: str(r.url), description: str(r.description) }));
+      const body = braveBody.parse(await json(response, 'Brave Search'));
+      return body.web.results.slice(0, limit).map((r) => ({ title: r.title, url: r.url, description: r.description }));
     },
   };
 }
@@ -84,10 +97,8 @@ function tavily(apiUrl: string, key: string): SearchProvider {
         headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${key}` },
         body: JSON.stringify({ query, max_results: Math.min(limit, 20), search_depth: 'basic' }),
       });
-      const body = (await json(response, 'Tavily')) as { results?: unknown };
-      return list(body.results)
-        .slice(0, limit)
-        .map((r) => ({ title: str(r.title), url: str(r.url), description: str(r.content) }));
+      const body = resultsBody.parse(await json(response, 'Tavily'));
+      return body.results.slice(0, limit).map((r) => ({ title: r.title, url: r.url, description: r.content }));
     },
   };
 }
