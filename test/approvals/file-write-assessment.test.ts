@@ -70,12 +70,12 @@ describe('assessFileWrite', () => {
     expect(reasonOf('/tmp/throwaway/.bashrc', { home: '/home/bob', hermesHome: '/srv/hermes' })).toBe('safe');
   });
 
-  it('takes HERMES_HOME from the environment, else ~/.hermes, when the context leaves it out', () => {
+  it('takes HERMES_HOME from the context (the settings), else ~/.hermes; never from the process environment', () => {
+    expect(reasonOf('/opt/hermes/.env', { home: '/home/ada', hermesHome: '/opt/hermes' })).toMatch(/gateway's secrets/);
     vi.stubEnv('HERMES_HOME', '/opt/hermes');
-    expect(reasonOf('/opt/hermes/.env', { home: '/home/ada' })).toMatch(/gateway's secrets/);
-    vi.stubEnv('HERMES_HOME', undefined);
     expect(reasonOf('/home/ada/.hermes/config.yaml', { home: '/home/ada' })).toMatch(/gateway's settings/);
     expect(reasonOf('/opt/hermes/.env', { home: '/home/ada' })).toBe('safe');
+    vi.unstubAllEnvs();
   });
 
   it('follows symlinks on this host: a folder or a file that leads into a credential folder or a start-up file', () => {
