@@ -1,18 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CronStore, type NewJob } from '../../src/cron/store.js';
-import type { StateLocation } from '../../src/sessions/index.js';
+import { MIGRATIONS, type StateLocation } from '../../src/sessions/index.js';
 import { storeEngines, useEngine } from '../sessions/engines.js';
+import { closeAfterEach } from '../helpers/close-after-each.js';
 
-const stores: CronStore[] = [];
-afterEach(() => {
-  for (const store of stores.splice(0)) store.close();
-});
-
-const open = (location: StateLocation) => {
-  const store = CronStore.open(location);
-  stores.push(store);
-  return store;
-};
+const open = closeAfterEach((location: StateLocation) => CronStore.open(location));
 
 const job = (threadKey = 'telegram:1'): NewJob => ({
   threadKey,
@@ -109,7 +101,7 @@ describe.each(storeEngines('the job store tests'))('the job store on $name', ({ 
     insert('jbefore', 'telegram:2', 'home', 1000); // made before the home was (re)set: it never chose this one
     insert('jthread', 'telegram:3', 'thread', 3000);
     const store = open(location);
-    expect(engine.version(location)).toBe(5);
+    expect(engine.version(location)).toBe(MIGRATIONS.length);
     expect(store.job('jafter')).toMatchObject({ deliver: 'home', homeTarget: '{"home":9}' });
     expect(store.job('jbefore')).toMatchObject({ deliver: 'home', homeTarget: null, target: '{"own":"telegram:2"}' });
     expect(store.job('jthread')).toMatchObject({ deliver: 'thread', homeTarget: null });

@@ -1,18 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SessionStore, type StateLocation } from '../../src/sessions/index.js';
 import { silentLogger } from '../../src/shared/index.js';
 import { storeEngines, useEngine } from './engines.js';
+import { closeAfterEach } from '../helpers/close-after-each.js';
 
-const stores: SessionStore[] = [];
-afterEach(() => {
-  for (const store of stores.splice(0)) store.close();
-});
-
-const open = (location: StateLocation) => {
-  const store = SessionStore.open(location, { logger: silentLogger() });
-  stores.push(store);
-  return store;
-};
+const open = closeAfterEach((location: StateLocation) => SessionStore.open(location, { logger: silentLogger() }));
 
 describe.each(storeEngines('the model\'s view tests'))('the model\'s view in the state database ($name)', ({ name }) => {
   const engine = useEngine(name);

@@ -1,21 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { MIGRATIONS, POSTGRES_MIGRATIONS, SessionStore, type StateLocation } from '../../src/sessions/index.js';
-import { silentLogger } from '../../src/shared/index.js';
+import { silentLogger, type Logger } from '../../src/shared/index.js';
 import { storeEngines, useEngine } from './engines.js';
+import { closeAfterEach } from '../helpers/close-after-each.js';
 
-const stores: SessionStore[] = [];
-afterEach(() => {
-  for (const store of stores.splice(0)) store.close();
-});
-
-function open(location: StateLocation, logger = silentLogger()): SessionStore {
-  const store = SessionStore.open(location, { logger });
-  stores.push(store);
-  return store;
-}
+const open = closeAfterEach((location: StateLocation, logger: Logger = silentLogger()): SessionStore => SessionStore.open(location, { logger }));
 
 describe.each(storeEngines('the session store tests'))('SessionStore on $name', ({ name }) => {
   const engine = useEngine(name);
