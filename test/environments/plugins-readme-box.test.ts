@@ -3,8 +3,8 @@ import { cpSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/index.js';
-import { createEnvironmentManager, type EnvironmentManager } from '../../src/environments/index.js';
-import { createCodeExecutor, type CodeExecutor } from '../../src/execute-code/index.js';
+import { createEnvironmentManager } from '../../src/environments/index.js';
+import { createCodeExecutor } from '../../src/execute-code/index.js';
 import { silentLogger } from '../../src/shared/index.js';
 import type { ToolContext } from '../../src/tools/index.js';
 import { hermes, hermesExecCtrlC } from '../helpers/hermes-process.js';
@@ -71,20 +71,18 @@ describe('a plugin written from the README alone', () => {
   }, 60_000);
 
   describe('in a session kernel', () => {
-    let executor: CodeExecutor | undefined;
-    let manager: EnvironmentManager | undefined;
-
+    /** What open() made, undone after each test in reverse: the executor before the environments. */
+    const undo: Array<() => Promise<void>> = [];
     afterEach(async () => {
-      await executor?.close();
-      await manager?.closeAll();
-      executor = manager = undefined;
+      for (const step of undo.splice(0).reverse()) await step();
     });
 
     async function open() {
       const loaded = loadConfig({ home: boxHome(), overrides: { code_execution: { session_kernels: true } } });
-      const built = await createEnvironmentManager({ config: loaded.config, paths: loaded.paths });
-      manager = built.manager;
-      executor = createCodeExecutor({ loaded });
+      const { manager } = await createEnvironmentManager({ config: loaded.config, paths: loaded.paths });
+      undo.push(() => manager.closeAll());
+      const executor = createCodeExecutor({ loaded });
+      undo.push(() => executor.close());
       const environment = await manager.environmentFor('s1');
       const context = (signal = new AbortController().signal): ToolContext => ({
         sessionId: 's1', signal, environment, logger: silentLogger(), config: loaded.config, paths: loaded.paths,
