@@ -1,4 +1,5 @@
-import type { Platform } from '../../src/gateway/platform.js';
+import type { Platform, PlatformSetup } from '../../src/gateway/platform.js';
+import { tokenReadiness } from '../token-readiness.js';
 import type { BuildAdaptersOptions } from '../index.js';
 import { createDiscordAdapter } from './index.js';
 import { DISCORD_THREAD } from './thread-ref.js';
@@ -6,18 +7,21 @@ import { checkDiscord } from './token-check.js';
 
 const TOKEN = 'DISCORD_BOT_TOKEN';
 
+const SETUP: PlatformSetup = {
+  label: 'Discord',
+  tokenNames: () => [TOKEN],
+  tokenHelp: { [TOKEN]: 'Developer Portal → your application → Bot → Reset Token' },
+  ownIdHelp: 'your user id (Settings → Advanced → Developer Mode on, then right-click your name → Copy User ID)',
+  personRole: 'who owns the application',
+  noPerson: 'Discord does not say who you are',
+  checkTokens: (tokens, config) => checkDiscord(tokens[TOKEN] ?? '', config),
+};
+
 /** Discord as one module: a bot token; the person to allow is the application's owner. */
 export const DISCORD: Platform<BuildAdaptersOptions> = {
   name: 'discord',
   thread: DISCORD_THREAD,
   create: (options) => createDiscordAdapter(options),
-  setup: {
-    label: 'Discord',
-    tokenNames: () => [TOKEN],
-    tokenHelp: { [TOKEN]: 'Developer Portal → your application → Bot → Reset Token' },
-    ownIdHelp: 'your user id (Settings → Advanced → Developer Mode on, then right-click your name → Copy User ID)',
-    personRole: 'who owns the application',
-    noPerson: 'Discord does not say who you are',
-    checkTokens: (tokens, config) => checkDiscord(tokens[TOKEN] ?? '', config),
-  },
+  setup: SETUP,
+  readiness: (config, env) => tokenReadiness(SETUP, config.platforms.discord, config, env),
 };

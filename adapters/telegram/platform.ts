@@ -1,4 +1,5 @@
-import type { Platform } from '../../src/gateway/platform.js';
+import type { Platform, PlatformSetup } from '../../src/gateway/platform.js';
+import { tokenReadiness } from '../token-readiness.js';
 import type { BuildAdaptersOptions } from '../index.js';
 import { createTelegramAdapter } from './adapter.js';
 import { TELEGRAM_THREAD } from './thread-ref.js';
@@ -6,22 +7,25 @@ import { checkTelegram, findTelegramSender } from './token-check.js';
 
 const TOKEN = 'TELEGRAM_BOT_TOKEN';
 
+const SETUP: PlatformSetup = {
+  label: 'Telegram',
+  tokenNames: () => [TOKEN],
+  tokenHelp: { [TOKEN]: 'the token @BotFather gave you' },
+  ownIdHelp: 'your numeric user id (message @userinfobot, or send the bot a message and run setup again)',
+  personRole: 'who wrote last',
+  noPerson: 'no message has reached the bot yet: send it one, then run setup again',
+  checkTokens: (tokens, config, findPerson) => checkTelegram(tokens[TOKEN] ?? '', config, findPerson),
+  askForPerson: {
+    prompt: (check) => `Send the bot any message from your own Telegram account now (${check.detail}), then press Enter.`,
+    find: (tokens, config) => findTelegramSender(tokens[TOKEN] ?? '', config),
+  },
+};
+
 /** Telegram as one module: a bot token; the person to allow is whoever wrote to the bot last. */
 export const TELEGRAM: Platform<BuildAdaptersOptions> = {
   name: 'telegram',
   thread: TELEGRAM_THREAD,
   create: (options) => createTelegramAdapter(options),
-  setup: {
-    label: 'Telegram',
-    tokenNames: () => [TOKEN],
-    tokenHelp: { [TOKEN]: 'the token @BotFather gave you' },
-    ownIdHelp: 'your numeric user id (message @userinfobot, or send the bot a message and run setup again)',
-    personRole: 'who wrote last',
-    noPerson: 'no message has reached the bot yet: send it one, then run setup again',
-    checkTokens: (tokens, config, findPerson) => checkTelegram(tokens[TOKEN] ?? '', config, findPerson),
-    askForPerson: {
-      prompt: (check) => `Send the bot any message from your own Telegram account now (${check.detail}), then press Enter.`,
-      find: (tokens, config) => findTelegramSender(tokens[TOKEN] ?? '', config),
-    },
-  },
+  setup: SETUP,
+  readiness: (config, env) => tokenReadiness(SETUP, config.platforms.telegram, config, env),
 };

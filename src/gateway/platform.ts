@@ -45,9 +45,21 @@ export interface PlatformSetup {
  * (`adapters/index.ts`) lists them; the CLI and the gateway iterate it, and nothing under
  * `src/` names a platform or imports its SDK.
  */
+/** Whether a platform has what it needs to start, as doctor and status show it. */
+export interface PlatformReadiness {
+  enabled: boolean;
+  ready: boolean;
+  /** What it needs (not ready) or how it will run (ready). */
+  detail: string;
+  /** How to make it ready, where not being ready is a failure (the web chat on an open address); else only info. */
+  fix?: string;
+}
+
 export interface Platform<CreateOptions> {
   readonly name: string;
   readonly thread: ThreadRef;
+  /** From the config and the settings' environment, without asking the platform. */
+  readiness(config: HermesConfig, env: Readonly<Record<string, string | undefined>>): PlatformReadiness;
   /** The adapter, when the platform is enabled and has its tokens; else undefined. */
   create(options: CreateOptions): PlatformAdapter | undefined;
   /** Absent for a platform without tokens (the local web chat). */

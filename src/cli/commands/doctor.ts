@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
+import type { PlatformReadiness } from '../../gateway/platform.js';
 import { allowsAllUsers, defaultConfig, loadSettings, pathsFor, readEnvironment, type HermesConfig, type SettingsEnv } from '../../config/index.js';
 import { errorMessage } from '../../shared/errors.js';
 import { homeOption } from '../common.js';
@@ -14,26 +15,13 @@ interface Line {
   fix?: string;
 }
 
-/** Whether each chat platform has what it needs to start, from the environment (and HERMES_HOME/.env). */
-export function platformTokens(config: HermesConfig, env: SettingsEnv): Array<{ name: string; enabled: boolean; ready: boolean; detail: string }> {
-  const has = (name: string) => Boolean(env[name]);
-  const slackSecond = config.platforms.slack.mode === 'socket' ? 'SLACK_APP_TOKEN' : 'SLACK_SIGNING_SECRET';
-  const web = config.platforms.web;
-  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(web.host);
-  return [
-    {
-      name: 'slack', enabled: config.platforms.slack.enabled, ready: has('SLACK_BOT_TOKEN') && has(slackSecond),
-      detail: `needs SLACK_BOT_TOKEN and ${slackSecond} (${config.platforms.slack.mode} mode)`,
-    },
-    { name: 'discord', enabled: config.platforms.discord.enabled, ready: has('DISCORD_BOT_TOKEN'), detail: 'needs DISCORD_BOT_TOKEN' },
-    { name: 'telegram', enabled: config.platforms.telegram.enabled, ready: has('TELEGRAM_BOT_TOKEN'), detail: 'needs TELEGRAM_BOT_TOKEN' },
-    {
-      name: 'web', enabled: web.enabled, ready: loopback || (web.token !== '' && web.auth !== 'none'),
-      detail: loopback
-        ? `http://${web.host}:${web.port}, ${web.auth === 'none' ? 'no login (platforms.web.auth: none): every user of this machine can use it' : 'login with the token in the address hermes gateway prints'}`
-        : `listens on ${web.host}: needs platforms.web.token${web.auth === 'none' ? ' and no platforms.web.auth: none' : ''}`,
-    },
-  ];
+/** One platform's readiness, named; `tokens` when it is a chat platform others write on. */
+export type PlatformState = PlatformReadiness & { name: string; tokens: boolean };
+
+/** Whether each platform of the registry has what it needs to start, from the environment (and HERMES_HOME/.env). */
+export async function platformTokens(config: HermesConfig, env: SettingsEnv): Promise<PlatformState[]> {
+  const { PLATFORMS } = await import('../../../adapters/index.js');
+  return PLATFORMS.map((platform) => ({ name: platform.name, tokens: platform.setup !== undefined, ...platform.readiness(config, env) }));
 }
 
 /** The Python that execute_code starts, and whether it is 3.8 or newer. */
@@ -115,7 +103,7 @@ async function diagnose(home: string | undefined): Promise<Line[]> {
       ? { status: 'ok', name: 'terminal backend', detail: `${active.displayName} [${active.name}] is available` }
       : { status: 'fail', name: 'terminal backend', detail: `${active.name} is not available on this host`, fix: 'see its checks below, or choose another backend with hermes setup' });
   }
-  lines.push(platformBackendCheck(config, registry, platformTokens(config, env)));
+  lines.push(platformBackendCheck(config, registry, await platformTokens(config, env)));
   for (const provider of registry.list()) {
     const isActive = provider.name === active?.name;
     for (const check of await provider.doctorChecks()) {
@@ -161,12 +149,12 @@ async function platformLines(config: HermesConfig, env: SettingsEnv, envFile: st
   const access = new AccessPolicy(config, env);
   const allowAll = allowsAllUsers(env);
   const lines: Line[] = [];
-  for (const platform of platformTokens(config, env)) {
+  for (const platform of await platformTokens(config, env)) {
     const name = `platform ${platform.name}`;
     if (!platform.enabled) lines.push({ status: 'info', name, detail: 'disabled in config' });
-    else if (platform.name === 'web' && !platform.ready) lines.push({ status: 'fail', name, detail: platform.detail, fix: 'set platforms.web.token, or platforms.web.host: 127.0.0.1' });
+    else if (!platform.ready && platform.fix) lines.push({ status: 'fail', name, detail: platform.detail, fix: platform.fix });
     else if (!platform.ready) lines.push({ status: 'info', name, detail: `not started: ${platform.detail} in ${envFile}` });
-    else if (platform.name === 'web') lines.push({ status: 'ok', name, detail: `ready (${platform.detail})` });
+    else if (!platform.tokens) lines.push({ status: 'ok', name, detail: `ready (${platform.detail})` });
     else lines.push(await chatPlatformLine(platform.name, config, env, { allowAll, allowed: access.allowedUsers(platform.name).size, envFile, envVar: envName(platform.name) }));
   }
   return lines;
@@ -198,12 +186,12 @@ async function chatPlatformLine(
 }
 
 /** True when a platform other people can write on (not the web chat) is enabled and has its tokens. */
-function othersCanReach(platforms: ReturnType<typeof platformTokens>): boolean {
-  return platforms.some((platform) => platform.name !== 'web' && platform.enabled && platform.ready);
+function othersCanReach(platforms: readonly PlatformState[]): boolean {
+  return platforms.some((platform) => platform.tokens && platform.enabled && platform.ready);
 }
 
 /** Which backend other people's sessions use, and a loud warning when it is not isolated and they can reach the bot. */
-function platformBackendCheck(config: HermesConfig, registry: ProviderRegistry, platforms: ReturnType<typeof platformTokens>): Line {
+function platformBackendCheck(config: HermesConfig, registry: ProviderRegistry, platforms: readonly PlatformState[]): Line {
   let choice: BackendChoice;
   try {
     choice = chooseBackends(config, registry);
@@ -219,7 +207,7 @@ function platformBackendCheck(config: HermesConfig, registry: ProviderRegistry, 
 }
 
 /** The lines `hermes status` prints about other people's sessions. */
-export function platformBackendLines(config: HermesConfig, registry: ProviderRegistry, platforms: ReturnType<typeof platformTokens>): string[] {
+export function platformBackendLines(config: HermesConfig, registry: ProviderRegistry, platforms: readonly PlatformState[]): string[] {
   const line = platformBackendCheck(config, registry, platforms);
   if (line.status === 'fail') return [`platform backend: ${line.detail}`];
   const choice = chooseBackends(config, registry);

@@ -13,7 +13,7 @@ export function registerStatusCommand(program: Command): void {
       console.log(`config: ${paths.config}`);
       const active = registry.get(config.terminal.backend);
       console.log(`terminal backend: ${active ? `${active.displayName} [${active.name}]` : `${config.terminal.backend} (unknown: known are ${registry.names().join(', ')})`}`);
-      const platforms = platformTokens(config, env);
+      const platforms = await platformTokens(config, env);
       for (const line of platformBackendLines(config, registry, platforms)) console.log(line);
       console.log('backends:');
       // A backend nobody chose (terminal.backend, terminal.platform_backend) that cannot run here is no failure: it is not set up.
