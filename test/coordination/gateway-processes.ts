@@ -87,7 +87,7 @@ export async function startGatewayProcess(home: string, extraEnv: Record<string,
   const child = spawn(process.execPath, [builtCli, '--home', home, 'gateway'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await until(() => output.includes('started telegram') || child.exitCode !== null, 'the gateway to start', 30_000);
+  await until(() => output.includes('started telegram') || child.exitCode !== null, 'the gateway to start', 60_000);
   if (!output.includes('started telegram')) throw new Error(`hermes gateway did not start: ${output}`);
   return { port, child, output: () => output };
 }
