@@ -39,6 +39,27 @@ describe.skipIf(missing)('RedisLiveHub: the web chat’s live events across inst
     await redis?.stop();
   });
 
+  it('drops what a stranger on the Redis channel forges (not JSON, an unknown type, missing fields) and keeps hearing real events', async () => {
+    prefix = 'forged:';
+    const b = await hub();
+    const onB = listen(b, 'th1');
+    const channel = `${prefix}web:live`;
+    for (const text of [
+      'not json', 'null', '[]', JSON.stringify({ from: 'x', thread: 'th1' }),
+      JSON.stringify({ from: 'x', thread: 'th1', event: { type: 'exec', command: 'rm -rf ~' } }),
+      JSON.stringify({ from: 'x', thread: 'th1', event: { type: 'entry', entry: null } }),
+      JSON.stringify({ from: 'x', thread: 'th1', event: { type: 'snapshot', busy: false } }),
+      JSON.stringify({ from: 'x', thread: 'th1', event: { type: 'busy', busy: 'yes' } }),
+      JSON.stringify({ from: 'x', thread: 7, event: { type: 'busy', busy: true } }),
+    ]) await raw.publish(channel, text);
+    const a = await hub();
+    a.publish('th1', entry('real'));
+    await a.flushed();
+    await until(() => onB.length === 1, 'B to hear the real event');
+    expect(onB).toEqual([entry('real')]);
+    expect(b.busyElsewhere('th1')).toBe(false);
+  });
+
   it('hands an event to this instance’s pages at once and once, and to the other instance’s pages in the order published', async () => {
     prefix = 'order:';
     const a = await hub();
