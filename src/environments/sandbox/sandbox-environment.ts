@@ -7,6 +7,8 @@ import { fileError } from '../file-errors.js';
 import type { Environment, EnvironmentKind, FileOptions, HostCommand, ReadFileOptions, SpillFolder } from '../types.js';
 import { bwrapArgs, payloadPrefix, type PayloadTools } from './bwrap-args.js';
 import { readInSandbox, writeInSandbox } from './sandbox-files.js';
+import { FileHelper, FileHelperUnavailable } from '../ssh/file-helper.js';
+import { residentStream } from './resident-stream.js';
 import { mountPointFolders, shareFolder, type SandboxIdentity } from './sandbox-identity.js';
 import { systemView } from './system-view.js';
 
@@ -40,6 +42,8 @@ export interface SandboxEnvironmentOptions extends Omit<LocalEnvironmentOptions,
 
 /** Where the sandbox sees the spill folder. */
 const SPILL_VISIBLE = '/tmp/hermes-spill';
+/** The resident file helper ends after this long without a request (a platform session may sit idle for hours). */
+const FILE_HELPER_IDLE_MS = 5 * 60_000;
 
 /**
  * Commands run under bubblewrap in a view built from parts (see bwrapArgs): the system
@@ -51,10 +55,17 @@ const SPILL_VISIBLE = '/tmp/hermes-spill';
 export class SandboxEnvironment extends LocalEnvironment {
   override readonly kind: EnvironmentKind = 'isolated';
   private readonly sandbox: SandboxEnvironmentOptions;
+  /**
+   * The file tools' reads and writes: one resident helper inside the same view (the SSH
+   * backend's, started through the same wrap as `cat` would be), so a call is one round
+   * trip on its pipes instead of a bubblewrap process. Without python3 inside, the shell path serves.
+   */
+  private readonly files: FileHelper;
 
   constructor(options: SandboxEnvironmentOptions) {
     super({ ...options, cwd: options.workspace });
     this.sandbox = options;
+    this.files = new FileHelper((command) => residentStream(this.runInside(['/bin/sh', '-c', command])), { where: 'sandbox', idleMs: FILE_HELPER_IDLE_MS });
   }
 
   protected override get home(): string {
@@ -107,6 +118,15 @@ export class SandboxEnvironment extends LocalEnvironment {
   override readFile(path: string, options: ReadFileOptions = {}): Promise<Buffer> {
     const full = this.resolvePath(path);
     if (dirname(full) === SPILL_VISIBLE && basename(full) !== '..' && basename(full) !== '.') return this.readSpill(resolve(this.sandbox.spill, basename(full)), options);
+    return this.readInside(full, options);
+  }
+
+  private async readInside(full: string, options: ReadFileOptions): Promise<Buffer> {
+    try {
+      return await this.files.read(full, options);
+    } catch (error) {
+      if (!(error instanceof FileHelperUnavailable)) throw error;
+    }
     return readInSandbox((argv) => this.runInside(argv), full, options);
   }
 
@@ -123,8 +143,14 @@ export class SandboxEnvironment extends LocalEnvironment {
   }
 
   /** Writes where a command inside the sandbox could: the workspace and /tmp. */
-  override writeFile(path: string, data: Buffer | string, options: FileOptions = {}): Promise<void> {
-    return writeInSandbox((argv) => this.runInside(argv), this.resolvePath(path), data, options);
+  override async writeFile(path: string, data: Buffer | string, options: FileOptions = {}): Promise<void> {
+    const full = this.resolvePath(path);
+    try {
+      return await this.files.write(full, data, options);
+    } catch (error) {
+      if (!(error instanceof FileHelperUnavailable)) throw error;
+    }
+    return writeInSandbox((argv) => this.runInside(argv), full, data, options);
   }
 
   /** Cut stdout goes to a folder the sandbox reads at /tmp/hermes-spill and cannot change. */
@@ -134,6 +160,7 @@ export class SandboxEnvironment extends LocalEnvironment {
 
   override async cleanup(): Promise<void> {
     await super.cleanup();
+    await this.files.close();
     await rm(this.sandbox.tmp, { recursive: true, force: true });
     await rm(this.sandbox.spill, { recursive: true, force: true });
     if (this.sandbox.removeWorkspace) await rm(this.cwd, { recursive: true, force: true });
