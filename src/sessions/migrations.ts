@@ -155,6 +155,31 @@ export const MIGRATIONS: readonly string[] = [
    CREATE TRIGGER search_docs_removed AFTER DELETE ON search_docs BEGIN
      INSERT INTO search_docs_fts (search_docs_fts, rowid, text, owner) VALUES ('delete', old.seq, old.text, old.owner);
    END;`,
+  // 7: pairing (src/pairing): the codes strangers wait with, the people an owner approved, and
+  // the wrong codes tried (the brute-force limit), kept where every instance reads them.
+  `CREATE TABLE pairing_requests (
+     platform TEXT NOT NULL,
+     user_id TEXT NOT NULL,
+     user_name TEXT NOT NULL DEFAULT '',
+     code TEXT NOT NULL,
+     created_at BIGINT NOT NULL,
+     expires_at BIGINT NOT NULL,
+     PRIMARY KEY (platform, user_id)
+   );
+   CREATE UNIQUE INDEX pairing_requests_by_code ON pairing_requests (platform, code);
+   CREATE TABLE paired_users (
+     platform TEXT NOT NULL,
+     user_id TEXT NOT NULL,
+     user_name TEXT NOT NULL DEFAULT '',
+     approved_at BIGINT NOT NULL,
+     approved_by TEXT NOT NULL,
+     PRIMARY KEY (platform, user_id)
+   );
+   CREATE TABLE pairing_failures (
+     platform TEXT NOT NULL,
+     at BIGINT NOT NULL
+   );
+   CREATE INDEX pairing_failures_by_platform ON pairing_failures (platform, at);`,
 ];
 
 /**
