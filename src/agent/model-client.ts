@@ -2,12 +2,12 @@ import { APIConnectionTimeoutError, APIError } from 'openai';
 import { z } from 'zod';
 import { openAIClient } from './openai-client.js';
 import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { HermesConfig } from '../config/schema.js';
 import type { Logger } from '../shared/logger.js';
 import type { ChatMessage } from '../sessions/index.js';
 import { ModelAbortedError, describeModelFailure, isRetryable, noModelConfigured } from './model-errors.js';
 import { abortText } from '../shared/notices.js';
+import { backoffMs, retry, retryAfterMs } from '../shared/retry.js';
 
 /** A tool call as the model asked for it; `arguments` is the raw JSON text. */
 export interface ToolCallRequest {
@@ -68,19 +68,11 @@ export interface ModelClientOptions {
 /** Longest wait a Retry-After header may ask for before we give up waiting and fail. */
 const MAX_RETRY_AFTER_MS = 60_000;
 
+/** The server's Retry-After when it gave one, else a jittered backoff from `baseMs` (doubling, max 8 s). */
 function retryDelayMs(error: unknown, attempt: number, baseMs: number): number {
-  if (error instanceof APIError && error.headers) {
-    const ms = Number.parseFloat(error.headers.get('retry-after-ms') ?? '');
-    if (Number.isFinite(ms) && ms >= 0) return Math.min(ms, MAX_RETRY_AFTER_MS);
-    const after = error.headers.get('retry-after');
-    if (after) {
-      const seconds = Number.parseFloat(after);
-      const wait = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(after) - Date.now();
-      if (Number.isFinite(wait) && wait >= 0) return Math.min(wait, MAX_RETRY_AFTER_MS);
-    }
-  }
-  const backoff = Math.min(baseMs * 2 ** attempt, 8000);
-  return backoff * (1 - Math.random() * 0.25);
+  const asked = error instanceof APIError && error.headers ? retryAfterMs(error.headers) : undefined;
+  if (asked !== undefined) return Math.min(asked, MAX_RETRY_AFTER_MS);
+  return backoffMs(attempt, { firstMs: baseMs, maxMs: 8000, jitter: 0.25 });
 }
 
 /** Builds the assistant message from SSE chunks, tool call arguments concatenated by index. */
@@ -246,8 +238,9 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     model: settings.name,
     async complete(request) {
       if (!settings.name && !request.model) throw noModelConfigured();
-      const attempts = settings.max_retries + 1;
-      for (let attempt = 0; ; attempt++) {
+      let tries = 0;
+      const attemptOnce = async (): Promise<ModelReply> => {
+        tries++;
         if (request.signal?.aborted) throw new ModelAbortedError(abortText(request.signal));
         // A signal per attempt: the SDK leaves a listener on the signal it is given, and one
         // turn makes up to agent.max_iterations requests on the same turn signal.
@@ -267,28 +260,32 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
           if (timedOut) throw new APIConnectionTimeoutError({ message: `no complete reply within ${settings.timeout}s` });
           return reply;
         } catch (caught) {
-          clearTimeout(deadline);
           if (request.signal?.aborted) throw new ModelAbortedError(abortText(request.signal));
-          const error = timedOut && !(caught instanceof APIConnectionTimeoutError)
+          throw timedOut && !(caught instanceof APIConnectionTimeoutError)
             ? new APIConnectionTimeoutError({ message: `no complete reply within ${settings.timeout}s` })
             : caught;
-          if (attempt + 1 >= attempts || !isRetryable(error)) {
-            const failure = describeModelFailure(error, { ...settings, name: request.model || settings.name }, attempt + 1, env);
-            logger.warn({ err: error, attempt: attempt + 1 }, `model request failed: ${failure.code}`);
-            throw failure;
-          }
-          const wait = retryDelayMs(error, attempt, baseMs);
-          logger.info({ attempt: attempt + 1, waitMs: Math.round(wait), status: (error as APIError).status }, 'model request failed; retrying');
-          request.onRetry?.();
-          try {
-            await sleep(wait, undefined, { signal: request.signal });
-          } catch {
-            throw new ModelAbortedError(abortText(request.signal));
-          }
         } finally {
           clearTimeout(deadline);
           request.signal?.removeEventListener('abort', forward);
         }
+      };
+      try {
+        return await retry(attemptOnce, {
+          retries: settings.max_retries,
+          signal: request.signal,
+          shouldRetry: (error) => !request.signal?.aborted && isRetryable(error),
+          delayMs: (error, attempt) => retryDelayMs(error, attempt, baseMs),
+          onRetry: (error, attempt, waitMs) => {
+            logger.info({ attempt, waitMs: Math.round(waitMs), status: error instanceof APIError ? error.status : undefined }, 'model request failed; retrying');
+            request.onRetry?.();
+          },
+        });
+      } catch (error) {
+        if (error instanceof ModelAbortedError) throw error;
+        if (request.signal?.aborted) throw new ModelAbortedError(abortText(request.signal));
+        const failure = describeModelFailure(error, { ...settings, name: request.model || settings.name }, tries, env);
+        logger.warn({ err: error, attempt: tries }, `model request failed: ${failure.code}`);
+        throw failure;
       }
     },
   };

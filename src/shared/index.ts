@@ -3,6 +3,7 @@ export { packageRoot } from './package-root.js';
 export { createLogger, silentLogger, normalizeLevel, LOG_LEVELS, type Logger } from './logger.js';
 export { Semaphore } from './semaphore.js';
 export { KeyedQueue } from './keyed-queue.js';
+export { retry, backoffMs, retryAfterMs, type RetryPolicy } from './retry.js';
 export {
   abortReason,
   abortText,
