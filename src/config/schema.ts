@@ -46,6 +46,36 @@ const ids = () => z.array(z.union([text(), z.number()]).transform(String), { err
 
 const section = <S extends z.ZodRawShape>(shape: S) => z.strictObject(shape).prefault({} as never);
 
+/** A regular expression as config.yaml writes it (`wake_words`): refused at load when it does not compile. */
+const pattern = () =>
+  text().refine(
+    (source) => {
+      try {
+        new RegExp(source, 'i');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { error: 'expected a regular expression that compiles (JavaScript syntax)' },
+  );
+
+/** Who may talk on a platform that others reach, and how it answers in group chats (src/gateway/access.ts, group-policy.ts). */
+const peopleKeys = () => ({
+  /** A stranger's direct message: refused (allowlist), given a pairing code (pairing), or answered (open). */
+  dm_policy: oneOf(['allowlist', 'pairing', 'open'] as const).default('allowlist'),
+  /** Who alone may /sethome, /model <name>, /reload-mcp, /pair and answer others' approvals; empty: the allow-listed users have the commands (src/config/admins.ts). */
+  admins: ids().default([]),
+  require_mention: bool().default(true),
+  /** Case-insensitive regular expressions; a group message matching one is answered as if the bot were mentioned. */
+  wake_words: z.array(pattern(), { error: 'expected a list of regular expressions' }).default([]),
+  /** Group chats (chat or channel ids) where the bot answers anyone in them; empty: any chat, allowed users only. */
+  allowed_chats: ids().default([]),
+  group_sessions: oneOf(['per_thread', 'per_user'] as const).default('per_thread'),
+  /** Answer other bots' messages (a thread with more than 20 in 5 minutes is paused either way). */
+  allow_bots: bool().default(false),
+});
+
 /** An MCP server's name: the middle of `mcp__<server>__<tool>`, so it holds no `__` and nothing a tool name cannot hold. */
 export const MCP_SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
 const mcpServerName = () =>
@@ -246,6 +276,7 @@ export const configSchema = z.strictObject({
     slack: section({
       enabled: bool().default(true),
       allowed_users: ids().default([]),
+      ...peopleKeys(),
       mode: oneOf(['socket', 'http'] as const).default('socket'),
       port: port().default(3000),
       host: text().min(1, { error: 'expected an address to listen on, such as 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
@@ -254,11 +285,13 @@ export const configSchema = z.strictObject({
     discord: section({
       enabled: bool().default(true),
       allowed_users: ids().default([]),
+      ...peopleKeys(),
       api_url: text().default(''),
     }),
     telegram: section({
       enabled: bool().default(true),
       allowed_users: ids().default([]),
+      ...peopleKeys(),
       api_root: text().default(''),
       webhook_host: text().min(1, { error: 'expected an address to listen on, such as 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
       throttle: bool().default(true),
