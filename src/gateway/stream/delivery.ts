@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { errorMessage } from '../../shared/errors.js';
+import { backoffMs, retry } from '../../shared/retry.js';
 import type { Logger } from '../../shared/logger.js';
 import type { OutboxStore } from '../outbox/store.js';
 import type { DeliveryVerdict, StreamedMessage } from '../types.js';
@@ -59,29 +59,32 @@ export class ThreadDelivery {
 
   private async attempt(seq: number, text: string, message: StreamedMessage): Promise<void> {
     const { outbox, logger, signal } = this.options;
-    for (let attempt = 1; ; attempt++) {
+    if (signal.aborted) return;
+    const verdict = (error: unknown) => this.options.verdict?.(error) ?? { retry: true };
+    let tries = 0;
+    try {
+      await retry(
+        async () => {
+          tries++;
+          const { messageId } = await message.finish(text);
+          outbox.delivered(seq, messageId);
+        },
+        {
+          retries: MAX_ATTEMPTS - 1,
+          signal,
+          shouldRetry: (error) => !signal.aborted && verdict(error).retry,
+          delayMs: (error, attempt) => verdict(error).afterMs ?? backoffMs(attempt, { firstMs: FIRST_BACKOFF_MS, maxMs: MAX_BACKOFF_MS }),
+          onRetry: (error, attempt, waitMs) => {
+            outbox.attempted(seq, false);
+            logger.warn({ err: error, seq, attempt, waitMs }, 'a reply part was not delivered; trying again');
+          },
+        },
+      );
+    } catch (error) {
+      // Shutdown: what is left is delivered after the restart.
       if (signal.aborted) return;
-      try {
-        const { messageId } = await message.finish(text);
-        outbox.delivered(seq, messageId);
-        return;
-      } catch (error) {
-        if (signal.aborted) return;
-        const verdict = this.options.verdict?.(error) ?? { retry: true };
-        const giveUp = !verdict.retry || attempt >= MAX_ATTEMPTS;
-        outbox.attempted(seq, giveUp);
-        if (giveUp) {
-          logger.error({ err: error, seq, attempt }, `a reply part could not be delivered; given up (${errorMessage(error)})`);
-          return;
-        }
-        const wait = verdict.afterMs ?? Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (attempt - 1));
-        logger.warn({ err: error, seq, attempt, waitMs: wait }, 'a reply part was not delivered; trying again');
-        try {
-          await sleep(wait, undefined, { signal });
-        } catch {
-          return;
-        }
-      }
+      outbox.attempted(seq, true);
+      logger.error({ err: error, seq, attempt: tries }, `a reply part could not be delivered; given up (${errorMessage(error)})`);
     }
   }
 }
