@@ -13,6 +13,7 @@ import { runToolCall } from './tool-call.js';
 import { capToolResult, skippedNotice, toolResultText } from './tool-results.js';
 import { abortReason, abortText, interruptedNotice } from '../shared/notices.js';
 import { liveOutput } from './live-output.js';
+import { withThinking } from './providers/thinking.js';
 
 export interface LoopOptions {
   client: ModelClient;
@@ -168,20 +169,21 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
     if (calls.length === 0) {
       let text = reply.content?.trim() ? reply.content : '(The model returned an empty reply.)';
       if (reply.finishReason === 'length') text += '\n\n[The reply was cut off at the token limit; raise model.max_tokens or ask for a shorter answer.]';
-      add({ role: 'assistant', content: reply.content ?? '' });
+      add(withThinking({ role: 'assistant', content: reply.content ?? '' }, reply.thinking));
       emit({ type: 'text', text, final: true });
       return { status: 'completed', text };
     }
-    add({
+    // Thinking blocks stay with the turn whose tool calls they led to (the Anthropic API asks for them back).
+    add(withThinking({
       role: 'assistant',
       content: reply.content,
       tool_calls: calls.map((call) => ({
         id: call.id,
-        type: 'function',
+        type: 'function' as const,
         // A malformed call is kept in a shape the API takes again; its tool message says what was wrong.
         function: { name: call.name || 'invalid_tool_call', arguments: call.problem && !call.arguments ? '{}' : call.arguments },
       })),
-    });
+    }, reply.thinking));
     if (reply.content?.trim()) emit({ type: 'text', text: reply.content, final: false });
     await runCalls(calls, options, emit, add);
     if (signal.aborted) return interrupted();

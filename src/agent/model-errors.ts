@@ -1,6 +1,6 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { HermesError, errorMessage } from '../shared/errors.js';
 import type { HermesConfig } from '../config/schema.js';
+import { readFailure, type ModelFailure } from './model-failure.js';
 
 /**
  * A model request that failed for good. `message` is the plain reply the user sees: what
@@ -43,16 +43,18 @@ export function contextLimitIn(text: string): number | undefined {
     /maximum context length is (\d[\d,]*)/i.exec(text) ??
     /context (?:length|window)(?: of| is|:)? (\d[\d,]*)/i.exec(text) ??
     /n_ctx(?:_slot)?\s*[=:]\s*(\d+)/i.exec(text) ??
+    // Anthropic: `prompt is too long: 210000 tokens > 200000 maximum`
+    /> ?(\d[\d,]*) maximum/i.exec(text) ??
     /(?:max(?:imum)?|limit)[^\d]{0,20}(\d[\d,]*) tokens/i.exec(text);
   const value = match ? Number.parseInt(match[1].replace(/,/g, ''), 10) : Number.NaN;
   return Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
 /** Whether a refused request was refused for its size. */
-function isContextLengthRefusal(error: APIError): boolean {
-  if (error.code === 'context_length_exceeded' || error.code === 'string_above_max_length') return true;
-  if (error.status !== 400 && error.status !== 413 && error.status !== 422) return false;
-  return CONTEXT_WORDS.test(serverSays(error));
+function isContextLengthRefusal(failure: ModelFailure & { kind: 'status' }): boolean {
+  if (failure.code === 'context_length_exceeded' || failure.code === 'string_above_max_length') return true;
+  if (failure.status !== 400 && failure.status !== 413 && failure.status !== 422) return false;
+  return CONTEXT_WORDS.test(failure.message);
 }
 
 /** The turn's signal aborted while the model was asked. */
@@ -63,20 +65,16 @@ export class ModelAbortedError extends HermesError {
   }
 }
 
-/** Whether a failed request is worth another try: 408, 409, 429, 5xx and network errors. */
+/** Whether a failed request is worth another try: 408, 409, 429, 5xx and network errors (of either SDK). */
 export function isRetryable(error: unknown): boolean {
-  if (error instanceof APIUserAbortError) return false;
-  if (error instanceof APIConnectionError) return true;
-  if (error instanceof APIError && typeof error.status === 'number') {
-    return error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500;
-  }
-  return false;
+  const failure = readFailure(error);
+  if (failure.kind === 'timeout' || failure.kind === 'connection') return true;
+  if (failure.kind !== 'status') return false;
+  return failure.status === 408 || failure.status === 409 || failure.status === 429 || failure.status >= 500;
 }
 
 /** The server's own words about the error, short. */
-function serverSays(error: APIError): string {
-  const body = error.error as { message?: unknown } | undefined;
-  const text = typeof body?.message === 'string' ? body.message : error.message;
+function short(text: string): string {
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
@@ -114,7 +112,8 @@ export function describeModelFailure(
 ): ModelError {
   const where = model.base_url;
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
-  if (error instanceof APIConnectionTimeoutError) {
+  const failure = readFailure(error);
+  if (failure.kind === 'timeout') {
     return new ModelError(
       'MODEL_TIMEOUT',
       `The model API at ${where} did not answer within ${model.timeout}s${tries}. Try again, or raise model.timeout if the model is slow.`,
@@ -122,8 +121,8 @@ export function describeModelFailure(
       { cause: error },
     );
   }
-  if (error instanceof APIConnectionError) {
-    const cause = error.cause ? ` (${errorMessage(error.cause)})` : '';
+  if (failure.kind === 'connection') {
+    const cause = failure.cause ? ` (${errorMessage(failure.cause)})` : '';
     return new ModelError(
       'MODEL_UNREACHABLE',
       `I cannot reach the model API at ${where}${cause}${tries}. Check model.base_url and that the server is running.`,
@@ -131,9 +130,9 @@ export function describeModelFailure(
       { cause: error },
     );
   }
-  if (error instanceof APIError && typeof error.status === 'number') {
-    const status = error.status;
-    const says = serverSays(error);
+  if (failure.kind === 'status') {
+    const status = failure.status;
+    const says = short(failure.message);
     const keyVar = model.api_key_env;
     const keySet = Boolean(env[keyVar]);
     if (status === 401 || status === 403) {
@@ -164,8 +163,8 @@ export function describeModelFailure(
         { cause: error },
       );
     }
-    if (isContextLengthRefusal(error)) {
-      const full = typeof (error.error as { message?: unknown } | undefined)?.message === 'string' ? String((error.error as { message: string }).message) : error.message;
+    if (isContextLengthRefusal(failure)) {
+      const full = failure.message;
       return new ContextLengthError(
         `The model API at ${where} refused the request as too long for the model's context window (${status}: ${says}). ` +
           'Send /new to start a fresh session (this one stays in state.db), or /undo to drop the last turn.',

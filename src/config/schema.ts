@@ -84,6 +84,68 @@ const mcpServerName = () =>
     .regex(MCP_SERVER_NAME, { error: 'an MCP server name has letters, digits, - and single _ between them (no __)' });
 const stringMap = () => z.record(text(), text(), { error: 'expected a map of names to strings' });
 
+/** The model APIs the agent speaks (src/agent/providers). */
+export const MODEL_APIS = ['openai', 'anthropic'] as const;
+export type ModelApi = (typeof MODEL_APIS)[number];
+/** Where each API lives and keeps its key when config.yaml does not say. */
+export const MODEL_API_DEFAULTS: Record<ModelApi, { baseUrl: string; apiKeyEnv: string }> = {
+  openai: { baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY' },
+  anthropic: { baseUrl: 'https://api.anthropic.com', apiKeyEnv: 'ANTHROPIC_API_KEY' },
+};
+
+/** One entry of `model.fallbacks`; base_url and api_key_env default to the provider's. */
+const modelFallback = z.preprocess(
+  (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const entry: Record<string, unknown> = { ...value };
+    const api = MODEL_APIS.find((name) => name === (entry.provider ?? 'openai'));
+    if (api) {
+      entry.base_url ??= MODEL_API_DEFAULTS[api].baseUrl;
+      entry.api_key_env ??= MODEL_API_DEFAULTS[api].apiKeyEnv;
+    }
+    return entry;
+  },
+  z.strictObject(
+    {
+      provider: oneOf(MODEL_APIS).default('openai'),
+      base_url: text(),
+      model: z.string({ error: 'every fallback needs a model: the model id to ask' }).min(1, { error: 'every fallback needs a model: the model id to ask' }),
+      api_key_env: text(),
+    },
+    { error: 'expected { provider, base_url, model, api_key_env }' },
+  ),
+);
+
+/**
+ * The model section as written, made ready for its schema: an Anthropic provider's endpoint
+ * and key variable when they are not given, and `api_key_env` as a list (a key pool) kept
+ * whole in `api_key_pool` with its first name in `api_key_env`.
+ */
+function modelDefaults(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const model: Record<string, unknown> = { ...value };
+  if (model.provider === 'anthropic') {
+    model.base_url ??= MODEL_API_DEFAULTS.anthropic.baseUrl;
+    model.api_key_env ??= MODEL_API_DEFAULTS.anthropic.apiKeyEnv;
+  }
+  if (Array.isArray(model.api_key_env)) {
+    const pool: unknown[] = model.api_key_env;
+    model.api_key_pool = pool;
+    model.api_key_env = pool.length > 0 ? pool[0] : undefined;
+  }
+  return model;
+}
+
+/** A channel's own settings (`platforms.<name>.channels.<id>`): its model and system prompt; empty: the defaults. */
+const channelSettings = () =>
+  z
+    .record(
+      text(),
+      z.strictObject({ model: text().default(''), system_prompt: text().default('') }, { error: 'expected { model, system_prompt }' }),
+      { error: 'expected a map of channel ids to { model, system_prompt }' },
+    )
+    .default({});
+
 /** One entry of `mcp_servers`: a stdio server (`command`) or a streamable HTTP one (`url`). */
 const mcpServer = z
   .strictObject({
@@ -129,10 +191,20 @@ export function readCodeExecutionMode(value: unknown): { mode: CodeExecutionMode
 export const configSchema = z.strictObject({
   /** The IANA zone (Europe/Berlin) every child gets as TZ, as hermes-agent's `timezone`; HERMES_TIMEZONE overrides it; empty: the server's. */
   timezone: text().nullable().default(''),
-  model: section({
+  model: z.preprocess(modelDefaults, section({
+    /** Which API `base_url` speaks: Chat Completions (`openai`, any compatible server) or Anthropic's Messages API. */
+    provider: oneOf(MODEL_APIS).default('openai'),
     base_url: text().default('https://api.openai.com/v1'),
     name: text().default(''),
     api_key_env: text().default('OPENAI_API_KEY'),
+    /** Filled from `api_key_env` when it is a list (a key pool); the first is `api_key_env`. */
+    api_key_pool: names().default([]),
+    /** Tried in order when a request fails with 429, 5xx, a timeout or a refused connection. */
+    fallbacks: z.array(modelFallback, { error: 'expected a list of { provider, base_url, model, api_key_env }' }).default([]),
+    /** Anthropic: cache_control on the system prompt with the tools and on the latest turns. */
+    prompt_caching: bool().default(true),
+    /** Anthropic: extended thinking with this many budget tokens (at least 1024); null: off. */
+    thinking_budget: positiveInt().min(1024, { error: 'expected at least 1024 tokens' }).nullable().default(null),
     max_tokens: positiveInt().nullable().default(null),
     temperature: z.number({ error: 'expected a number' }).min(0).max(2).nullable().default(null),
     timeout: seconds().default(120),
@@ -145,7 +217,7 @@ export const configSchema = z.strictObject({
       .strictObject({ input: price(), output: price() }, { error: 'expected { input, output } in dollars per million tokens' })
       .nullable()
       .default(null),
-  }),
+  })),
   agent: section({
     max_iterations: positiveInt().default(60),
     tools: section({
@@ -243,6 +315,27 @@ export const configSchema = z.strictObject({
   files: section({
     max_inbound_mb: positive().default(20),
   }),
+  /** Voice in (src/voice/stt.ts): an OpenAI-compatible /audio/transcriptions endpoint; off while base_url is empty. */
+  stt: section({
+    base_url: text().default(''),
+    model: text().default('whisper-1'),
+    /** The variable holding its key; empty: none is sent (a local Whisper server). */
+    api_key_env: text().default(''),
+    timeout: seconds().default(60),
+    /** Audio larger than this is saved but not transcribed (25 MB is OpenAI's limit). */
+    max_mb: positive().default(25),
+  }),
+  /** Voice out (src/voice/tts.ts, `/voice on`): an OpenAI-compatible /audio/speech endpoint, or with no key the local espeak-ng. */
+  tts: section({
+    base_url: text().default(''),
+    model: text().default('tts-1'),
+    voice: text().default('alloy'),
+    /** The variable holding its key; when it is empty or unset, speech is made by espeak-ng on this host. */
+    api_key_env: text().default(''),
+    timeout: seconds().default(60),
+    /** Longer answers are cut here before they are read aloud. */
+    max_chars: positiveInt().default(4000),
+  }),
   display: section({
     tool_progress: oneOf(['off', 'new', 'all'] as const).default('new'),
     reactions: bool().default(false),
@@ -277,6 +370,7 @@ export const configSchema = z.strictObject({
       enabled: bool().default(true),
       allowed_users: ids().default([]),
       ...peopleKeys(),
+      channels: channelSettings(),
       mode: oneOf(['socket', 'http'] as const).default('socket'),
       port: port().default(3000),
       host: text().min(1, { error: 'expected an address to listen on, such as 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
@@ -286,18 +380,21 @@ export const configSchema = z.strictObject({
       enabled: bool().default(true),
       allowed_users: ids().default([]),
       ...peopleKeys(),
+      channels: channelSettings(),
       api_url: text().default(''),
     }),
     telegram: section({
       enabled: bool().default(true),
       allowed_users: ids().default([]),
       ...peopleKeys(),
+      channels: channelSettings(),
       api_root: text().default(''),
       webhook_host: text().min(1, { error: 'expected an address to listen on, such as 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
       throttle: bool().default(true),
     }),
     web: section({
       enabled: bool().default(true),
+      channels: channelSettings(),
       host: text().default('127.0.0.1'),
       port: port({ anyFree: true }).default(8787),
       token: text().default(''),
