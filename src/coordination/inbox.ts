@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import { errorMessage } from '../shared/errors.js';
+import { KeyedQueue } from '../shared/keyed-queue.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { coordinationKeys, type CoordinationKeys } from './keys.js';
 import type { PassedEnvelope } from './types.js';
@@ -57,14 +59,18 @@ export async function adoptInboxes(redis: Redis, to: string, keys: CoordinationK
   return Number(moved);
 }
 
+/** An envelope as another instance wrote it; what is not one of these is dropped, never cast. */
+const envelopeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('message'), threadKey: z.string(), from: z.string(), payload: z.unknown() }),
+  z.object({ kind: z.literal('interrupt'), threadKey: z.string(), from: z.string(), reason: z.string() }),
+  z.object({ kind: z.literal('stop-job'), threadKey: z.string(), from: z.string(), jobId: z.string(), reason: z.string() }),
+]) satisfies z.ZodType<PassedEnvelope>;
+
 function parseEnvelope(fields: string[]): PassedEnvelope | undefined {
   const at = fields.indexOf(FIELD);
   if (at < 0 || at % 2 !== 0) return undefined;
   try {
-    const value: unknown = JSON.parse(fields[at + 1] ?? '');
-    if (typeof value !== 'object' || value === null || !('kind' in value) || !('threadKey' in value)) return undefined;
-    const kind = (value as { kind: unknown }).kind;
-    return kind === 'message' || kind === 'interrupt' || kind === 'stop-job' ? (value as PassedEnvelope) : undefined;
+    return envelopeSchema.safeParse(JSON.parse(fields[at + 1] ?? '')).data;
   } catch {
     return undefined;
   }
@@ -80,8 +86,8 @@ function parseEnvelope(fields: string[]): PassedEnvelope | undefined {
 export class Inbox {
   private stopped = false;
   private readonly loop: Promise<void>;
-  /** The last envelope of each thread still being handled (the next one of that thread waits for it). */
-  private readonly threads = new Map<string, Promise<void>>();
+  /** Each thread's envelopes, one at a time (the next one of a thread waits for the one before). */
+  private readonly threads = new KeyedQueue();
 
   constructor(
     private readonly reader: Redis,
@@ -129,13 +135,9 @@ export class Inbox {
     }
   }
 
-  /** Runs `work` after the thread's earlier envelopes. */
+  /** Runs `work` after the thread's earlier envelopes (`deliver` never rejects). */
   private inOrder(threadKey: string, work: () => Promise<void>): void {
-    const next = (this.threads.get(threadKey) ?? Promise.resolve()).then(work);
-    this.threads.set(threadKey, next);
-    void next.then(() => {
-      if (this.threads.get(threadKey) === next) this.threads.delete(threadKey);
-    });
+    void this.threads.run(threadKey, work);
   }
 
   private async deliver(key: string, id: string, envelope: PassedEnvelope): Promise<void> {

@@ -1,4 +1,5 @@
 import type { InboundMessage, PassedAttachment } from '../gateway/index.js';
+import { readPassedInbound } from '../gateway/inbound-message.js';
 import { passableAttachments } from '../gateway/passed-attachments.js';
 import { errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
@@ -85,14 +86,13 @@ export class ThreadRouter implements ThreadCoordination {
 
   /** A message passed here by another instance. */
   async receive(payload: unknown): Promise<void> {
-    const message = inboundFrom(payload);
-    if (!message) {
-      this.logger.warn('a passed message that is not a chat message was dropped');
+    const passed = readPassedInbound(payload);
+    if ('problem' in passed) {
+      this.logger.error({ problem: passed.problem }, 'a passed message that is not a chat message was refused');
       return;
     }
-    const { attachments, ...rest } = message as InboundMessage & { attachments?: unknown };
     // Through dispatchPassed even without files: there the reply target is read by its platform.
-    await this.gateway?.dispatchPassed(rest, attachments);
+    await this.gateway?.dispatchPassed(passed.message, passed.attachments);
   }
 
   /** True when the message runs here; false when it went to the thread's owner (or could not be placed). */
@@ -235,12 +235,4 @@ export class ThreadRouter implements ThreadCoordination {
 function portable(message: InboundMessage): Omit<InboundMessage, 'attachments'> & { attachments?: PassedAttachment[] } {
   const { attachments, ...rest } = message;
   return attachments?.length ? { ...rest, attachments: passableAttachments(attachments) } : rest;
-}
-
-function inboundFrom(payload: unknown): InboundMessage | undefined {
-  if (typeof payload !== 'object' || payload === null) return undefined;
-  const { platform, threadKey, text, messageId, chat, user, replyTo } = payload as Record<string, unknown>;
-  if (typeof platform !== 'string' || typeof threadKey !== 'string' || typeof text !== 'string' || typeof messageId !== 'string') return undefined;
-  if (typeof chat !== 'object' || chat === null || typeof user !== 'object' || user === null || typeof replyTo !== 'object' || replyTo === null) return undefined;
-  return payload as InboundMessage;
 }
