@@ -298,21 +298,24 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
   /** The inbound message for a Telegram message, or undefined when the bot should not answer. */
   private toInbound(message: Message): InboundMessage<TelegramReplyTarget> | undefined {
     const attachments = telegramAttachments(message, this.files);
-    if ((!message.text && attachments.length === 0) || !message.from || message.from.is_bot) return undefined;
     const me = this.bot.botInfo;
+    if ((!message.text && attachments.length === 0) || !message.from || message.from.id === me.id) return undefined;
     const isPrivate = message.chat.type === 'private';
-    // A file's text is its caption; in groups the caption must mention the bot, as a text must.
+    // A file's text is its caption. In groups the facts go to the gateway's group policy (a
+    // mention, a reply to the bot); a command addressed to another bot is not ours at all.
     let text = message.text ?? message.caption ?? '';
+    let group: InboundMessage['group'];
     if (!isPrivate) {
       const mention = new RegExp(`@${me.username}\\b`, 'i');
-      const repliedToMe = message.reply_to_message?.from?.id === me.id;
-      const commandForMe = /^\/\w+@(\w+)/.exec(text)?.[1]?.toLowerCase() === me.username.toLowerCase();
-      if (!mention.test(text) && !repliedToMe && !commandForMe) return undefined;
+      const commandFor = /^\/\w+@(\w+)/.exec(text)?.[1]?.toLowerCase();
+      if (commandFor !== undefined && commandFor !== me.username.toLowerCase()) return undefined;
+      group = { mentioned: mention.test(text) || commandFor !== undefined, repliedToBot: message.reply_to_message?.from?.id === me.id };
       text = text.replace(new RegExp(`^(/\\w+)@${me.username}\\b`, 'i'), '$1').replace(mention, '').replace(/\s{2,}/g, ' ').trim();
       if (!text && attachments.length === 0) return undefined;
     }
     const inbound = inboundFrom(message, message.from, text, String(message.message_id), this.name);
-    return attachments.length > 0 ? { ...inbound, attachments } : inbound;
+    const facts = { ...inbound, user: { ...inbound.user, ...(message.from.is_bot ? { isBot: true } : {}) }, ...(group ? { group } : {}) };
+    return attachments.length > 0 ? { ...facts, attachments } : facts;
   }
 
   /** Sends as HTML; when Telegram cannot parse the markup, sends the original text plain. */

@@ -21,6 +21,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'doctor', summary: 'check the config, the model (a real call), Python, the backends and the platforms; exit 1 on a failed check', load: async (p) => (await import('./commands/doctor.js')).registerDoctorCommand(p) },
   { name: 'config', summary: 'show or change config.yaml', load: async (p) => (await import('./commands/config.js')).registerConfigCommand(p) },
   { name: 'logs', summary: 'show HERMES_HOME/logs/agent.log readably', load: async (p) => (await import('./commands/logs.js')).registerLogsCommand(p) },
+  { name: 'pairing', summary: 'approve, list and revoke the pairing codes strangers get in a direct message (dm_policy: pairing)', load: async (p) => (await import('./commands/pairing.js')).registerPairingCommand(p) },
   { name: 'plugins', summary: 'list, enable and disable plugins in HERMES_HOME/plugins', load: async (p) => (await import('./commands/plugins.js')).registerPluginsCommand(p) },
 ];
 

@@ -9,5 +9,5 @@ export { hermesPaths, resolveHome, type HermesPaths } from './paths.js';
 export { loadDotEnv, readDotEnv, setDotEnvValue, dotEnvProblem } from './dotenv.js';
 export { watchConfig, withHotChanges, changedKeys, isHotKey, type ConfigChange, type ConfigWatcher, type WatchConfigOptions } from './watch.js';
 export { savedKeyFor, sameEndpoint, normalisedEndpoint, hostOf, type ScopedKey } from './key-scope.js';
-export { isAdmin, type Admins } from './admins.js';
+export { isAdmin, listedAdmins, platformsWithoutAdmins, roleOf, type Admins, type Role } from './admins.js';
 export { readPort, portRangeText, type PortRange } from './port.js';

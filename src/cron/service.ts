@@ -1,5 +1,5 @@
 import type { AgentRunner } from '../agent/index.js';
-import { isAdmin, type HermesConfig } from '../config/index.js';
+import { isAdmin, listedAdmins, type HermesConfig } from '../config/index.js';
 import type { Audience } from '../environments/index.js';
 import type { InboundMessage } from '../gateway/index.js';
 import { SessionStore, type StateLocation } from '../sessions/index.js';
@@ -62,7 +62,7 @@ export class CronService {
         const thread: CommandThread = { platform: message.platform, threadKey: message.threadKey, target };
         if (name === 'sethome') {
           // The machine's owner alone writes on a platform whose audience is 'owner' (the web chat).
-          const admin = host.audienceOf(message.platform) === 'owner' || isAdmin(config.approvals.admins, message.platform, message.user.id);
+          const admin = host.audienceOf(message.platform) === 'owner' || isAdmin(listedAdmins(config), message.platform, message.user.id);
           return setHomeCommand(this.store, thread, { id: message.user.id, admin });
         }
         return (await this.stoppedElsewhere(scheduler, thread, args)) ?? cronCommand(jobs, thread, args);

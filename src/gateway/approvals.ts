@@ -1,4 +1,4 @@
-import type { HermesConfig } from '../config/index.js';
+import { listedAdmins, type HermesConfig } from '../config/index.js';
 import type { Logger } from '../shared/logger.js';
 import {
   ApprovalQueue,
@@ -20,7 +20,7 @@ const SHOWN_LINES = 40;
 export function approvalQueueFor(config: HermesConfig, options: { rulesFile?: string; logger?: Logger } = {}): ApprovalQueue {
   return new ApprovalQueue({
     timeoutMs: config.approvals.timeout * 1000,
-    admins: config.approvals.admins,
+    admins: listedAdmins(config),
     rules: new ApprovalRules({ file: options.rulesFile, logger: options.logger }),
     logger: options.logger,
   });

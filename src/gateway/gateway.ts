@@ -4,6 +4,9 @@ import type { HermesConfig } from '../config/index.js';
 import { errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { AccessPolicy } from './access.js';
+import { Admission } from './admission.js';
+import { PeopleCommands } from './people-commands.js';
+import { PairingStore } from '../pairing/index.js';
 import { answerReply, approvalOutcomeText, approvalPrompt, approvalQueueFor, approvalStatusLines, forgetReply, parseApprovalCommand } from './approvals.js';
 import type { ApprovalPerson, ApprovalQueue } from '../approvals/index.js';
 import { formatAge, helpText, parseCommand, type CommandName } from './commands.js';
@@ -68,6 +71,10 @@ export interface GatewayOptions {
   onFirstVisible?: (threadKey: string) => void;
   /** Where a thread's messages run: the coordination's threads (`hermes gateway` always gives it); alone when absent. */
   router?: GatewayThreadRouter;
+  /** Pairing codes and approved people (state.db for `hermes gateway`, shared by every instance); a private in-memory one when absent. */
+  pairing?: PairingStore;
+  /** The clock of pairing codes and the bot-message limit (tests move it). */
+  now?: () => number;
 }
 
 /** Chat commands another module answers (/cron, /sethome), and what /stop also stops there. */
@@ -95,6 +102,9 @@ export class Gateway {
   private readonly lanes = new Map<string, ThreadLane>();
   private readonly semaphore: Semaphore;
   private readonly access: AccessPolicy;
+  private readonly pairing: PairingStore;
+  private readonly admission: Admission;
+  private readonly people: PeopleCommands;
   private readonly approvals: ApprovalQueue;
   private readonly logger: Logger;
   /** Command replies and other work that outlives `dispatch`. */
@@ -113,7 +123,10 @@ export class Gateway {
     this.router = options.router ?? ONE_INSTANCE;
     this.logger = (options.logger ?? silentLogger()).child({ component: 'gateway' });
     this.semaphore = new Semaphore(config.gateway.max_concurrent_turns);
-    this.access = new AccessPolicy(config, options.env ?? {});
+    this.pairing = options.pairing ?? PairingStore.open(':memory:', options.now ? { now: options.now } : {});
+    this.access = new AccessPolicy(config, options.env ?? {}, this.pairing);
+    this.admission = new Admission({ config, access: this.access, pairing: this.pairing, logger: this.logger, now: options.now ?? Date.now });
+    this.people = new PeopleCommands(config, this.access, this.pairing);
     this.approvals = options.approvals ?? approvalQueueFor(config, { logger: this.logger });
     this.ownsOutbox = !options.outbox;
     this.outbox = options.outbox ?? OutboxStore.open(':memory:');
@@ -211,13 +224,11 @@ export class Gateway {
       return;
     }
     const log = { platform: message.platform, user: message.user.id, thread: message.threadKey };
-    if (!this.access.isAllowed(message.platform, message.user.id)) {
-      this.logger.warn(log, 'refused a message from a user who is not allowed');
-      if (this.access.firstRefusal(message.platform, message.user.id)) {
-        this.track(this.reply(adapter, message.replyTo, this.access.refusalText(message.platform, message.user.id)));
-      }
-      return;
-    }
+    // Group chats, bots, strangers and pairing codes (src/gateway/admission.ts); a person's own session in a group thread.
+    const replyTo = message.replyTo;
+    const admitted = this.admission.admit(message, (text) => this.track(this.reply(adapter, replyTo, text)));
+    if (!admitted) return;
+    message = admitted;
     if (!message.text.trim() && !message.attachments?.length) return;
     // In process the claim is a plain true: the message reaches its lane in this tick.
     const claimed = this.router.claim(message);
@@ -308,6 +319,7 @@ export class Gateway {
       () => this.logger.warn('adapters did not stop in time'),
     );
     if (this.ownsOutbox) this.outbox.close();
+    if (!this.options.pairing) this.pairing.close();
     this.logger.info('gateway stopped');
   }
 
@@ -445,7 +457,16 @@ export class Gateway {
   private async command(name: CommandName, args: string, message: InboundMessage, adapter: PlatformAdapter): Promise<void> {
     const key = message.threadKey;
     const say = (text: string) => this.reply(adapter, message.replyTo, text);
+    const refusal = this.people.refusal(name, args, message);
+    if (refusal) {
+      this.logger.warn({ thread: key, user: message.user.id, command: name }, 'refused an admin command from a user');
+      return say(refusal);
+    }
     switch (name) {
+      case 'whoami':
+        return say(this.people.whoami(message));
+      case 'pair':
+        return say(this.people.pair(args, message));
       case 'help':
         return say(helpText());
       case 'status':

@@ -16,9 +16,16 @@ export interface InboundMessage<Target extends ReplyTarget = ReplyTarget> {
    */
   threadKey: string;
   chat: { id: string; type: ChatType };
-  user: { id: string; name?: string };
+  /** `isBot`: the platform says a bot sent it (the gateway ignores it unless `allow_bots`). */
+  user: { id: string; name?: string; isBot?: boolean };
   text: string;
   messageId: string;
+  /**
+   * Facts of a message in a group chat, as the platform reports them (src/gateway/group-policy.ts
+   * decides): it mentions the bot, or replies to one of its messages. Absent: the adapter passed
+   * only what addresses the bot.
+   */
+  group?: { mentioned: boolean; repliedToBot: boolean };
   /** Where replies go; opaque to the gateway, meaningful to the adapter's `send`. */
   replyTo: Target;
   /** Files that came with the message; a message with files and no text still starts a turn. */

@@ -38,9 +38,6 @@ export interface UsageRecord {
   completionTokens: number;
   /** True when the API reported no usage and the tokens were counted here instead. */
   estimated: boolean;
-  /** Of the prompt tokens, those read from the provider's prompt cache, and those written to it. */
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
   createdAt: number;
 }
 
@@ -51,8 +48,6 @@ export interface ModelUsage {
   promptTokens: number;
   completionTokens: number;
   estimated: boolean;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
 }
 
 /** What /usage reports. */

@@ -118,6 +118,8 @@ export interface InjectMessageOptions {
   /** Makes the message a reply to this message id of the bot. */
   replyToBotMessage?: number;
   isForum?: boolean;
+  /** Sent by another bot (`from.is_bot`). */
+  fromBot?: boolean;
 }
 
 export interface InlineKeyboard {
@@ -307,7 +309,7 @@ export class FakeTelegramApi {
       message_id: this.nextUserMessageId++,
       date: Math.floor(Date.now() / 1000),
       chat,
-      from: { id: userId, is_bot: false, first_name: options.firstName ?? 'Ada' },
+      from: { id: userId, is_bot: options.fromBot ?? false, first_name: options.firstName ?? 'Ada' },
       text: options.text,
     };
     const entities = [...options.text.matchAll(/@\w+|^\/\w+(@\w+)?/g)].map((match) => ({

@@ -19,6 +19,8 @@ export interface StartGatewayOptions {
   env?: NodeJS.ProcessEnv;
   /** Lines for the operator (stdout in the CLI). */
   print?: (line: string) => void;
+  /** The clock of pairing codes and the bot-message limit (tests move it). */
+  now?: () => number;
 }
 
 /**
@@ -50,6 +52,9 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   // the platform confirmed them: a restart delivers what is left.
   const state = stateLocationFrom(config, paths, env);
   const outbox = OutboxStore.open(state);
+  // Pairing codes and approved people live with the sessions: every instance and `hermes pairing` read them.
+  const { PairingStore } = await import('../../pairing/index.js');
+  const pairing = PairingStore.open(state, options.now ? { now: options.now } : {});
   // This instance alone, or several on one Redis: chosen here, once; each part goes to what needs it
   // (the gateway its threads, the platforms their event claims and rates, the scheduler its job claims).
   const { connectRedisCoordination, inProcessCoordination } = await import('../../coordination/index.js');
@@ -69,7 +74,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   });
   // "/approve always" rules survive restarts here.
   const approvals = approvalQueueFor(config, { rulesFile: join(paths.home, 'approvals.yaml'), logger });
-  const gateway = new Gateway({ agent, config, logger, env, approvals, outbox, router: coordination.threads });
+  const gateway = new Gateway({ agent, config, logger, env, approvals, outbox, router: coordination.threads, pairing, ...(options.now ? { now: options.now } : {}) });
   coordination.threads.attach(gateway);
   // config.yaml and .env are watched: hot keys apply at once; the rest is named as needing a restart.
   const watcher = watchConfig({
@@ -124,6 +129,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
       await gateway.stop(EXIT_DEADLINE_MS - 1000);
       await coordination.close();
       outbox.close();
+      pairing.close();
     },
   };
 }
