@@ -30,6 +30,8 @@ export function usageReport(options: {
     session.completionTokens += row.completionTokens;
     session.calls += row.calls;
     session.estimated ||= row.estimated;
+    session.cacheReadTokens = (session.cacheReadTokens ?? 0) + (row.cacheReadTokens ?? 0);
+    session.cacheWriteTokens = (session.cacheWriteTokens ?? 0) + (row.cacheWriteTokens ?? 0);
     if (pricing && row.model === pricedModel) priced += cost(pricing, row.promptTokens, row.completionTokens);
   }
   if (pricing) session.cost = priced;
@@ -41,6 +43,8 @@ export function usageReport(options: {
         completionTokens: last.completionTokens,
         calls: last.calls,
         estimated: last.estimated,
+        cacheReadTokens: last.cacheReadTokens ?? 0,
+        cacheWriteTokens: last.cacheWriteTokens ?? 0,
         ...(pricing && last.model === pricedModel ? { cost: cost(pricing, last.promptTokens, last.completionTokens) } : {}),
       }
     : undefined;

@@ -37,7 +37,16 @@ export function turnCompaction(options: TurnCompactionOptions): LoopCompaction {
 export function recordSummaryUsage(store: SessionStore, sessionId: string, model: string, logger: Logger) {
   return (usage: ModelUsage, estimated: boolean): void => {
     try {
-      store.usage.add(sessionId, { kind: 'summary', model, calls: 1, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, estimated });
+      store.usage.add(sessionId, {
+        kind: 'summary',
+        model,
+        calls: 1,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        estimated,
+        cacheReadTokens: usage.cacheReadTokens ?? 0,
+        cacheWriteTokens: usage.cacheWriteTokens ?? 0,
+      });
     } catch (error) {
       logger.warn({ err: error }, 'could not record the summary call in state.db');
     }

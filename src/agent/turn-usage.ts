@@ -7,12 +7,17 @@ export class TurnUsage {
   calls = 0;
   promptTokens = 0;
   completionTokens = 0;
+  /** Of the prompt tokens, read from the provider's prompt cache and written to it. */
+  cacheReadTokens = 0;
+  cacheWriteTokens = 0;
   estimated = false;
 
   add(usage: ModelUsage | undefined, counted: number, completionCounted: number): void {
     this.calls++;
     this.promptTokens += usage?.promptTokens ?? counted;
     this.completionTokens += usage?.completionTokens ?? completionCounted;
+    this.cacheReadTokens += usage?.cacheReadTokens ?? 0;
+    this.cacheWriteTokens += usage?.cacheWriteTokens ?? 0;
     if (!usage) this.estimated = true;
   }
 
@@ -27,6 +32,8 @@ export class TurnUsage {
         promptTokens: this.promptTokens,
         completionTokens: this.completionTokens,
         estimated: this.estimated,
+        cacheReadTokens: this.cacheReadTokens,
+        cacheWriteTokens: this.cacheWriteTokens,
       });
     } catch (error) {
       logger.warn({ err: error }, 'could not record token usage in state.db');

@@ -87,6 +87,9 @@ export interface TokenCount {
   estimated: boolean;
   /** Dollars, when `model.pricing` is set (for `model.name`'s tokens). */
   cost?: number;
+  /** Of the prompt tokens, those read from the provider's prompt cache and those written to it. */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 /** What `/usage` shows. */
@@ -113,7 +116,12 @@ export interface PromptSize {
 export interface ThreadSettings {
   model?: string;
   toolProgress?: 'off' | 'new' | 'all';
+  /** `/voice on` or `only` (absent: off). */
+  voice?: 'on' | 'only';
 }
+
+/** A change to a thread's settings: `undefined` goes back to the configured default. */
+export type ThreadSettingsPatch = { [Name in keyof ThreadSettings]?: ThreadSettings[Name] | undefined };
 
 /** What `/undo` did: the text of the turn it dropped (what `/retry` sends again). */
 export interface UndoResult {
@@ -154,7 +162,7 @@ export interface AgentRunner {
   /** The thread's settings (`/model`, `/verbose`). */
   threadSettings?(sessionKey: string): ThreadSettings;
   /** Changes the thread's settings (`undefined` goes back to the configured default); returns them. */
-  updateThreadSettings?(sessionKey: string, patch: { model?: string | undefined; toolProgress?: ThreadSettings['toolProgress'] | undefined }): ThreadSettings;
+  updateThreadSettings?(sessionKey: string, patch: ThreadSettingsPatch): ThreadSettings;
   /** Model ids the endpoint lists, when it lists them (`/model` checks a name against them). */
   models?(): Promise<string[] | undefined>;
   /** `/undo`: drops the last turn from what the model sees; undefined when there is none. Runs after the key's running turn. */

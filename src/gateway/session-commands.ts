@@ -33,7 +33,17 @@ function tokensLine(count: TokenCount, extra = ''): string {
   const calls = `${count.calls} model call${count.calls === 1 ? '' : 's'}${extra}`;
   const cost = count.cost !== undefined ? ` — ${dollars(count.cost)}` : '';
   const estimated = count.estimated ? ' (partly counted here: the API reported no usage)' : '';
-  return `${thousands(count.promptTokens)} in + ${thousands(count.completionTokens)} out tokens (${calls})${cost}${estimated}`;
+  const cached = cacheText(count);
+  return `${thousands(count.promptTokens)} in${cached} + ${thousands(count.completionTokens)} out tokens (${calls})${cost}${estimated}`;
+}
+
+/** Of the input, what the provider's prompt cache gave and took (said only when it did). */
+function cacheText(count: TokenCount): string {
+  const read = count.cacheReadTokens ?? 0;
+  const written = count.cacheWriteTokens ?? 0;
+  if (read === 0 && written === 0) return '';
+  const parts = [...(read > 0 ? [`${thousands(read)} read from cache`] : []), ...(written > 0 ? [`${thousands(written)} written to it`] : [])];
+  return ` (${parts.join(', ')})`;
 }
 
 /** The /usage reply. */

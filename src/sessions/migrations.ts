@@ -180,6 +180,9 @@ export const MIGRATIONS: readonly string[] = [
      at BIGINT NOT NULL
    );
    CREATE INDEX pairing_failures_by_platform ON pairing_failures (platform, at);`,
+  // 8: prompt caching: of each row's prompt tokens, those read from the provider's cache and those written to it.
+  `ALTER TABLE usage ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE usage ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /**

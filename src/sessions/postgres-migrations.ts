@@ -167,4 +167,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      at BIGINT NOT NULL
    );
    CREATE INDEX pairing_failures_by_platform ON pairing_failures (platform, at);`,
+  `ALTER TABLE usage ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE usage ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;`,
 ];

@@ -38,6 +38,9 @@ export interface UsageRecord {
   completionTokens: number;
   /** True when the API reported no usage and the tokens were counted here instead. */
   estimated: boolean;
+  /** Of the prompt tokens, those read from the provider's prompt cache, and those written to it. */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
   createdAt: number;
 }
 
@@ -48,6 +51,8 @@ export interface ModelUsage {
   promptTokens: number;
   completionTokens: number;
   estimated: boolean;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 /** What /usage reports. */

@@ -9,6 +9,8 @@ interface UsageRow {
   prompt_tokens: number;
   completion_tokens: number;
   estimated: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
 }
 
 function record(row: UsageRow): UsageRecord {
@@ -19,6 +21,8 @@ function record(row: UsageRow): UsageRecord {
     promptTokens: row.prompt_tokens,
     completionTokens: row.completion_tokens,
     estimated: row.estimated !== 0,
+    cacheReadTokens: row.cache_read_tokens,
+    cacheWriteTokens: row.cache_write_tokens,
     createdAt: row.created_at,
   };
 }
@@ -29,8 +33,10 @@ export class UsageLedger {
 
   add(sessionId: string, usage: Omit<UsageRecord, 'createdAt'>): void {
     this.sql
-      .get('INSERT INTO usage (session_id, created_at, kind, model, calls, prompt_tokens, completion_tokens, estimated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(sessionId, Date.now(), usage.kind, usage.model, usage.calls, usage.promptTokens, usage.completionTokens, usage.estimated ? 1 : 0);
+      .get(
+        'INSERT INTO usage (session_id, created_at, kind, model, calls, prompt_tokens, completion_tokens, estimated, cache_read_tokens, cache_write_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(sessionId, Date.now(), usage.kind, usage.model, usage.calls, usage.promptTokens, usage.completionTokens, usage.estimated ? 1 : 0, usage.cacheReadTokens ?? 0, usage.cacheWriteTokens ?? 0);
   }
 
   summary(sessionId: string): UsageSummary {
@@ -38,11 +44,20 @@ export class UsageLedger {
       .get<[string], UsageRow>("SELECT * FROM usage WHERE session_id = ? AND kind = 'turn' ORDER BY seq DESC LIMIT 1")
       .get(sessionId);
     const byModel = this.sql
-      .get<[string], { model: string; calls: number; prompt: number; completion: number; estimated: number }>(
-        'SELECT model, SUM(calls) AS calls, SUM(prompt_tokens) AS prompt, SUM(completion_tokens) AS completion, MAX(estimated) AS estimated FROM usage WHERE session_id = ? GROUP BY model ORDER BY MIN(seq)',
+      .get<[string], { model: string; calls: number; prompt: number; completion: number; estimated: number; cache_read: number; cache_write: number }>(
+        'SELECT model, SUM(calls) AS calls, SUM(prompt_tokens) AS prompt, SUM(completion_tokens) AS completion, MAX(estimated) AS estimated, ' +
+          'SUM(cache_read_tokens) AS cache_read, SUM(cache_write_tokens) AS cache_write FROM usage WHERE session_id = ? GROUP BY model ORDER BY MIN(seq)',
       )
       .all(sessionId)
-      .map((row): ModelUsage => ({ model: row.model, calls: row.calls, promptTokens: row.prompt, completionTokens: row.completion, estimated: row.estimated !== 0 }));
+      .map((row): ModelUsage => ({
+        model: row.model,
+        calls: row.calls,
+        promptTokens: row.prompt,
+        completionTokens: row.completion,
+        estimated: row.estimated !== 0,
+        cacheReadTokens: Number(row.cache_read),
+        cacheWriteTokens: Number(row.cache_write),
+      }));
     const summaries =
       this.sql.get<[string], { n: number }>("SELECT COUNT(*) AS n FROM usage WHERE session_id = ? AND kind = 'summary'").get(sessionId)?.n ?? 0;
     return { ...(last ? { lastTurn: record(last) } : {}), byModel, summaries };
