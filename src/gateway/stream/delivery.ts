@@ -1,4 +1,5 @@
 import { errorMessage } from '../../shared/errors.js';
+import { KeyedQueue } from '../../shared/keyed-queue.js';
 import { backoffMs, retry } from '../../shared/retry.js';
 import type { Logger } from '../../shared/logger.js';
 import type { OutboxStore } from '../outbox/store.js';
@@ -23,25 +24,19 @@ export interface DeliveryOptions {
  * through one queue per thread, one after another, so parts arrive in order across turns.
  */
 export class ThreadDelivery {
-  private tail: Promise<void> = Promise.resolve();
-  private pending = 0;
+  /** One key: this thread's parts, one after another. */
+  private readonly queue = new KeyedQueue();
 
   constructor(private readonly options: DeliveryOptions) {}
 
   /** True while something waits or runs. */
   get busy(): boolean {
-    return this.pending > 0;
+    return this.queue.size > 0;
   }
 
   /** Runs `task` after everything queued before it; its failure is returned, never thrown into the queue. */
   run<T>(task: () => Promise<T>): Promise<T> {
-    this.pending++;
-    const result = this.tail.then(task);
-    this.tail = result.then(
-      () => undefined,
-      () => undefined,
-    ).finally(() => this.pending--);
-    return result;
+    return this.queue.run('parts', task);
   }
 
   /**
