@@ -189,7 +189,9 @@ export class Agent implements AgentRunner {
   describe(): AgentDescription {
     const backend = this.config.terminal.backend;
     const platform = this.backends ?? { platformBackend: backend };
-    return { model: this.config.model.name, backend, ...platform };
+    const route = this.client.route?.();
+    const answeredBy = route && route.entry > 0 ? `${route.model} (fallback ${route.entry} of model.fallbacks: ${route.reason ?? 'the primary failed'})` : undefined;
+    return { model: this.config.model.name, backend, ...platform, ...(answeredBy ? { answeredBy } : {}) };
   }
 
   /** Each MCP server's state, for /status. */

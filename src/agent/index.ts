@@ -1,7 +1,7 @@
 export type { AgentEvent, AgentRunner, ApprovalRequest, RunTurnOptions, ScriptResult, SessionInfo, TurnResult, UsageReport, TokenCount, ThreadSettings, UndoResult, CompressResult } from './types.js';
 export { Agent, type AgentOptions } from './agent.js';
 export { createAgent, type CreateAgentOverrides } from './create-agent.js';
-export { createModelClient, type ModelClient, type ModelClientOptions, type ModelReply, type ModelRequest, type ToolCallRequest } from './model-client.js';
+export { createModelClient, type ModelClient, type ModelClientOptions, type ModelReply, type ModelRequest, type ModelRoute, type ToolCallRequest } from './model-client.js';
 export { ModelError, ModelAbortedError, ContextLengthError, EXAMPLE_MODEL_SETTINGS } from './model-errors.js';
 export { ContextWindows, DEFAULT_CONTEXT_WINDOW } from './context/window.js';
 export { buildSystemPrompt, type SystemPromptOptions } from './prompt.js';

@@ -76,6 +76,8 @@ export interface AgentDescription {
   platformBackend?: string;
   /** Set when other people's sessions run on this host without isolation. */
   isolationWarning?: string;
+  /** Set while a fallback of `model.fallbacks` answers: which model, and why the primary does not. */
+  answeredBy?: string;
 }
 
 /** Tokens of a turn or a session, and their cost when `model.pricing` is set. */

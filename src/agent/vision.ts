@@ -29,6 +29,7 @@ export function visionClient(client: ModelClient, vision: HermesConfig['model'][
     get seesImages() {
       return sees;
     },
+    route: () => client.route?.(),
     async complete(request) {
       if (vision !== 'auto' || !hasImages(request.messages)) return client.complete(request);
       try {

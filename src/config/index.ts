@@ -11,3 +11,4 @@ export { watchConfig, withHotChanges, changedKeys, isHotKey, type ConfigChange, 
 export { savedKeyFor, sameEndpoint, normalisedEndpoint, hostOf, type ScopedKey } from './key-scope.js';
 export { isAdmin, listedAdmins, platformsWithoutAdmins, roleOf, type Admins, type Role } from './admins.js';
 export { readPort, portRangeText, type PortRange } from './port.js';
+export { modelKeyNames, modelKeyProblem } from './model-keys.js';

@@ -8,6 +8,7 @@ import { readConfigText } from './safe-read.js';
 import type { HermesConfig } from './schema.js';
 import { createSettings } from './settings.js';
 import { exportVariables } from './environment.js';
+import { modelKeyProblem } from './model-keys.js';
 import type { ConfigChange, SettingsStore } from './settings-store.js';
 
 export type { ConfigChange } from './settings-store.js';
@@ -119,6 +120,7 @@ export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
     const running = store.current();
     let config = running.config;
     const variables: Record<string, string | undefined> = {};
+    const fileBefore = fileConfig;
     try {
       const next = readConfigFile(paths.config);
       if (next === undefined) {
@@ -146,8 +148,15 @@ export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
       fileEnv = nextEnv;
     }
     if (change.applied.length > 0 || change.needsRestart.length > 0) {
-      exportVariables(variables, options.exportTo);
       const env = { ...running.env, ...variables };
+      // A model that names a key that is not set is refused as an invalid file is (compared again at the next change).
+      const keyProblem = modelKeyProblem(config.model, env);
+      if (keyProblem) {
+        fileConfig = fileBefore;
+        logger.warn(`${paths.config}: ${keyProblem}; the running settings stay`);
+        return { applied: [], needsRestart: [] };
+      }
+      exportVariables(variables, options.exportTo);
       store.swap(createSettings({ config, paths: running.paths, env, warnings: running.warnings }), change);
       // Names only: values may be keys.
       logger.info(change, 'configuration reloaded');

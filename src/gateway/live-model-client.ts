@@ -1,5 +1,5 @@
 import { createModelClient, type ModelClient } from '../agent/index.js';
-import type { HermesConfig } from '../config/index.js';
+import { modelKeyNames, type HermesConfig } from '../config/index.js';
 import type { Logger } from '../shared/logger.js';
 
 /**
@@ -13,8 +13,8 @@ export function liveModelClient(options: { model: HermesConfig['model']; logger:
   let built: { fingerprint: string; client: ModelClient } | undefined;
   const current = (): ModelClient => {
     const settings = options.model;
-    // The key's value takes part (a new key in .env); the fingerprint is never logged.
-    const fingerprint = JSON.stringify([settings, env[settings.api_key_env] ?? '']);
+    // The keys' values take part (a new key in .env); the fingerprint is never logged.
+    const fingerprint = JSON.stringify([settings, modelKeyNames(settings).map((name) => env[name] ?? '')]);
     if (built?.fingerprint !== fingerprint) {
       // A plain copy of the section as it is now (a view of the settings cannot be cloned).
       const [model] = JSON.parse(fingerprint) as [HermesConfig['model']];
@@ -27,5 +27,6 @@ export function liveModelClient(options: { model: HermesConfig['model']; logger:
       return options.model.name;
     },
     complete: (request) => current().complete(request),
+    route: () => built?.client.route?.(),
   };
 }

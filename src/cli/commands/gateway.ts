@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { createSettings, liveConfig, liveEnv, portRangeText, readPort, SettingsStore, type LoadedConfig } from '../../config/index.js';
+import { createSettings, liveConfig, liveEnv, modelKeyProblem, portRangeText, readPort, SettingsStore, type LoadedConfig } from '../../config/index.js';
+import { ConfigError } from '../../shared/errors.js';
 import type { Gateway, StartReport } from '../../gateway/index.js';
 import { loadForCli } from '../common.js';
 import { registerGatewayInstall } from './gateway-install.js';
@@ -30,6 +31,9 @@ export interface StartGatewayOptions {
 export async function startGateway(loaded: LoadedConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
   // One snapshot of the settings; a reload swaps it, and what holds `config` or `env` reads the current one.
   const store = new SettingsStore(createSettings({ ...loaded, env: options.env ?? loaded.env ?? {} }));
+  // A model key variable that is not set stops the start with its name (the same check refuses it on a reload).
+  const keyProblem = modelKeyProblem(store.current().config.model, store.current().env);
+  if (keyProblem) throw new ConfigError(`${loaded.paths.config}: ${keyProblem}`);
   const config = liveConfig(store);
   const env = liveEnv(store);
   const print = options.print ?? (() => {});
