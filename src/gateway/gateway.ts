@@ -538,13 +538,14 @@ export class Gateway {
   }
 
   private statusText(threadKey: string): string {
-    const { model, backend, platformBackend, isolationWarning } = this.options.agent.describe();
+    const { model, backend, platformBackend, isolationWarning, answeredBy } = this.options.agent.describe();
     const info = this.options.agent.sessionInfo(threadKey);
     const state = this.threadState(threadKey);
     const turn = state.running ? 'running' : 'idle';
     const chosen = this.options.agent.threadSettings?.(threadKey).model;
     return [
       chosen ? `Model: ${chosen} (this thread's /model; model.name is ${model || 'not set'})` : `Model: ${model || '(none configured)'}`,
+      ...(answeredBy ? [`Answered by: ${answeredBy}`] : []),
       `Backend: ${backend}${platformBackend && platformBackend !== backend ? ` (sessions from Slack, Discord and Telegram: ${platformBackend})` : ''}`,
       ...(isolationWarning ? [`⚠ ${isolationWarning}`] : []),
       info
