@@ -13,12 +13,19 @@ export async function checkTelegram(token: string, config: HermesConfig, findSen
   const root = config.platforms.telegram.api_root.replace(/\/+$/, '');
   const api = new TelegramApi(token, root ? { apiRoot: root } : undefined);
   let username: string;
+  let readsGroups: boolean;
   try {
-    username = (await api.getMe()).username;
+    const me = await api.getMe();
+    username = me.username;
+    readsGroups = me.can_read_all_group_messages;
   } catch (error) {
     return { ok: false, detail: `Telegram refused the token (getMe: ${errorMessage(error)}); copy it again from @BotFather (/mybots → API Token)` };
   }
-  return { ok: true, detail: `the bot is @${username}`, person: findSender ? await lastTelegramSender(api) : undefined };
+  // Privacy mode (on by default): in groups the bot sees only mentions, replies and commands.
+  const warnings = readsGroups
+    ? []
+    : [`@${username} has privacy mode on: in groups it sees only mentions, replies to it and commands, so wake_words and require_mention: false do not work there; @BotFather → /setprivacy → Disable, then remove and re-add the bot to each group`];
+  return { ok: true, detail: `the bot is @${username}`, person: findSender ? await lastTelegramSender(api) : undefined, ...(warnings.length > 0 ? { warnings } : {}) };
 }
 
 /** The sender of the newest message the bot has waiting (asked again after the person wrote to it). */

@@ -8,6 +8,8 @@ export interface TokenCheck {
   detail: string;
   /** The person to allow, when the platform tells (the last sender, the application's owner). */
   person?: { id: string; name: string };
+  /** What works but limits the bot (doctor shows each as a warning): Telegram's privacy mode in groups. */
+  warnings?: string[];
 }
 
 /** Tokens by variable name, as setup typed them or the environment has them. */

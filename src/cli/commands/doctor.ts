@@ -155,34 +155,56 @@ async function platformLines(config: HermesConfig, env: SettingsEnv, envFile: st
     else if (!platform.ready && platform.fix) lines.push({ status: 'fail', name, detail: platform.detail, fix: platform.fix });
     else if (!platform.ready) lines.push({ status: 'info', name, detail: `not started: ${platform.detail} in ${envFile}` });
     else if (!platform.tokens) lines.push({ status: 'ok', name, detail: `ready (${platform.detail})` });
-    else lines.push(await chatPlatformLine(platform.name, config, env, { allowAll, allowed: access.allowedUsers(platform.name).size, envFile, envVar: envName(platform.name) }));
+    else lines.push(...(await chatPlatformLines(platform.name, config, env, { allowAll, allowed: access.allowedUsers(platform.name).size, envFile, envVar: envName(platform.name) })));
+  }
+  const { platformsWithoutAdmins } = await import('../../config/index.js');
+  for (const platform of platformsWithoutAdmins(config)) {
+    lines.push({
+      status: 'info', name: `platform ${platform}`,
+      detail: `no admins listed: the allow-listed users may use /model <name>, /reload-mcp and /pair, and nobody may answer another's approval request`,
+      fix: `list the admins' ids in platforms.${platform}.admins`,
+    });
   }
   return lines;
 }
 
-/** A chat platform that has its tokens: the platform checks them, and someone must be allowed. */
+/** A chat platform that has its tokens: the platform checks them (and says what limits the bot), and someone must be allowed. */
+async function chatPlatformLines(
+  platform: string,
+  config: HermesConfig,
+  env: SettingsEnv,
+  access: { allowAll: boolean; allowed: number; envFile: string; envVar: string },
+): Promise<Line[]> {
+  const { line, warnings } = await chatPlatformLine(platform, config, env, access);
+  return [line, ...warnings.map((detail): Line => ({ status: 'warn', name: `platform ${platform}`, detail }))];
+}
+
 async function chatPlatformLine(
   platform: string,
   config: HermesConfig,
   env: SettingsEnv,
   access: { allowAll: boolean; allowed: number; envFile: string; envVar: string },
-): Promise<Line> {
+): Promise<{ line: Line; warnings: string[] }> {
   const name = `platform ${platform}`;
   const { chatPlatforms } = await import('../setup/platform-step.js');
   const setup = (await chatPlatforms()).find((known) => known.name === platform)?.setup;
-  if (!setup) return { status: 'info', name, detail: 'no setup known for this platform' };
+  if (!setup) return { line: { status: 'info', name, detail: 'no setup known for this platform' }, warnings: [] };
   const tokens = Object.fromEntries(setup.tokenNames(config).map((variable) => [variable, env[variable] ?? '']));
   // Without looking for a person: a platform may have to disturb a running gateway for it (a long poll).
   const check = await setup.checkTokens(tokens, config, false);
-  if (!check.ok) return { status: 'fail', name, detail: check.detail, fix: `hermes setup (or fix the token in ${access.envFile})` };
+  if (!check.ok) return { line: { status: 'fail', name, detail: check.detail, fix: `hermes setup (or fix the token in ${access.envFile})` }, warnings: [] };
+  const warnings = check.warnings ?? [];
   if (!access.allowAll && access.allowed === 0) {
     return {
-      status: 'fail', name, detail: `${check.detail}, but the allow-list is empty: the bot refuses everyone there`,
-      fix: `hermes setup finds your own ${platform} id; or put ${access.envVar}=<id>,<id> in ${access.envFile}, or list the ids in platforms.${platform}.allowed_users`,
+      line: {
+        status: 'fail', name, detail: `${check.detail}, but the allow-list is empty: the bot refuses everyone there`,
+        fix: `hermes setup finds your own ${platform} id; or put ${access.envVar}=<id>,<id> in ${access.envFile}, or list the ids in platforms.${platform}.allowed_users`,
+      },
+      warnings,
     };
   }
   const allowed = access.allowAll ? 'every user allowed (GATEWAY_ALLOW_ALL_USERS)' : `${access.allowed} user(s) allowed`;
-  return { status: 'ok', name, detail: `ready: ${check.detail}, ${allowed}` };
+  return { line: { status: 'ok', name, detail: `ready: ${check.detail}, ${allowed}` }, warnings };
 }
 
 /** True when a platform other people can write on (not the web chat) is enabled and has its tokens. */
