@@ -27,8 +27,9 @@ export type FakeAnthropicReply =
       redactedThinking?: string;
       toolCalls?: FakeAnthropicToolCall[];
       stopReason?: string;
-      /** Streamed: characters per delta (default 7). */
+      /** Streamed: characters per delta (default 7) and milliseconds between events (default none), as a model writes. */
       chunkChars?: number;
+      paceMs?: number;
     }
   /** An HTTP error with the API's error body (`rate_limit_error`, `overloaded_error`…). */
   | { status: number; type?: string; message?: string; headers?: Record<string, string> }
@@ -178,33 +179,39 @@ function contentOf(reply: Reply, counter: () => number): Array<Record<string, un
   return content;
 }
 
-function writeEvent(res: ServerResponse, event: Record<string, unknown> & { type: string }): void {
-  res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+type Writer = (event: Record<string, unknown> & { type: string }) => Promise<void>;
+
+function eventWriter(res: ServerResponse, paceMs: number): Writer {
+  return async (event) => {
+    res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    if (paceMs > 0) await new Promise((resolve) => setTimeout(resolve, paceMs));
+  };
 }
 
 /** The message as SSE events, each block started, its deltas, stopped. */
-function stream(res: ServerResponse, message: Record<string, unknown>, content: Array<Record<string, unknown>>, size: number, outputTokens: number): void {
+async function stream(res: ServerResponse, message: Record<string, unknown>, content: Array<Record<string, unknown>>, size: number, outputTokens: number, paceMs: number): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_fake_${Date.now()}` });
-  writeEvent(res, { type: 'message_start', message: { ...message, content: [], stop_reason: null, stop_sequence: null } });
-  writeEvent(res, { type: 'ping' });
-  content.forEach((block, index) => {
+  const writeEvent = eventWriter(res, paceMs);
+  await writeEvent({ type: 'message_start', message: { ...message, content: [], stop_reason: null, stop_sequence: null } });
+  await writeEvent({ type: 'ping' });
+  for (const [index, block] of content.entries()) {
     if (block.type === 'text') {
-      writeEvent(res, { type: 'content_block_start', index, content_block: { type: 'text', text: '', citations: null } });
-      for (const piece of chunks(String(block.text), size)) writeEvent(res, { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+      await writeEvent({ type: 'content_block_start', index, content_block: { type: 'text', text: '', citations: null } });
+      for (const piece of chunks(String(block.text), size)) await writeEvent({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
     } else if (block.type === 'thinking') {
-      writeEvent(res, { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-      for (const piece of chunks(String(block.thinking), size)) writeEvent(res, { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
-      writeEvent(res, { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
+      await writeEvent({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      for (const piece of chunks(String(block.thinking), size)) await writeEvent({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
+      await writeEvent({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
     } else if (block.type === 'tool_use') {
-      writeEvent(res, { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
-      for (const piece of chunks(JSON.stringify(block.input), size)) writeEvent(res, { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
+      await writeEvent({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
+      for (const piece of chunks(JSON.stringify(block.input), size)) await writeEvent({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
     } else {
-      writeEvent(res, { type: 'content_block_start', index, content_block: block });
+      await writeEvent({ type: 'content_block_start', index, content_block: block });
     }
-    writeEvent(res, { type: 'content_block_stop', index });
-  });
-  writeEvent(res, { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: outputTokens } });
-  writeEvent(res, { type: 'message_stop' });
+    await writeEvent({ type: 'content_block_stop', index });
+  }
+  await writeEvent({ type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: outputTokens } });
+  await writeEvent({ type: 'message_stop' });
   res.end();
 }
 
@@ -234,7 +241,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       stop_sequence: null,
       usage: { ...usage, output_tokens: outputTokens },
     };
-    if (request.body.stream) return stream(res, { ...message, usage: { ...usage, output_tokens: 1 } }, content, reply.chunkChars ?? 7, outputTokens);
+    if (request.body.stream) return stream(res, { ...message, usage: { ...usage, output_tokens: 1 } }, content, reply.chunkChars ?? 7, outputTokens, reply.paceMs ?? 0);
     res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_fake_${Date.now()}` });
     res.end(JSON.stringify(message));
   };
