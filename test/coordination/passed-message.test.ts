@@ -9,15 +9,19 @@ import { until } from './helpers.js';
 
 const missing = redisSkipReason('the passed-message tests');
 
-const message = (threadKey: string, text: string): InboundMessage => ({
-  platform: 'telegram',
-  threadKey,
-  chat: { id: '1', type: 'dm' },
-  user: { id: '1', name: 'Ada' },
-  text,
-  messageId: text,
-  replyTo: { threadKey, chatId: 1 },
-});
+const message = (threadKey: string, text: string): InboundMessage => {
+  // The platform's own part of the target travels too (its ThreadRef reads it at dispatch).
+  const replyTo = { threadKey, chatId: 1 };
+  return {
+    platform: 'telegram',
+    threadKey,
+    chat: { id: '1', type: 'dm' },
+    user: { id: '1', name: 'Ada' },
+    text,
+    messageId: text,
+    replyTo,
+  };
+};
 
 /* A raw client plays an instance (or a stranger) writing to another instance's inbox. */
 describe.runIf(!missing)('what reaches an instance’s inbox from Redis (real redis-server)', () => {

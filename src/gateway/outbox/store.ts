@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import { openStateDb, Statements, type SqlStatement, type StateDb, type StateLocation } from '../../sessions/index.js';
 
 /** What an outbox turn is: an agent turn (its parts are its replies) or a single reply (a command's, a notice). */
@@ -37,47 +38,58 @@ export interface OutboxPart {
   attempts: number;
 }
 
-interface TurnRow {
-  id: string;
-  kind: OutboxKind;
-  platform: string;
-  thread_key: string;
-  target: string;
-  input: string;
-  state: OutboxTurnState;
-  status: string | null;
-  created_at: number;
-}
+/*
+ * Rows as the database gives them back, read with zod (never cast): a row that is not what the
+ * schema made is an error that names the column, not a wrong value passed on.
+ */
+const turnRow = z
+  .object({
+    id: z.string(),
+    kind: z.enum(['turn', 'reply']),
+    platform: z.string(),
+    thread_key: z.string(),
+    target: z.string(),
+    input: z.string(),
+    state: z.enum(['running', 'finished', 'cut_off', 'retried']),
+    status: z.string().nullable(),
+    created_at: z.number(),
+  })
+  .transform(
+    (row): OutboxTurn => ({
+      id: row.id,
+      kind: row.kind,
+      platform: row.platform,
+      threadKey: row.thread_key,
+      target: row.target,
+      input: row.input,
+      state: row.state,
+      status: row.status,
+      createdAt: row.created_at,
+    }),
+  );
 
-interface PartRow {
-  seq: number;
-  turn_id: string;
-  text: string;
-  state: OutboxPartState;
-  message_id: string | null;
-  attempts: number;
-}
+const partRow = z
+  .object({
+    seq: z.number(),
+    turn_id: z.string(),
+    text: z.string(),
+    state: z.enum(['open', 'final', 'delivered', 'failed']),
+    message_id: z.string().nullable(),
+    attempts: z.number(),
+  })
+  .transform(
+    (row): OutboxPart => ({
+      seq: row.seq,
+      turnId: row.turn_id,
+      text: row.text,
+      state: row.state,
+      messageId: row.message_id,
+      attempts: row.attempts,
+    }),
+  );
 
-const turnOf = (row: TurnRow): OutboxTurn => ({
-  id: row.id,
-  kind: row.kind,
-  platform: row.platform,
-  threadKey: row.thread_key,
-  target: row.target,
-  input: row.input,
-  state: row.state,
-  status: row.status,
-  createdAt: row.created_at,
-});
-
-const partOf = (row: PartRow): OutboxPart => ({
-  seq: row.seq,
-  turnId: row.turn_id,
-  text: row.text,
-  state: row.state,
-  messageId: row.message_id,
-  attempts: row.attempts,
-});
+const seqRow = z.object({ seq: z.number() });
+const targetRow = z.object({ platform: z.string(), target: z.string() });
 
 /** Delivered turns are kept this long (for /retry and the log), then pruned at start-up. */
 const KEEP_MS = 7 * 24 * 3600 * 1000;
@@ -117,8 +129,7 @@ export class OutboxStore {
 
   /** Adds a part to a turn: `open` when it will stream, `final` when its text is known. */
   addPart(turnId: string, text: string, state: 'open' | 'final', now = Date.now()): number {
-    const row = this.sql('INSERT INTO outbox_parts (turn_id, text, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING seq').get(turnId, text, state, now, now) as { seq: number };
-    return row.seq;
+    return seqRow.parse(this.sql('INSERT INTO outbox_parts (turn_id, text, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING seq').get(turnId, text, state, now, now)).seq;
   }
 
   /** The platform's id of a part's message, once it has one, and the text it shows. */
@@ -155,17 +166,17 @@ export class OutboxStore {
   }
 
   part(seq: number): OutboxPart | undefined {
-    const row = this.sql('SELECT * FROM outbox_parts WHERE seq = ?').get(seq) as PartRow | undefined;
-    return row ? partOf(row) : undefined;
+    const row = this.sql('SELECT * FROM outbox_parts WHERE seq = ?').get(seq);
+    return row === undefined ? undefined : partRow.parse(row);
   }
 
   parts(turnId: string): OutboxPart[] {
-    return (this.sql('SELECT * FROM outbox_parts WHERE turn_id = ? ORDER BY seq').all(turnId) as PartRow[]).map(partOf);
+    return this.sql('SELECT * FROM outbox_parts WHERE turn_id = ? ORDER BY seq').all(turnId).map((row) => partRow.parse(row));
   }
 
   turn(id: string): OutboxTurn | undefined {
-    const row = this.sql('SELECT * FROM outbox_turns WHERE id = ?').get(id) as TurnRow | undefined;
-    return row ? turnOf(row) : undefined;
+    const row = this.sql('SELECT * FROM outbox_turns WHERE id = ?').get(id);
+    return row === undefined ? undefined : turnRow.parse(row);
   }
 
   /**
@@ -177,22 +188,22 @@ export class OutboxStore {
       `SELECT * FROM outbox_turns t WHERE t.state = 'running'
          OR EXISTS (SELECT 1 FROM outbox_parts p WHERE p.turn_id = t.id AND p.state IN ('open', 'final'))
        ORDER BY t.created_at, t.id`,
-    ).all() as TurnRow[];
-    return rows.map(turnOf);
+    ).all();
+    return rows.map((row) => turnRow.parse(row));
   }
 
   /** The thread's latest turn, if it was cut off by a restart or ended in an error: what /retry runs again. */
   retryable(threadKey: string): OutboxTurn | undefined {
-    const row = this.sql("SELECT * FROM outbox_turns WHERE thread_key = ? AND kind = 'turn' ORDER BY created_at DESC, rowid DESC LIMIT 1").get(threadKey) as TurnRow | undefined;
-    if (!row || !row.input.trim()) return undefined;
-    return row.state === 'cut_off' || (row.state === 'finished' && row.status === 'error') ? turnOf(row) : undefined;
+    const row = this.sql("SELECT * FROM outbox_turns WHERE thread_key = ? AND kind = 'turn' ORDER BY created_at DESC, rowid DESC LIMIT 1").get(threadKey);
+    const turn = row === undefined ? undefined : turnRow.parse(row);
+    if (!turn || !turn.input.trim()) return undefined;
+    return turn.state === 'cut_off' || (turn.state === 'finished' && turn.status === 'error') ? turn : undefined;
   }
 
   /** The platform and reply target (JSON) of the thread's latest entry: where a job made during its turn delivers. */
   latestTarget(threadKey: string): { platform: string; target: string } | undefined {
-    return this.sql('SELECT platform, target FROM outbox_turns WHERE thread_key = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(threadKey) as
-      | { platform: string; target: string }
-      | undefined;
+    const row = this.sql('SELECT platform, target FROM outbox_turns WHERE thread_key = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(threadKey);
+    return row === undefined ? undefined : targetRow.parse(row);
   }
 
   /** Forgets delivered turns older than a week. */
