@@ -278,14 +278,18 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
       if (this.seen.has(`ts:${event.channel}:${event.ts}`)) return;
       const isDm = message.chat.type === 'dm';
       const threadId = `${event.channel}:${message.replyTo.threadTs ?? ''}`;
-      if (!isDm && !mentioned && !(inThread && (await this.botInThread(event.channel, event.thread_ts ?? '')))) return;
+      // In channels the facts go to the gateway's group policy (a mention, a reply in the bot's thread; wake words there).
+      const repliedToBot = !isDm && !mentioned && inThread && (await this.botInThread(event.channel, event.thread_ts ?? ''));
       if (!this.seen.add(`ts:${event.channel}:${event.ts}`)) return;
       // Its twin (app_mention or message) or a redelivery may have reached another instance.
       if (this.options.claims && !(await this.options.claims.claim('slack', `${me.teamId}:${event.channel}:${event.ts}`))) return;
-      if (!isDm) this.threads.set(threadId, true);
-      if (!isDm) this.remember(event.channel, message.user.id, message.replyTo);
+      if (!isDm && (mentioned || repliedToBot)) {
+        this.threads.set(threadId, true);
+        this.remember(event.channel, message.user.id, message.replyTo);
+      }
+      const facts = isDm ? message : { ...message, group: { mentioned, repliedToBot } };
       const files = event.files?.length ? slackAttachments(event.files, app.client, this.options.botToken) : [];
-      await handler(files.length > 0 ? { ...message, attachments: files } : message);
+      await handler(files.length > 0 ? { ...facts, attachments: files } : facts);
     };
     const guard = (kind: string) => async (args: { event: unknown; body: unknown }) => {
       try {
