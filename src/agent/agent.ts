@@ -33,6 +33,7 @@ import { SessionResources } from './session-resources.js';
 import { SubagentRunner } from './subagent-runner.js';
 import { SystemPrompts } from './turn-prompt.js';
 import { AgentMemory } from './agent-memory.js';
+import { channelOverrides, withChannelPrompt, type TurnChannel } from './channel-settings.js';
 import { Conversations } from './conversations.js';
 import { TurnUsage } from './turn-usage.js';
 import { recordSummaryUsage, turnCompaction } from './turn-compaction.js';
@@ -361,9 +362,14 @@ export class Agent implements AgentRunner {
     if (this.ownsStore) this.store.close();
   }
 
-  /** The model a thread's turns use: its /model, else `model.name`. */
+  /** The channel each thread's last turn came from (its `platforms.<name>.channels.<id>` settings). */
+  private readonly channels = new Map<string, TurnChannel>();
+
+  /** The model a thread's turns use: its /model, else its channel's model, else `model.name`. */
   private modelOf(sessionKey: string | undefined): string {
-    return (sessionKey ? this.store.threadSettings.get(sessionKey).model : undefined) || this.config.model.name;
+    const chosen = sessionKey ? this.store.threadSettings.get(sessionKey).model : undefined;
+    const channel = sessionKey ? channelOverrides(this.config, this.channels.get(sessionKey)).model : undefined;
+    return chosen || channel || this.config.model.name;
   }
 
   private async turn(options: RunTurnOptions): Promise<TurnResult> {
@@ -372,6 +378,7 @@ export class Agent implements AgentRunner {
     const session = this.store.currentOrCreate(options.sessionKey);
     const log = this.logger.child({ session: session.id, ...(options.user ? { user: options.user.id } : {}) });
     await loadTokenizer();
+    if (options.channel) this.channels.set(options.sessionKey, options.channel);
     const conversation = this.conversations.get(session.id);
     // Pruned outputs that pointed at the kernel say so no more once it has ended (idle, evicted, a restart).
     if (this.resources.kernelState(session.id) === 'none') {
@@ -402,7 +409,7 @@ export class Agent implements AgentRunner {
     const { window } = await this.compactor.limits(model);
     const usage = new TurnUsage();
     const notes = this.memory.begin(session.id, options, memoryFrom);
-    const system = this.prompts.for(enabled, false, environment, notes);
+    const system = withChannelPrompt(this.prompts.for(enabled, false, environment, notes), channelOverrides(this.config, options.channel));
     this.memory.recordPrompt(session.id, system, notes, enabled);
     try {
       const result = await runLoop({

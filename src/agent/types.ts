@@ -45,6 +45,8 @@ export interface RunTurnOptions {
   steer?: () => string[];
   /** System notes for this turn (the thread moved to another instance…), put before the person's text like the interrupted-turn note. */
   notes?: string[];
+  /** The platform and chat id the message came from: `platforms.<name>.channels.<id>` applies (its model, its system prompt). */
+  channel?: { platform: string; id: string };
 }
 
 /** An image for the model, as it arrived. */

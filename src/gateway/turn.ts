@@ -98,6 +98,8 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
       audience: adapter.audience ?? 'others',
       ...(deps.steer ? { steer: deps.steer } : {}),
       ...(deps.notes?.length ? { notes: deps.notes } : {}),
+      // platforms.<name>.channels.<id>: the chat's own model and system prompt.
+      channel: { platform: last.platform, id: last.chat.id },
       onEvent: (event) => {
         deps.onEvent?.(event);
         notice(event);
