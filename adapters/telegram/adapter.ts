@@ -14,6 +14,7 @@ import { TELEGRAM_THREAD } from './thread-ref.js';
 import { APPROVAL_KEYBOARD, pressToInbound, inboundFrom } from './approval.js';
 import { markdownToTelegramHtml } from './html.js';
 import { draftMessage, telegramVerdict, TELEGRAM_EDIT_INTERVAL_MS } from './stream.js';
+import { telegramVoice } from './voice.js';
 import { reopenTelegramAttachment, sendTelegramFile, telegramAttachments, TELEGRAM_FILE_MAX_BYTES, type TelegramFileSource } from './files.js';
 import { telegramThrottler, type SharedRatesOptions, type TelegramRates, type TelegramThrottler } from './throttler.js';
 
@@ -82,6 +83,8 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
   readonly typingIntervalMs = 4500;
   /** The cloud Bot API takes uploads of up to 50 MB. */
   readonly maxFileBytes = TELEGRAM_FILE_MAX_BYTES;
+  /** Voice notes out (`/voice on`): sendVoice. */
+  readonly voice = telegramVoice(() => this.bot.api);
   readonly bot: Bot;
   /** The Bot API root grammY calls (seen on its first call): file downloads go there too. */
   private apiRoot = '';

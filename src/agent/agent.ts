@@ -17,6 +17,7 @@ import type {
   RunTurnOptions,
   SessionInfo,
   ThreadSettings,
+  ThreadSettingsPatch,
   TurnResult,
   UndoResult,
   UsageReport,
@@ -285,7 +286,7 @@ export class Agent implements AgentRunner {
     return this.store.threadSettings.get(sessionKey);
   }
 
-  updateThreadSettings(sessionKey: string, patch: { model?: string | undefined; toolProgress?: ThreadSettings['toolProgress'] | undefined }): ThreadSettings {
+  updateThreadSettings(sessionKey: string, patch: ThreadSettingsPatch): ThreadSettings {
     return this.store.threadSettings.update(sessionKey, patch);
   }
 

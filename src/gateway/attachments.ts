@@ -7,6 +7,7 @@ import { uploadTo, type TooLargeError } from '../environments/transfer/index.js'
 import { environmentKind, type Environment } from '../environments/index.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import { notTranscribed, type Listener } from '../voice/index.js';
 import { formatSize, safeFileName, uniqueName } from './file-names.js';
 import type { InboundAttachment } from './types.js';
 
@@ -27,6 +28,8 @@ export interface ReceiveOptions {
   /** Stops the transfers (the gateway's shutdown; a new message does not, so nothing sent is lost). */
   signal: AbortSignal;
   logger: Logger;
+  /** Voice in (`stt:`): recordings get a transcript line after their file line; absent: none. */
+  listen?: Listener;
 }
 
 /** What came of a message's files. */
@@ -59,7 +62,10 @@ export async function receiveAttachments(env: Environment, attachments: readonly
     taken ??= await existingUploads(env, options.signal);
     const name = uniqueName(safeFileName(attachment.name, attachment.kind, ext), taken);
     const path = `${UPLOADS}/${name}`;
-    const keep = options.vision && VISION_TYPES.has(mimeType) && (attachment.size ?? 0) <= VISION_MAX_BYTES ? new KeepCopy(VISION_MAX_BYTES) : undefined;
+    const recording = options.listen?.wants({ ...attachment, mimeType }) ? options.listen : undefined;
+    const keep = recording
+      ? new KeepCopy(recording.maxBytes)
+      : options.vision && VISION_TYPES.has(mimeType) && (attachment.size ?? 0) <= VISION_MAX_BYTES ? new KeepCopy(VISION_MAX_BYTES) : undefined;
     try {
       const stream = await attachment.open(options.signal);
       // pipeline: whatever ends the copy (the cap, an abort) also ends the platform's stream.
@@ -67,7 +73,14 @@ export async function receiveAttachments(env: Environment, attachments: readonly
       const { bytes } = await uploadTo(env, source, path, { maxBytes: options.maxBytes, signal: options.signal });
       received.lines.push(`[attached: ${path} — ${formatSize(bytes)}, ${mimeType}]`);
       const copy = keep?.copy();
-      if (copy) received.images.push({ mimeType, data: copy });
+      if (recording) {
+        const saved = { path, shown, mimeType };
+        const heard = copy
+          ? await recording.hear({ ...saved, bytes: copy }, options.signal)
+          : notTranscribed(saved, `it is ${formatSize(bytes)}, over the limit of ${formatSize(recording.maxBytes)} (stt.max_mb)`);
+        received.lines.push(heard.line);
+        if (heard.refusal) received.refusals.push(heard.refusal);
+      } else if (copy) received.images.push({ mimeType, data: copy });
     } catch (error) {
       taken.delete(name);
       if ((error as NodeJS.ErrnoException).code === 'EFBIG') {

@@ -16,6 +16,7 @@ export const COMMANDS = [
   { name: 'sethome', description: "admins: make this chat the platform's home channel, where new scheduled jobs deliver" },
   { name: 'memory', description: 'what I noted about you (in a direct message); /memory forget clears it' },
   { name: 'skills', description: 'the skills I have, one line each (I write them with skill_manage)' },
+  { name: 'voice', description: 'answers as voice notes in this thread: on (also), only, or off' },
   { name: 'whoami', description: 'your user id, the platform and your role (admin or user)' },
   { name: 'pair', description: 'admins: approve <code> lets a stranger in who got a pairing code; list; revoke <user id>' },
   { name: 'reload_mcp', description: 'read mcp_servers from config.yaml again: start, restart or stop MCP servers (also /reload-mcp)' },

@@ -25,6 +25,8 @@ import type { InboundMessage, PlatformAdapter, ReplyTarget } from './types.js';
 import { reopenPassedAttachments } from './passed-attachments.js';
 import { ONE_INSTANCE } from './one-instance.js';
 import { readThread } from './thread-ref.js';
+import { voiceCommandReply } from './voice-command.js';
+import { voiceInput, voiceOutput } from './voice-reply.js';
 
 
 /**
@@ -364,6 +366,7 @@ export class Gateway {
         reactions: this.options.config.display.reactions,
         onFirstVisible: () => this.options.onFirstVisible?.(last.threadKey),
         files: this.turnFiles(last),
+        voice: voiceOutput(this.options.config, this.options.env ?? {}, this.options.agent.threadSettings?.(last.threadKey).voice, this.lifetime.signal),
         requestApproval: (replyTo, request, turnSignal) => this.requestApproval(adapter, replyTo, request, turnSignal, requester),
         ...kernels.events,
       },
@@ -407,6 +410,7 @@ export class Gateway {
       maxInboundBytes: Math.floor(config.files.max_inbound_mb * 1024 * 1024),
       vision: config.model.vision !== false,
       signal: this.lifetime.signal,
+      ...voiceInput(config, this.options.env ?? {}),
     };
   }
 
@@ -524,6 +528,8 @@ export class Gateway {
         return say(this.options.agent.memoryCommand({ platform: message.platform, id: message.user.id }, args, message.chat.type === 'dm'));
       case 'skills':
         return say(this.options.agent.skillsCommand?.() ?? 'This agent has no skills.');
+      case 'voice':
+        return say(voiceCommandReply({ agent: this.options.agent, adapter, threadKey: key, args, config: this.options.config, env: this.options.env ?? {} }));
       case 'approve':
       case 'deny': {
         const parsed = parseApprovalCommand(name, args);

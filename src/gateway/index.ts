@@ -5,6 +5,8 @@ export type {
   AttachmentDescription,
   PassedAttachment,
   OutboundFile,
+  OutboundVoice,
+  VoiceCapability,
   PlatformAdapter,
   ReplyTarget,
   ThreadRef,

@@ -2,6 +2,7 @@ import type { TurnImage } from '../agent/types.js';
 import type { Environment } from '../environments/index.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import type { Listener } from '../voice/index.js';
 import { receiveAttachments } from './attachments.js';
 import { mediaLines, sendFileFrom } from './file-send.js';
 import type { InboundMessage, PlatformAdapter, ReplyTarget } from './types.js';
@@ -16,6 +17,8 @@ export interface TurnFiles {
   vision: boolean;
   /** Ends transfers at shutdown only: a new message does not, so a file being saved is not lost. */
   signal: AbortSignal;
+  /** Voice in (`stt:`): recordings get their transcript in the message. */
+  listen?: Listener;
 }
 
 /** The turn's input: the messages' texts joined, each with the lines of the files it brought. */
@@ -44,6 +47,7 @@ export async function turnInput(files: TurnFiles | undefined, messages: readonly
             vision: files.vision,
             signal: files.signal,
             logger,
+            ...(files.listen ? { listen: files.listen } : {}),
           });
           lines.push(...received.lines);
           images.push(...received.images);

@@ -7,6 +7,7 @@ import { sendReplyWithMedia, turnInput, type TurnFiles } from './turn-files.js';
 import { sendFileFrom } from './file-send.js';
 import type { ReplyStream } from './stream/reply-stream.js';
 import type { ThreadReplies } from './stream/replies.js';
+import { sendSpokenAnswer, type VoiceOut } from './voice-reply.js';
 import type { InboundMessage, PlatformAdapter, ReplyTarget, TurnNotice, TurnReaction } from './types.js';
 
 const DEFAULT_TYPING_INTERVAL_MS = 4000;
@@ -32,6 +33,8 @@ export interface TurnDeps {
   notes?: string[];
   /** Hears every agent event of the turn (several instances: where execute_code ran). */
   onEvent?: (event: AgentEvent) => void;
+  /** The thread's `/voice on | only`: the answer also, or only, goes as a voice note. */
+  voice?: VoiceOut;
 }
 
 /**
@@ -105,6 +108,8 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
         notice(event);
         progress.onEvent(event);
         if (event.type === 'text_delta') {
+          // `/voice only`: the answer is not written while it is made (it is spoken at the end).
+          if (deps.voice?.mode === 'only') return;
           if (event.restart) current?.restart();
           else (current ??= stream()).push(event.delta);
         } else if (event.type === 'text') {
@@ -133,20 +138,39 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
   // An interrupted turn says nothing more: the user moved on (new message, /stop, /new, shutdown).
   const text = result && result.status !== 'interrupted' ? result.text : '';
   if (text.trim()) {
-    let first: ReplyStream | undefined = answer ?? stream();
-    finishing.push(
-      sendReplyWithMedia(text, {
+    const voice = deps.voice;
+    const written = (onlyNotes: boolean) => {
+      let first: ReplyStream | undefined = onlyNotes ? undefined : (answer ?? stream());
+      let skip = onlyNotes;
+      return sendReplyWithMedia(text, {
         adapter,
         replyTo,
         files: deps.files,
         // The answer's text finishes the message it streamed into; later notes are their own.
         sendText: (body) => {
+          // Spoken only: the answer's text is the voice note; notes after it are still written.
+          if (skip) {
+            skip = false;
+            return Promise.resolve();
+          }
           const reply = first ?? stream();
           first = undefined;
           return reply.finish(body);
         },
-      }, logger),
-    );
+      }, logger);
+    };
+    const speak = async () => {
+      const failed = await sendSpokenAnswer(adapter, replyTo, text, voice!, logger);
+      if (failed) await replies.say(`(No voice note: ${failed}.)`);
+      return failed;
+    };
+    if (!voice) finishing.push(written(false));
+    else if (voice.mode === 'on') finishing.push(written(false).then(async () => void (await speak())));
+    else {
+      if (answer) finishing.push(answer.abandon());
+      // Spoken only, unless speech fails: then the text is written after all.
+      finishing.push(speak().then((failed) => written(failed === undefined)));
+    }
   } else if (answer) {
     finishing.push(answer.abandon());
   }

@@ -169,6 +169,22 @@ export interface PlatformAdapter<Target extends ReplyTarget = ReplyTarget> {
   reopenAttachment?(ref: unknown, described: AttachmentDescription): Promise<InboundAttachment | undefined>;
   /** Optional richer rendering of agent events (the web chat streams them live). */
   onAgentEvent?(replyTo: Target, event: AgentEvent | TurnNotice): void;
+  /** Voice out (`/voice on`): the platform's own voice message; absent where it has none. */
+  readonly voice?: VoiceCapability<Target>;
+}
+
+/** A spoken answer on its way to a chat: OGG Opus, its length and its waveform (src/voice makes it). */
+export interface OutboundVoice {
+  /** OGG Opus bytes. */
+  ogg: Buffer;
+  durationSecs: number;
+  /** Base64 of at most 256 amplitude bytes (0–255). */
+  waveform: string;
+}
+
+/** What a platform can do with voice: send a voice note (voice in needs nothing: a recording is an attachment of kind `voice` or `audio`). */
+export interface VoiceCapability<Target extends ReplyTarget = ReplyTarget> {
+  sendVoice(replyTo: Target, voice: OutboundVoice): Promise<{ messageId: string }>;
 }
 
 /** Gateway-level happenings an adapter may render (the web chat shows them). */

@@ -19,6 +19,7 @@ export class ThreadSettingsTable {
       const settings: ThreadSettings = {};
       if (typeof value.model === 'string' && value.model) settings.model = value.model;
       if (typeof value.toolProgress === 'string' && PROGRESS.has(value.toolProgress)) settings.toolProgress = value.toolProgress as ThreadSettings['toolProgress'];
+      if (value.voice === 'on' || value.voice === 'only') settings.voice = value.voice;
       return settings;
     } catch {
       this.logger.warn({ thread: key }, 'state.db: unreadable thread settings ignored');

@@ -69,4 +69,6 @@ export interface ThreadSettings {
   model?: string;
   /** Tool progress for this thread instead of `display.tool_progress`. */
   toolProgress?: 'off' | 'new' | 'all';
+  /** `/voice on` or `only`: answers also, or only, arrive as voice notes (absent: off). */
+  voice?: 'on' | 'only';
 }

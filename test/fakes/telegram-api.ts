@@ -70,9 +70,11 @@ export interface InjectFileOptions {
   announcedSize?: number;
 }
 
-/** A photo or document the bot sent (sendPhoto, sendDocument), as multipart. */
+/** A photo, document or voice note the bot sent (sendPhoto, sendDocument, sendVoice), as multipart. */
 export interface SentTelegramFile {
-  method: 'sendPhoto' | 'sendDocument';
+  method: 'sendPhoto' | 'sendDocument' | 'sendVoice';
+  /** sendVoice: the `duration` in seconds the bot gave. */
+  duration?: number;
   message_id: number;
   chat_id: string;
   message_thread_id?: number;
@@ -171,7 +173,7 @@ class ApiError extends Error {
 /** Methods that count against a chat's update rate. */
 const RATED = new Set(['sendMessage', 'editMessageText', 'sendMessageDraft']);
 /** Methods that count against `botBudget` and `chatBudget`. */
-const BUDGETED = new Set([...RATED, 'sendPhoto', 'sendDocument']);
+const BUDGETED = new Set([...RATED, 'sendPhoto', 'sendDocument', 'sendVoice']);
 /** Telegram's reaction emoji (a subset: the ones a bot is likely to use). */
 const REACTION_EMOJI = new Set(['👀', '👍', '👎', '🔥', '🎉', '🤔', '👌', '🙏', '✍', '🤷', '😢']);
 
@@ -605,9 +607,9 @@ export class FakeTelegramApi {
    * itself), as grammY uploads an InputFile; limits as Telegram's: a photo up to 10 MB, a
    * document up to 50 MB, a caption up to 1024 characters.
    */
-  private sendFile(method: 'sendPhoto' | 'sendDocument', params: Record<string, unknown>): unknown {
+  private sendFile(method: 'sendPhoto' | 'sendDocument' | 'sendVoice', params: Record<string, unknown>): unknown {
     const chatId = requireChat(params);
-    const field = method === 'sendPhoto' ? 'photo' : 'document';
+    const field = method === 'sendPhoto' ? 'photo' : method === 'sendVoice' ? 'voice' : 'document';
     let part = params[field];
     if (typeof part === 'string' && part.startsWith('attach://')) part = params[part.slice('attach://'.length)];
     if (!isUpload(part)) throw new ApiError(400, `Bad Request: there is no ${field} in the request`);
@@ -624,6 +626,7 @@ export class FakeTelegramApi {
       ...(params.message_thread_id !== undefined ? { message_thread_id: Number(params.message_thread_id) } : {}),
       ...(replyParameters?.message_id !== undefined ? { reply_to_message_id: replyParameters.message_id } : {}),
       ...(caption !== undefined ? { caption } : {}),
+      ...(params.duration !== undefined ? { duration: Number(params.duration) } : {}),
       name: part.filename || field,
       bytes,
     };
@@ -652,6 +655,7 @@ export class FakeTelegramApi {
         return this.getFile(params);
       case 'sendPhoto':
       case 'sendDocument':
+      case 'sendVoice':
         return this.sendFile(method, params);
       case 'sendMessage':
         return this.sendMessage(params);
