@@ -98,9 +98,10 @@ export function settingsRoutes(deps: SettingsDeps): Hono {
 
   /** The endpoint to ask: the typed key, else the saved one only where it was saved for. */
   const endpointOf = (settings: ModelSettings): Endpoint & { withheld?: string } => {
-    if (settings.apiKey) return { baseUrl: settings.baseUrl, apiKey: settings.apiKey };
+    const api = PROVIDERS[settings.provider].api;
+    if (settings.apiKey) return { api, baseUrl: settings.baseUrl, apiKey: settings.apiKey };
     const saved = deps.savedKey(settings.provider, settings.baseUrl);
-    return { baseUrl: settings.baseUrl, apiKey: saved.key, ...(saved.withheld ? { withheld: saved.withheld } : {}) };
+    return { api, baseUrl: settings.baseUrl, apiKey: saved.key, ...(saved.withheld ? { withheld: saved.withheld } : {}) };
   };
   /** A failure's text, and when the saved key was withheld, that it was (the likely reason). */
   const failure = (error: unknown, endpoint: Endpoint & { withheld?: string }) =>

@@ -292,15 +292,15 @@ export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
   private saveSettings(settings: ModelSettings): { needsRestart: string[] } {
     const apiKeyEnv = PROVIDERS[settings.provider].apiKeyEnv;
     if (settings.apiKey) setDotEnvValue(this.options.paths.env, apiKeyEnv, settings.apiKey);
-    const values = { 'model.base_url': settings.baseUrl, 'model.name': settings.model, 'model.api_key_env': apiKeyEnv };
+    const values = { 'model.provider': PROVIDERS[settings.provider].api, 'model.base_url': settings.baseUrl, 'model.name': settings.model, 'model.api_key_env': apiKeyEnv };
     const next = setConfigValues(this.options.paths.config, values);
     let needsRestart: string[] = [];
     if (this.options.reloadSettings) {
       needsRestart = this.options.reloadSettings().needsRestart.filter((key) => key in values);
     } else {
       if (settings.apiKey) this.env[apiKeyEnv] = settings.apiKey;
-      const { base_url, name, api_key_env } = next.model;
-      Object.assign(this.options.config.model, { base_url, name, api_key_env });
+      const { provider, base_url, name, api_key_env } = next.model;
+      Object.assign(this.options.config.model, { provider, base_url, name, api_key_env });
     }
     // Names only: the key stays out of the log.
     this.logger.info({ provider: settings.provider, baseUrl: settings.baseUrl, model: settings.model, apiKeyEnv, keySaved: Boolean(settings.apiKey) }, 'model settings saved from the web chat');
@@ -319,6 +319,7 @@ export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
 
 /** Which of the form's providers the settings are (anything unknown is an OpenAI-compatible URL). */
 function providerOf(model: HermesConfig['model']): ProviderId {
+  if (model.provider === 'anthropic') return 'anthropic';
   if (model.api_key_env === PROVIDERS.openrouter.apiKeyEnv) return 'openrouter';
   if (model.api_key_env === PROVIDERS.ollama.apiKeyEnv) return 'ollama';
   if (model.api_key_env === PROVIDERS.openai.apiKeyEnv && model.base_url === defaultConfig().model.base_url) return 'openai';

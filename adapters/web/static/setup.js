@@ -7,6 +7,7 @@ import { h } from './render.js';
 
 const PROVIDERS = [
   { id: 'openai', label: 'OpenAI', baseUrl: 'https://api.openai.com/v1', keyHint: 'sk-…', env: 'OPENAI_API_KEY' },
+  { id: 'anthropic', label: 'Anthropic (Claude)', baseUrl: 'https://api.anthropic.com', keyHint: 'sk-ant-…', env: 'ANTHROPIC_API_KEY', api: 'anthropic' },
   { id: 'openrouter', label: 'OpenRouter', baseUrl: 'https://openrouter.ai/api/v1', keyHint: 'sk-or-…', env: 'OPENROUTER_API_KEY' },
   { id: 'ollama', label: 'Ollama (local, no account)', baseUrl: 'http://127.0.0.1:11434/v1', keyHint: 'not needed', env: 'OLLAMA_API_KEY' },
   // No address is guessed for a server of one's own: the field starts empty, with an example.
@@ -15,7 +16,7 @@ const PROVIDERS = [
 
 /** The same settings as files, for those who keep them there (README: "The web chat"). */
 function fileSnippet(provider, model) {
-  const yaml = ['model:', `  base_url: ${provider.baseUrl || provider.placeholder}`, `  name: ${model || (provider.id === 'ollama' ? 'qwen2.5:7b' : 'gpt-4o-mini')}`, `  api_key_env: ${provider.env}`];
+  const yaml = ['model:', ...(provider.api ? [`  provider: ${provider.api}`] : []), `  base_url: ${provider.baseUrl || provider.placeholder}`, `  name: ${model || (provider.id === 'ollama' ? 'qwen2.5:7b' : 'gpt-4o-mini')}`, `  api_key_env: ${provider.env}`];
   return h(
     'details',
     { className: 'setup-files' },

@@ -1,4 +1,4 @@
-import { openAIClient } from '../openai-client.js';
+import { listModelsOf } from '../providers/model-list.js';
 import type { HermesConfig } from '../../config/schema.js';
 import type { Logger } from '../../shared/logger.js';
 
@@ -7,16 +7,6 @@ export const DEFAULT_CONTEXT_WINDOW = 128_000;
 /** How long a failed look-up of the endpoint's model list is not tried again. */
 const RETRY_LIST_MS = 10 * 60_000;
 const LIST_TIMEOUT_MS = 10_000;
-
-/** The fields model lists use for the context size: OpenRouter, vLLM, LM Studio, Groq, llama.cpp. */
-function windowOf(entry: Record<string, unknown>): number | undefined {
-  const meta = entry.meta as Record<string, unknown> | undefined;
-  const provider = entry.top_provider as Record<string, unknown> | undefined;
-  for (const value of [entry.context_length, entry.max_model_len, entry.context_window, entry.max_context_length, provider?.context_length, meta?.n_ctx, meta?.n_ctx_train]) {
-    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-  }
-  return undefined;
-}
 
 export interface ModelList {
   /** Model ids the endpoint lists. */
@@ -76,18 +66,9 @@ export class ContextWindows {
     return this.list;
   }
 
-  private async fetchList(signal: AbortSignal): Promise<ModelList> {
+  private fetchList(signal: AbortSignal): Promise<ModelList> {
     const settings = this.options.model;
     const env = this.options.env ?? {};
-    const client = openAIClient({ baseUrl: settings.base_url, apiKey: env[settings.api_key_env], timeoutMs: LIST_TIMEOUT_MS });
-    const ids: string[] = [];
-    const windows = new Map<string, number>();
-    for await (const entry of client.models.list({ signal })) {
-      ids.push(entry.id);
-      const tokens = windowOf(entry as unknown as Record<string, unknown>);
-      if (tokens !== undefined) windows.set(entry.id, tokens);
-      if (ids.length >= 5000) break;
-    }
-    return { ids, windows };
+    return listModelsOf({ api: settings.provider, baseUrl: settings.base_url, apiKey: env[settings.api_key_env], timeoutMs: LIST_TIMEOUT_MS, signal });
   }
 }

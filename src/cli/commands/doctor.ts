@@ -125,13 +125,22 @@ async function diagnose(home: string | undefined): Promise<Line[]> {
 /** The model: a real call with a tool (an empty name, an unreachable URL or a refused key fails). */
 async function modelLines(config: HermesConfig, env: SettingsEnv, envFile: string): Promise<Line[]> {
   const { checkModel } = await import('../model-check.js');
-  const result = await checkModel(config.model, env);
+  const { modelKeyProblem } = await import('../../config/index.js');
+  // The primary alone first; each fallback is its own line below.
+  const result = await checkModel({ ...config.model, fallbacks: [] }, env);
   const lines: Line[] = [{
     status: !result.ok ? 'fail' : result.toolCalled ? 'ok' : 'warn',
     name: 'model',
-    detail: result.detail,
+    detail: config.model.provider === 'anthropic' ? `anthropic: ${result.detail}` : result.detail,
     fix: result.fix,
   }];
+  const keyProblem = modelKeyProblem(config.model, env);
+  if (keyProblem) lines.push({ status: 'fail', name: 'model keys', detail: keyProblem, fix: `the gateway does not start until it is set (${envFile})` });
+  for (const [index, fallback] of config.model.fallbacks.entries()) {
+    const entry = { ...config.model, provider: fallback.provider, base_url: fallback.base_url, name: fallback.model, api_key_env: fallback.api_key_env, api_key_pool: [], fallbacks: [] };
+    const checked = await checkModel(entry, env);
+    lines.push({ status: !checked.ok ? 'warn' : checked.toolCalled ? 'ok' : 'warn', name: `model fallback ${index + 1}`, detail: `${fallback.provider}: ${checked.detail}`, fix: checked.fix });
+  }
   if (!env[config.model.api_key_env]) {
     lines.push(result.ok
       ? { status: 'info', name: 'model key', detail: `${config.model.api_key_env} is not set, and the server did not ask for a key` }

@@ -189,6 +189,7 @@ async function modelFromFlags(options: SetupOptions, config: HermesConfig, env: 
   const problem = baseUrlProblem(baseUrl);
   if (problem) throw new Error(`setup: --base-url: ${problem}`);
   const choice: ModelChoice = {
+    ...(provider ? { api: provider.api } : {}),
     baseUrl,
     name: options.model ?? config.model.name,
     apiKeyEnv: options.apiKeyEnv ?? provider?.apiKeyEnv ?? config.model.api_key_env,
@@ -213,6 +214,7 @@ function writeModel(paths: HermesPaths, choice: ModelChoice, say: (line: string)
     env[choice.apiKeyEnv] = choice.apiKey;
     say(`${choice.apiKeyEnv} saved in ${paths.env} (mode 0600)`);
   }
+  if (choice.api) setConfigValue(paths.config, 'model.provider', choice.api);
   setConfigValue(paths.config, 'model.base_url', choice.baseUrl);
   setConfigValue(paths.config, 'model.name', choice.name);
   setConfigValue(paths.config, 'model.api_key_env', choice.apiKeyEnv);

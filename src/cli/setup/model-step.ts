@@ -1,4 +1,5 @@
 import { defaultConfig, savedKeyFor, type HermesConfig } from '../../config/index.js';
+import type { ModelApi } from '../../config/schema.js';
 import { errorMessage } from '../../shared/errors.js';
 import { checkModel, type ModelCheckResult } from '../model-check.js';
 import type { Asker } from './ask.js';
@@ -13,6 +14,8 @@ export { MODEL_PROVIDERS, isModelProvider, type ModelProviderId } from '../../ag
 
 /** The model settings setup writes: config keys, and the key for .env (empty: keep what is there). */
 export interface ModelChoice {
+  /** model.provider: the API the endpoint speaks (absent: leave it as it is). */
+  api?: ModelApi;
   baseUrl: string;
   name: string;
   apiKeyEnv: string;
@@ -30,13 +33,11 @@ export function baseUrlProblem(url: string): string | undefined {
   return undefined;
 }
 
-/** The model ids the server lists (GET <base>/models), or why it could not say. */
-export async function listModels(baseUrl: string, apiKey: string): Promise<{ ids: string[] } | { error: string }> {
-  const { openAIClient } = await import('../../agent/openai-client.js');
-  const client = openAIClient({ baseUrl, apiKey, timeoutMs: 15_000 });
+/** The model ids the server lists (GET <base>/models of either API), or why it could not say. */
+export async function listModels(baseUrl: string, apiKey: string, api: ModelApi = 'openai'): Promise<{ ids: string[] } | { error: string }> {
+  const { listModelsOf } = await import('../../agent/providers/model-list.js');
   try {
-    const ids: string[] = [];
-    for await (const model of client.models.list()) ids.push(model.id);
+    const { ids } = await listModelsOf({ api, baseUrl, apiKey, timeoutMs: 15_000 });
     return { ids: ids.sort() };
   } catch (error) {
     return { error: errorMessage(error) };
@@ -46,7 +47,8 @@ export async function listModels(baseUrl: string, apiKey: string): Promise<{ ids
 /** The test call with these settings, the key given to it as the variable it will live in. */
 export function testModel(config: HermesConfig, choice: ModelChoice, env: NodeJS.ProcessEnv): Promise<ModelCheckResult> {
   const withKey = choice.apiKey ? { ...env, [choice.apiKeyEnv]: choice.apiKey } : env;
-  return checkModel({ ...config.model, base_url: choice.baseUrl, name: choice.name, api_key_env: choice.apiKeyEnv }, withKey);
+  const provider = choice.api ?? config.model.provider;
+  return checkModel({ ...config.model, provider, base_url: choice.baseUrl, name: choice.name, api_key_env: choice.apiKeyEnv, api_key_pool: [], fallbacks: [] }, withKey);
 }
 
 /** Asks for the model settings on a terminal; the result has passed the test call, or the person chose to keep it anyway. */
@@ -61,7 +63,7 @@ export async function askModel(ask: Asker, config: HermesConfig, env: NodeJS.Pro
   const provider = MODEL_PROVIDERS[answer];
   let baseUrl = provider.baseUrl === 'default' ? defaultConfig().model.base_url : provider.baseUrl === 'ask' ? '' : provider.baseUrl;
   for (;;) {
-    baseUrl = (await ask.text('Base URL (the API root, usually ending in /v1)', baseUrl)).replace(/\/+$/, '');
+    baseUrl = (await ask.text(provider.api === 'anthropic' ? 'Base URL (the API root)' : 'Base URL (the API root, usually ending in /v1)', baseUrl)).replace(/\/+$/, '');
     const problem = baseUrlProblem(baseUrl);
     if (!problem) break;
     ask.say(problem);
@@ -77,7 +79,7 @@ export async function askModel(ask: Asker, config: HermesConfig, env: NodeJS.Pro
       return undefined;
     }
   }
-  const listed = await listModels(baseUrl, apiKey || saved.key);
+  const listed = await listModels(baseUrl, apiKey || saved.key, provider.api);
   let name: string;
   if ('ids' in listed && listed.ids.length > 0) {
     const shown = listed.ids.slice(0, 40);
@@ -89,7 +91,7 @@ export async function askModel(ask: Asker, config: HermesConfig, env: NodeJS.Pro
     ask.say('error' in listed ? `The server did not list its models (${listed.error}).` : 'The server lists no models.');
     name = await ask.text('Model id', config.model.name);
   }
-  const choice: ModelChoice = { baseUrl, name, apiKeyEnv: provider.apiKeyEnv, apiKey };
+  const choice: ModelChoice = { api: provider.api, baseUrl, name, apiKeyEnv: provider.apiKeyEnv, apiKey };
   ask.say('Testing: one request with a tool…');
   const result = await testModel(config, choice, env);
   ask.say(`${result.ok ? (result.toolCalled ? 'ok' : 'warning') : 'failed'}: ${result.detail}`);
