@@ -2,7 +2,7 @@
  * `npm run bench -- <name>...` runs the named benchmarks (all when none is named). Each
  * prints its figures next to a baseline measured in the same run; none of them asserts.
  */
-const available = ['exec', 'kernel', 'sandbox', 'gateway', 'remote', 'transfer', 'approvals', 'files', 'agent', 'streaming', 'mcp', 'cli', 'scale-out', 'memory'] as const;
+const available = ['exec', 'rpc', 'kernel', 'sandbox', 'gateway', 'remote', 'transfer', 'approvals', 'files', 'agent', 'streaming', 'mcp', 'cli', 'scale-out', 'memory', 'models'] as const;
 
 const asked = process.argv.slice(2).filter((name) => !name.startsWith('-'));
 const names = asked.length > 0 ? asked : [...available];
