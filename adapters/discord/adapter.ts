@@ -18,6 +18,7 @@ import type { EventClaims } from '../../src/coordination/event-claims.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
 import { approvalRow, DISCORD_APPROVAL_BUTTONS, fitMessage } from './approval.js';
 import { commandOptionName, DISCORD_COMMAND_NAMES, DISCORD_COMMANDS } from './commands.js';
+import { discordVoice } from './voice.js';
 import { discordAttachments, discordUpload, DISCORD_FILE_MAX_BYTES, type DiscordUpload } from './files.js';
 import { DISCORD_THREAD } from './thread-ref.js';
 import { KeyedQueue } from '../../src/shared/keyed-queue.js';
@@ -78,6 +79,8 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
   /** Discord shows "typing…" for about 10 s per request. */
   readonly typingIntervalMs = 8000;
   readonly maxFileBytes = DISCORD_FILE_MAX_BYTES;
+  /** Voice notes out (`/voice on`): a voice message with its duration and waveform. */
+  readonly voice = discordVoice(() => this.rest());
 
   private client: Client | undefined;
   private readonly botThreads = new Set<string>();

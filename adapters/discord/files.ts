@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import type { Message } from 'discord.js';
+import { MessageFlags, type Message } from 'discord.js';
 import type { InboundAttachment, OutboundFile } from '../../src/gateway/types.js';
 
 /** Discord takes 10 MiB of files per message in a server without boosts (and in DMs). */
@@ -11,8 +11,10 @@ export const DISCORD_CAPTION_MAX = 2000;
 
 /** A message's attachments, each fetched from its (signed) CDN URL when opened. */
 export function discordAttachments(message: Message): InboundAttachment[] {
+  // A voice message (IS_VOICE_MESSAGE, its attachment with a duration and waveform) is a voice note; other audio is audio.
+  const voiceMessage = message.flags.has(MessageFlags.IsVoiceMessage);
   return [...message.attachments.values()].map((attachment) => ({
-    kind: 'file' as const,
+    kind: voiceMessage || attachment.duration !== null ? ('voice' as const) : attachment.contentType?.startsWith('audio/') ? ('audio' as const) : ('file' as const),
     name: attachment.name,
     ...(attachment.contentType ? { mimeType: attachment.contentType } : {}),
     size: attachment.size,

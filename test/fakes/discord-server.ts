@@ -207,6 +207,8 @@ export class FakeDiscord extends EventEmitter {
     mentionBot?: boolean;
     /** Files the user attached; `size` may claim another length than the bytes have. */
     files?: Array<{ filename: string; contentType: string; bytes: Buffer; size?: number }>;
+    /** A voice message: flags IS_VOICE_MESSAGE (1 << 13), its one file with `duration_secs` and `waveform`. */
+    voice?: { durationSecs: number; waveform: string };
   }): string {
     const id = this.snowflake();
     const channelId = options.channelId ?? this.channelId;
@@ -225,8 +227,13 @@ export class FakeDiscord extends EventEmitter {
       attachments: (options.files ?? []).map((file) => {
         const attachment = { id: this.snowflake(), filename: file.filename, content_type: file.contentType, bytes: file.bytes };
         this.attachments.set(attachment.id, { ...attachment, channel_id: channelId });
-        return { ...this.attachmentObject(attachment, channelId), ...(file.size !== undefined ? { size: file.size } : {}) };
+        return {
+          ...this.attachmentObject(attachment, channelId),
+          ...(file.size !== undefined ? { size: file.size } : {}),
+          ...(options.voice ? { duration_secs: options.voice.durationSecs, waveform: options.voice.waveform } : {}),
+        };
       }),
+      ...(options.voice ? { flags: 1 << 13 } : {}),
       embeds: [],
       pinned: false,
       type: 0,
