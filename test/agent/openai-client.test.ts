@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NO_KEY, openAIClient } from '../../src/agent/openai-client.js';
+import { usageOf } from '../../src/agent/providers/openai-provider.js';
 import { MODEL_PROVIDERS, isModelProvider } from '../../src/agent/model-providers.js';
 import { PROVIDERS } from '../../adapters/web/settings.js';
 import { MODEL_PROVIDERS as SETUP_PROVIDERS } from '../../src/cli/setup/model-step.js';
@@ -42,10 +43,18 @@ describe('one provider table', () => {
     expect(PROVIDERS).toBe(MODEL_PROVIDERS);
     expect(SETUP_PROVIDERS).toBe(MODEL_PROVIDERS);
     expect(Object.fromEntries(Object.entries(MODEL_PROVIDERS).map(([id, p]) => [id, p.apiKeyEnv]))).toEqual({
-      openai: 'OPENAI_API_KEY', openrouter: 'OPENROUTER_API_KEY', ollama: 'OLLAMA_API_KEY', custom: 'MODEL_API_KEY',
+      openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY', openrouter: 'OPENROUTER_API_KEY', ollama: 'OLLAMA_API_KEY', custom: 'MODEL_API_KEY',
     });
     expect(isModelProvider('ollama')).toBe(true);
     expect(isModelProvider('toString')).toBe(false);
     expect(isModelProvider(3)).toBe(false);
+  });
+});
+
+describe('OpenAI usage', () => {
+  it('the part of the prompt read from the automatic cache (prompt_tokens_details.cached_tokens) is counted as a cache read', () => {
+    expect(usageOf({ prompt_tokens: 1200, completion_tokens: 30, prompt_tokens_details: { cached_tokens: 1024 } })).toEqual({ promptTokens: 1200, completionTokens: 30, cacheReadTokens: 1024 });
+    expect(usageOf({ prompt_tokens: 1200, completion_tokens: 30, prompt_tokens_details: null })).toEqual({ promptTokens: 1200, completionTokens: 30 });
+    expect(usageOf({ prompt_tokens: 'many' })).toBeUndefined();
   });
 });
