@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { slackVoice } from './voice.js';
 import type { Server } from 'node:http';
 import { App, type AppOptions } from '@slack/bolt';
 import type { DeliveryVerdict, MessageHandler, OutboundFile, PlatformAdapter, StreamedMessage, TurnNotice, TurnReaction } from '../../src/gateway/types.js';
@@ -62,6 +63,8 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
   /** chat.update is a Tier 3 method (about 50 a minute); one edit per 1.2 s stays under it. */
   readonly minEditIntervalMs = Math.max(1200, SLACK_STREAM_INTERVAL_MS);
   readonly maxFileBytes = SLACK_FILE_MAX_BYTES;
+  /** Voice notes out (`/voice on`): an audio file in the thread. */
+  readonly voice = slackVoice((target, file) => this.sendFile(target, file));
 
   private app: App | undefined;
   private me: SlackIdentity | undefined;

@@ -19,6 +19,8 @@ export interface SlackFile {
   name?: string;
   title?: string;
   mimetype?: string;
+  /** `slack_audio` for a clip recorded in Slack. */
+  subtype?: string;
   size?: number;
   url_private?: string;
   url_private_download?: string;
@@ -33,7 +35,8 @@ export function slackAttachments(files: readonly SlackFile[] | undefined, client
   return (files ?? [])
     .filter((file) => typeof file?.id === 'string')
     .map((file) => ({
-      kind: 'file' as const,
+      // An audio clip (recorded in Slack, or an audio file) is transcribed when stt is on.
+      kind: (file.mimetype ?? '').startsWith('audio/') || file.subtype === 'slack_audio' ? ('audio' as const) : ('file' as const),
       ...(file.name ?? file.title ? { name: file.name ?? file.title } : {}),
       ...(file.mimetype ? { mimeType: file.mimetype } : {}),
       ...(typeof file.size === 'number' ? { size: file.size } : {}),
