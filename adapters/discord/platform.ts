@@ -1,5 +1,6 @@
 import type { Platform, PlatformSetup } from '../../src/gateway/platform.js';
 import { tokenReadiness } from '../token-readiness.js';
+import { DISCORD_SETUP_FLAGS } from './setup-flags.js';
 import type { BuildAdaptersOptions } from '../index.js';
 import { createDiscordAdapter } from './index.js';
 import { DISCORD_THREAD } from './thread-ref.js';
@@ -9,6 +10,7 @@ const TOKEN = 'DISCORD_BOT_TOKEN';
 
 const SETUP: PlatformSetup = {
   label: 'Discord',
+  flags: DISCORD_SETUP_FLAGS,
   tokenNames: () => [TOKEN],
   tokenHelp: { [TOKEN]: 'Developer Portal → your application → Bot → Reset Token' },
   ownIdHelp: 'your user id (Settings → Advanced → Developer Mode on, then right-click your name → Copy User ID)',

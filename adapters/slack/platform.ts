@@ -1,5 +1,6 @@
 import type { Platform, PlatformSetup } from '../../src/gateway/platform.js';
 import { tokenReadiness } from '../token-readiness.js';
+import { SLACK_SETUP_FLAGS } from './setup-flags.js';
 import type { BuildAdaptersOptions } from '../index.js';
 import { createSlackAdapter } from './index.js';
 import { SLACK_THREAD } from './thread-ref.js';
@@ -7,6 +8,7 @@ import { checkSlack } from './token-check.js';
 
 const SETUP: PlatformSetup = {
   label: 'Slack',
+  flags: SLACK_SETUP_FLAGS,
   tokenNames: (config) => (config.platforms.slack.mode === 'socket' ? ['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN'] : ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET']),
   tokenHelp: {
     SLACK_BOT_TOKEN: 'Bot User OAuth Token, xoxb-…: OAuth & Permissions',

@@ -1,5 +1,6 @@
 import type { Platform, PlatformSetup } from '../../src/gateway/platform.js';
 import { tokenReadiness } from '../token-readiness.js';
+import { TELEGRAM_SETUP_FLAGS } from './setup-flags.js';
 import type { BuildAdaptersOptions } from '../index.js';
 import { createTelegramAdapter } from './adapter.js';
 import { TELEGRAM_THREAD } from './thread-ref.js';
@@ -9,6 +10,7 @@ const TOKEN = 'TELEGRAM_BOT_TOKEN';
 
 const SETUP: PlatformSetup = {
   label: 'Telegram',
+  flags: TELEGRAM_SETUP_FLAGS,
   tokenNames: () => [TOKEN],
   tokenHelp: { [TOKEN]: 'the token @BotFather gave you' },
   ownIdHelp: 'your numeric user id (message @userinfobot, or send the bot a message and run setup again)',

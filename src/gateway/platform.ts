@@ -15,6 +15,23 @@ export interface TokenCheck {
 /** Tokens by variable name, as setup typed them or the environment has them. */
 export type Tokens = Readonly<Record<string, string>>;
 
+/** One `hermes setup` flag: `flag` (`--x-token <token>`) puts its value in the variable `env`. */
+export interface SetupTokenFlag {
+  readonly flag: string;
+  readonly env: string;
+  readonly description: string;
+}
+
+/**
+ * The flags `hermes setup` takes for one platform: its tokens, and the allow-list flag
+ * (repeatable). Kept free of the platform's SDK, so the CLI can declare them without loading it.
+ */
+export interface PlatformSetupFlags {
+  readonly platform: string;
+  readonly tokens: readonly SetupTokenFlag[];
+  readonly user: { readonly flag: string; readonly description: string };
+}
+
 /**
  * How `hermes setup` and `hermes doctor` take a chat platform that needs tokens: which ones, where
  * they are found, how the platform checks them, and how the person to allow is found.
@@ -22,6 +39,8 @@ export type Tokens = Readonly<Record<string, string>>;
 export interface PlatformSetup {
   /** The name people read, as setup's heading shows it. */
   readonly label: string;
+  /** Its `hermes setup` flags (`adapters/<platform>/setup-flags.ts`). */
+  readonly flags: PlatformSetupFlags;
   /** The token variables, in the order setup asks them (they may follow the config: a mode). */
   tokenNames(config: HermesConfig): string[];
   /** Where each token is found, by variable. */

@@ -1,4 +1,6 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { PLATFORM_SETUP_FLAGS } from '../../../adapters/setup-flags.js';
+import type { PlatformSetupFlags } from '../../gateway/platform.js';
 import { setConfigValue, setDotEnvValue, type HermesConfig, type HermesPaths } from '../../config/index.js';
 import { errorMessage } from '../../shared/errors.js';
 import { loadForCli } from '../common.js';
@@ -49,20 +51,29 @@ interface SetupOptions {
   apiKeyEnv?: string;
   check: boolean;
   backend?: string;
-  telegramToken?: string;
-  telegramUser: string[];
-  slackBotToken?: string;
-  slackAppToken?: string;
-  slackSigningSecret?: string;
-  slackUser: string[];
-  discordToken?: string;
-  discordUser: string[];
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+/** What a platform's flags gave: tokens by variable, and the ids to allow. */
+interface PlatformFlagValues {
+  tokens: Record<string, string>;
+  users: string[];
+}
+
+/** The values of one platform's flags as commander parsed them. */
+function flagValues(command: Command, flags: PlatformSetupFlags): PlatformFlagValues {
+  const tokens: Record<string, string> = {};
+  for (const token of flags.tokens) {
+    const value: unknown = command.getOptionValue(new Option(token.flag).attributeName());
+    if (typeof value === 'string') tokens[token.env] = value;
+  }
+  const users: unknown = command.getOptionValue(new Option(flags.user.flag).attributeName());
+  return { tokens, users: Array.isArray(users) ? users.filter((id): id is string => typeof id === 'string') : [] };
+}
+
 export function registerSetupCommand(program: Command): void {
-  program
+  const setup = program
     .command('setup')
     .description('configure the model and key (tested with a call), the terminal backend and each chat platform (tokens checked with the platform, allow-list); asks on a terminal, or takes flags')
     .option('--non-interactive', 'ask nothing: do the steps whose flags are given, fail on a failed check')
@@ -72,31 +83,28 @@ export function registerSetupCommand(program: Command): void {
     .option('--api-key <key>', 'the model key, saved to HERMES_HOME/.env (or put it in the environment)')
     .option('--api-key-env <name>', 'model.api_key_env, the variable the key is kept in')
     .option('--no-check', 'write the model settings without the test call')
-    .option('--backend <name>', 'terminal.backend')
-    .option('--telegram-token <token>', 'TELEGRAM_BOT_TOKEN (checked with getMe)')
-    .option('--telegram-user <id>', 'allow this Telegram user id; "auto" allows whoever last wrote to the bot (repeatable)', collect, [])
-    .option('--slack-bot-token <token>', 'SLACK_BOT_TOKEN, xoxb-… (checked with auth.test)')
-    .option('--slack-app-token <token>', 'SLACK_APP_TOKEN, xapp-… (Socket Mode)')
-    .option('--slack-signing-secret <secret>', 'SLACK_SIGNING_SECRET (HTTP mode)')
-    .option('--slack-user <id>', 'allow this Slack member id (repeatable)', collect, [])
-    .option('--discord-token <token>', 'DISCORD_BOT_TOKEN (checked with Discord)')
-    .option('--discord-user <id>', 'allow this Discord user id; "auto" allows the application\'s owner (repeatable)', collect, [])
-    .action(async (options: SetupOptions, command: Command) => {
-      const loaded = loadForCli(command);
-      const { config, paths } = loaded;
-      // The variables as the steps see them, with what setup saves to .env on the way.
-      const env: NodeJS.ProcessEnv = { ...loaded.env };
-      const flagged = Boolean(options.provider || options.baseUrl || options.model || options.apiKey || options.apiKeyEnv || options.backend
-        || options.telegramToken || options.slackBotToken || options.discordToken
-        || options.telegramUser.length || options.slackUser.length || options.discordUser.length);
-      if (options.nonInteractive || flagged) return runFromFlags(options, config, paths, flagged, env);
-      if (!process.stdin.isTTY) {
-        const { loadProviderRegistry } = await import('../../environments/index.js');
-        const { registry } = await loadProviderRegistry({ config, paths });
-        throw new Error(`setup: no terminal to ask on; pass --non-interactive with the flags of the steps to do (hermes setup --help), such as --backend NAME (known: ${registry.names().join(', ')})`);
-      }
-      await runInteractive(config, paths, { input: process.stdin, output: process.stdout }, env);
-    });
+    .option('--backend <name>', 'terminal.backend');
+  // Each platform's flags, as its module declares them.
+  for (const flags of PLATFORM_SETUP_FLAGS) {
+    for (const token of flags.tokens) setup.option(token.flag, token.description);
+    setup.option(flags.user.flag, flags.user.description, collect, []);
+  }
+  setup.action(async (options: SetupOptions, command: Command) => {
+    const loaded = loadForCli(command);
+    const { config, paths } = loaded;
+    // The variables as the steps see them, with what setup saves to .env on the way.
+    const env: NodeJS.ProcessEnv = { ...loaded.env };
+    const given = new Map(PLATFORM_SETUP_FLAGS.map((flags) => [flags.platform, flagValues(command, flags)]));
+    const flagged = Boolean(options.provider || options.baseUrl || options.model || options.apiKey || options.apiKeyEnv || options.backend)
+      || [...given.values()].some((values) => Object.keys(values.tokens).length > 0 || values.users.length > 0);
+    if (options.nonInteractive || flagged) return runFromFlags(options, given, config, paths, flagged, env);
+    if (!process.stdin.isTTY) {
+      const { loadProviderRegistry } = await import('../../environments/index.js');
+      const { registry } = await loadProviderRegistry({ config, paths });
+      throw new Error(`setup: no terminal to ask on; pass --non-interactive with the flags of the steps to do (hermes setup --help), such as --backend NAME (known: ${registry.names().join(', ')})`);
+    }
+    await runInteractive(config, paths, { input: process.stdin, output: process.stdout }, env);
+  });
 }
 
 /** The whole walk on a terminal: model, backend, then each platform. */
@@ -126,12 +134,13 @@ export async function runInteractive(loaded: HermesConfig, paths: HermesPaths, i
 }
 
 /** `--non-interactive` and flags: each flagged step, checked; a failed check writes nothing of its step and fails. */
-async function runFromFlags(options: SetupOptions, loaded: HermesConfig, paths: HermesPaths, flagged: boolean, env: NodeJS.ProcessEnv): Promise<void> {
+async function runFromFlags(options: SetupOptions, given: ReadonlyMap<string, PlatformFlagValues>, loaded: HermesConfig, paths: HermesPaths, flagged: boolean, env: NodeJS.ProcessEnv): Promise<void> {
   // The settings as the steps write them (a loaded snapshot is frozen).
   const config = structuredClone(loaded);
   const say = (line: string) => console.log(line);
   if (!flagged) {
-    say('setup: nothing to do: --non-interactive does the steps whose flags are given (--model, --backend, --telegram-token…; hermes setup --help)');
+    const example = PLATFORM_SETUP_FLAGS[0]?.tokens[0]?.flag.split(' ')[0];
+    say(`setup: nothing to do: --non-interactive does the steps whose flags are given (--model, --backend${example ? `, ${example}` : ''}…; hermes setup --help)`);
     return;
   }
   if (options.provider || options.baseUrl || options.model || options.apiKey || options.apiKeyEnv) {
@@ -142,21 +151,16 @@ async function runFromFlags(options: SetupOptions, loaded: HermesConfig, paths: 
     await setBackend(registry, paths, options.backend, say);
   }
   const { chatPlatforms, idsFromFlag } = await import('../setup/platform-step.js');
-  // The flags each platform's step takes (user-facing names, kept as they were).
-  const given: Record<string, { tokens: Record<string, string | undefined>; users: string[] }> = {
-    telegram: { tokens: { TELEGRAM_BOT_TOKEN: options.telegramToken }, users: options.telegramUser },
-    slack: { tokens: { SLACK_BOT_TOKEN: options.slackBotToken, SLACK_APP_TOKEN: options.slackAppToken, SLACK_SIGNING_SECRET: options.slackSigningSecret }, users: options.slackUser },
-    discord: { tokens: { DISCORD_BOT_TOKEN: options.discordToken }, users: options.discordUser },
-  };
   for (const known of await chatPlatforms()) {
     const platform = known.name;
-    const { tokens: flags, users } = given[platform] ?? { tokens: {}, users: [] };
-    const typed = Object.entries(flags).filter((entry): entry is [string, string] => entry[1] !== undefined);
+    const { tokens: flags, users } = given.get(platform) ?? { tokens: {}, users: [] };
+    const typed = Object.entries(flags);
     if (typed.length === 0 && users.length === 0) continue;
     const tokens: Record<string, string> = {};
     for (const name of known.setup.tokenNames(config)) {
       const value = flags[name] ?? env[name];
-      if (!value) throw new Error(`setup: ${platform}: ${name} is not given (${TOKEN_FLAGS[name]}) and not set in ${paths.env}`);
+      const flag = known.setup.flags.tokens.find((token) => token.env === name)?.flag.split(' ')[0] ?? 'no flag';
+      if (!value) throw new Error(`setup: ${platform}: ${name} is not given (${flag}) and not set in ${paths.env}`);
       tokens[name] = value;
     }
     const check = await known.setup.checkTokens(tokens, config, true);
@@ -166,15 +170,6 @@ async function runFromFlags(options: SetupOptions, loaded: HermesConfig, paths: 
     writePlatform(paths, config, { platform, env: Object.fromEntries(typed), allow, check }, say, env);
   }
 }
-
-/** The flag that gives each token. */
-const TOKEN_FLAGS: Record<string, string> = {
-  TELEGRAM_BOT_TOKEN: '--telegram-token',
-  SLACK_BOT_TOKEN: '--slack-bot-token',
-  SLACK_APP_TOKEN: '--slack-app-token',
-  SLACK_SIGNING_SECRET: '--slack-signing-secret',
-  DISCORD_BOT_TOKEN: '--discord-token',
-};
 
 /** The model settings from the flags, over the provider's defaults and the current config; tested unless --no-check. */
 async function modelFromFlags(options: SetupOptions, config: HermesConfig, env: NodeJS.ProcessEnv): Promise<ModelChoice> {
