@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import { errorMessage } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { DEFAULT_PREFIX } from './keys.js';
@@ -218,6 +219,9 @@ export class RedisLiveHub<E> implements LiveChannel<E> {
   }
 }
 
+/** What one instance publishes on the channel; the event inside is read by the channel's own `events.parse`. */
+const carried = z.object({ from: z.string(), thread: z.string(), event: z.unknown() });
+
 function parseCarried<E>(text: string, events: LiveEvents<E>): Carried<E> | undefined {
   let value: unknown;
   try {
@@ -225,8 +229,8 @@ function parseCarried<E>(text: string, events: LiveEvents<E>): Carried<E> | unde
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null || !('from' in value) || !('thread' in value) || !('event' in value)) return undefined;
-  const { from, thread } = value;
-  const event = events.parse(value.event);
-  return typeof from === 'string' && typeof thread === 'string' && event !== undefined ? { from, thread, event } : undefined;
+  const parsed = carried.safeParse(value);
+  if (!parsed.success) return undefined;
+  const event = events.parse(parsed.data.event);
+  return event === undefined ? undefined : { from: parsed.data.from, thread: parsed.data.thread, event };
 }
