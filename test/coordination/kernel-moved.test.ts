@@ -1,58 +1,28 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { coordinationKeys } from '../../src/coordination/index.js';
 import { KERNEL_MOVED_NOTE, KERNEL_MOVED_NOTICE } from '../../src/shared/notices.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
-import { e2eModel, release, requestFor, waitForPgid } from '../fakes/slack-e2e-model.js';
-import { FakeTelegramApi } from '../fakes/telegram-api.js';
-import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
+import { release, requestFor, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { until } from './helpers.js';
-import { ownerOf, postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess, writeInstancesConfig } from './gateway-processes.js';
+import { ownerOf, postUpdate, textUpdate } from './gateway-processes.js';
+import { instancesCanRun, useTelegramInstances } from './telegram-instances.js';
 
 /*
  * Two live `hermes gateway` processes: a thread whose script ran in A's session kernel goes
  * quiet, and its next message reaches B, which takes the thread without that kernel's state.
  */
-const missingRedis = redisSkipReason('the kernel-moved test');
-const why = processesMissing();
-if (why && process.env.CI !== 'true') console.warn(`the kernel-moved test cannot run here: ${why}`);
-const runs = !missingRedis && (!why || process.env.CI === 'true');
+const runs = instancesCanRun('the kernel-moved test');
 
-const KEY_VAR = 'HERMES_KERNEL_MOVED_KEY';
 const ADA = 1001;
 const BOB = 2002;
 
 describe.runIf(runs)('a thread that moves away from the instance whose kernel held its state', () => {
-  let redis: TestRedis;
-  let api: FakeTelegramApi;
-  let model: FakeOpenAI;
-  let home: string;
-  const instances: GatewayProcess[] = [];
-
-  beforeAll(async () => {
-    redis = await startRedis();
-    api = await new FakeTelegramApi().start();
-    home = mkdtempSync(join(tmpdir(), 'hermes-kernel-moved-'));
-    model = await startFakeOpenAI({ fallback: e2eModel(home) });
-    writeInstancesConfig(home, { modelUrl: model.url, keyVar: KEY_VAR, telegramApiRoot: api.apiRoot, redisUrl: redis.url });
-    const env = { [KEY_VAR]: 'sk-fake', TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: `${ADA},${BOB}` };
-    for (let i = 0; i < 2; i++) instances.push(await startGatewayProcess(home, env));
-  }, 90_000);
-
-  afterAll(async () => {
-    for (const instance of instances) await stopGatewayProcess(instance);
-    await model?.close();
-    await api?.close();
-    await redis?.stop();
-    if (home) rmSync(home, { recursive: true, force: true });
-  }, 60_000);
+  const fx = useTelegramInstances({ name: 'kernel-moved', keyVar: 'HERMES_KERNEL_MOVED_KEY', allowed: [ADA, BOB], count: 2 });
+  const { instances } = fx;
 
   /** A gives the thread up once its work has settled (a message to B before that would be passed to A). */
   const released = async (chat: number) => {
-    const raw = new Redis(redis.url);
+    const raw = new Redis(fx.redis.url);
     try {
       await until(async () => (await raw.exists(coordinationKeys().lease(`telegram:${chat}`))) === 0, 'A to give the thread up', 30_000);
     } finally {
@@ -60,12 +30,13 @@ describe.runIf(runs)('a thread that moves away from the instance whose kernel he
     }
   };
   const lastUser = (tag: string) => {
-    const messages = requestFor(model.requests, tag)?.body.messages ?? [];
+    const messages = requestFor(fx.model.requests, tag)?.body.messages ?? [];
     return String(messages.filter((m) => m.role === 'user').at(-1)?.content);
   };
 
   it('tells the person once, before the answer, and the model in that turn, that the kernel state is gone', async () => {
     const [a, b] = instances;
+    const { api, home } = fx;
     const answers = () => api.sentTo(ADA).map((sent) => sent.text).filter((text) => !text.startsWith('⚙️'));
     // A script runs in A's session kernel and ends; the thread goes quiet (its lease is given up).
     expect(await postUpdate(a, textUpdate(ADA, 'compute something [WAIT:K1]'))).toBe(200);
@@ -90,6 +61,7 @@ describe.runIf(runs)('a thread that moves away from the instance whose kernel he
 
   it('says nothing after /new: the new session starts without the kernel state on purpose', async () => {
     const [a, b] = instances;
+    const { api, home } = fx;
     const answers = () => api.sentTo(BOB).map((sent) => sent.text).filter((text) => !text.startsWith('⚙️'));
     expect(await postUpdate(a, textUpdate(BOB, 'compute something [WAIT:K2]'))).toBe(200);
     await waitForPgid(home, 'K2');
