@@ -6,10 +6,10 @@
  */
 export const MODEL_PROVIDERS = {
   openai: { label: 'OpenAI', api: 'openai', apiKeyEnv: 'OPENAI_API_KEY', needsKey: true, baseUrl: 'default' },
-  anthropic: { label: 'Anthropic (Claude, the Messages API)', api: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY', needsKey: true, baseUrl: 'https://api.anthropic.com' },
   openrouter: { label: 'OpenRouter', api: 'openai', apiKeyEnv: 'OPENROUTER_API_KEY', needsKey: true, baseUrl: 'ask' },
   ollama: { label: 'Ollama on this machine', api: 'openai', apiKeyEnv: 'OLLAMA_API_KEY', needsKey: false, baseUrl: 'http://127.0.0.1:11434/v1' },
   custom: { label: 'any OpenAI-compatible server (vLLM, llama.cpp, LM Studio…)', api: 'openai', apiKeyEnv: 'MODEL_API_KEY', needsKey: false, baseUrl: 'ask' },
+  anthropic: { label: 'Anthropic (Claude, the Messages API)', api: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY', needsKey: true, baseUrl: 'https://api.anthropic.com' },
 } as const;
 export type ModelProviderId = keyof typeof MODEL_PROVIDERS;
 
