@@ -69,6 +69,8 @@ export function createWebApp(deps: WebAppDeps): Hono {
         scriptSrc: ["'self'"],
         styleSrc: ["'self'"],
         imgSrc: ["'self'", 'data:'],
+        // The <audio> player of voice answers (files of this origin only).
+        mediaSrc: ["'self'"],
         connectSrc: ["'self'"],
         baseUri: ["'none'"],
         formAction: ["'self'"],

@@ -16,6 +16,8 @@ import type { FileRef } from './types.js';
 export const WEB_FILE_MAX_BYTES = 256 * 1024 * 1024;
 /** Pictures the page previews inline; everything else (SVG and HTML included) is only a download. */
 const PREVIEW_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+/** Audio the page plays in an <audio> player (voice answers); served with its own type, nothing in it runs. */
+const PLAYABLE_TYPES = new Set(['audio/ogg', 'audio/mpeg', 'audio/webm']);
 const FILE_ID = /^[0-9a-f]{24}$/;
 /** An upload whose message was never sent is removed after a day. */
 const INBOX_MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -116,7 +118,7 @@ export class WebFiles {
     const meta = await readMeta(path);
     if (!meta) return undefined;
     const size = (await stat(path)).size;
-    const type = PREVIEW_TYPES.has(meta.mimeType) ? meta.mimeType : 'application/octet-stream';
+    const type = PREVIEW_TYPES.has(meta.mimeType) || PLAYABLE_TYPES.has(meta.mimeType) ? meta.mimeType : 'application/octet-stream';
     const stream = Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>;
     return new Response(stream, {
       headers: {

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import type { AgentEvent } from '../../src/agent/types.js';
 import type { HermesConfig } from '../../src/config/schema.js';
@@ -10,7 +11,7 @@ import { setDotEnvValue } from '../../src/config/dotenv.js';
 import type { ConfigChange } from '../../src/config/settings-store.js';
 import { savedKeyFor } from '../../src/config/key-scope.js';
 import type { HermesPaths } from '../../src/config/paths.js';
-import type { InboundAttachment, MessageHandler, OutboundFile, PlatformAdapter, StreamedMessage, TurnNotice } from '../../src/gateway/types.js';
+import type { InboundAttachment, MessageHandler, OutboundFile, PlatformAdapter, StreamedMessage, TurnNotice, VoiceCapability } from '../../src/gateway/types.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { isLoopbackHost, WebChatError } from './access.js';
@@ -186,6 +187,11 @@ export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
   async send(replyTo: WebReplyTarget, text: string): Promise<{ messageId: string }> {
     return { messageId: this.activity.reply(replyTo.threadId, text) };
   }
+
+  /** Voice answers (`/voice on`): an OGG Opus file the page shows with an <audio> player. */
+  readonly voice: VoiceCapability<WebReplyTarget> = {
+    sendVoice: (target, voice) => this.sendFile(target, { name: 'answer.ogg', mimeType: 'audio/ogg', size: voice.ogg.length, open: async () => Readable.from([voice.ogg]) }),
+  };
 
   /** Keeps the file and shows it in the thread: a picture inline (PNG, JPEG, GIF, WebP), and a download link. */
   async sendFile(replyTo: WebReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {

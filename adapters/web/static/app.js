@@ -25,6 +25,7 @@ const els = {
   send: $('send'),
   attach: $('attach'),
   fileInput: $('file-input'),
+  record: $('record'),
   pending: $('pending'),
   elapsed: $('elapsed'),
   stop: $('stop'),
@@ -41,6 +42,7 @@ els.rename.append(icon('pencil'));
 els.remove.append(icon('trash'));
 els.settings.append(icon('gear'));
 els.attach.append(icon('paperclip'));
+els.record.append(icon('mic'));
 els.stop.prepend(icon('stop'));
 els.toggle.prepend(icon('menu'));
 els.newThread.prepend(icon('plus'));
@@ -304,6 +306,36 @@ els.input.addEventListener('keydown', (event) => {
 });
 
 els.attach.addEventListener('click', () => els.fileInput.click());
+
+// The record button: a voice note from the microphone (MediaRecorder), uploaded like any file once stopped.
+let recorder;
+els.record.addEventListener('click', () => toggleRecording().catch((error) => showError(error.message)));
+
+async function toggleRecording() {
+  if (recorder) return recorder.stop();
+  if (!navigator.mediaDevices?.getUserMedia || typeof MediaRecorder === 'undefined') throw new Error('This browser cannot record audio here.');
+  const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+  const chunks = [];
+  const made = new MediaRecorder(stream);
+  made.addEventListener('dataavailable', (event) => {
+    if (event.data.size > 0) chunks.push(event.data);
+  });
+  made.addEventListener('stop', () => {
+    for (const track of stream.getTracks()) track.stop();
+    recorder = undefined;
+    els.record.classList.remove('recording');
+    els.record.setAttribute('aria-pressed', 'false');
+    els.record.setAttribute('aria-label', 'Record a voice note');
+    const type = (made.mimeType || 'audio/webm').split(';')[0];
+    const file = new File(chunks, `voice-note.${type.endsWith('ogg') ? 'ogg' : 'webm'}`, { type });
+    attachFiles([file]).catch((error) => showError(error.message));
+  });
+  made.start();
+  recorder = made;
+  els.record.classList.add('recording');
+  els.record.setAttribute('aria-pressed', 'true');
+  els.record.setAttribute('aria-label', 'Stop recording');
+}
 els.fileInput.addEventListener('change', () => {
   const files = [...els.fileInput.files];
   els.fileInput.value = '';

@@ -201,6 +201,7 @@ function renderFile(entry) {
     { className: 'entry msg assistant file', 'data-id': entry.id, 'aria-label': `File ${entry.file.name}` },
     h('div', { className: 'who' }, h('span', {}, 'Hermes'), timeOf(entry)),
     entry.preview && h('a', { href: entry.url, download: entry.file.name, className: 'preview' }, h('img', { src: entry.url, alt: entry.caption || entry.file.name })),
+    String(entry.file.mimeType ?? '').startsWith('audio/') && h('audio', { controls: '', preload: 'metadata', src: entry.url, 'aria-label': `Play ${entry.file.name}` }),
     entry.caption && h('p', { className: 'caption' }, entry.caption),
     h('p', { className: 'file-line' }, link, h('span', { className: 'muted' }, ` ${formatSize(entry.file.size)}`)),
   );
