@@ -1,4 +1,4 @@
-/* global document, window, history, EventSource, requestAnimationFrame, URLSearchParams, setInterval, clearInterval, setTimeout, clearTimeout */
+/* global document, window, history, EventSource, requestAnimationFrame, URLSearchParams, setInterval, clearInterval, setTimeout, clearTimeout, navigator, MediaRecorder, File */
 // The web chat page: a thread list, the open thread's entries (kept live over server-sent
 // events) and a message box. No build step: plain ES modules, served as they are.
 import { createThread, eventsUrl, getStatus, onReachable, sendMessage, uploadFile } from './api.js';
