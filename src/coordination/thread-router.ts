@@ -99,16 +99,9 @@ export class ThreadRouter implements ThreadCoordination {
   async claim(message: InboundMessage): Promise<boolean> {
     const key = message.threadKey;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      if (this.held.get(key)?.held) return true;
-      this.held.delete(key);
-      const keeper = await this.hold(key);
-      if (keeper) {
-        // Another claim here took it meanwhile: the same lease (same token), one keeper is enough.
-        if (this.held.get(key)?.held) keeper.stopRenewing();
-        else this.held.set(key, keeper);
-        this.releaseUnlessBusy(key);
-        return true;
-      }
+      const lease = await this.holdHere(key);
+      if (lease === 'taken') this.releaseUnlessBusy(key);
+      if (lease) return true;
       const owner = await this.coordinator.leases.owner(key);
       if (owner && owner !== this.coordinator.instanceId && !(await this.coordinator.isAlive(owner))) {
         // The owner died: what was passed to it and never read comes first (moved to this
@@ -139,14 +132,7 @@ export class ThreadRouter implements ThreadCoordination {
   async take(threadKey: string): Promise<boolean> {
     if (await this.coordinator.othersSending(threadKey)) return false;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      if (this.held.get(threadKey)?.held) return true;
-      this.held.delete(threadKey);
-      const keeper = await this.hold(threadKey);
-      if (keeper) {
-        if (this.held.get(threadKey)?.held) keeper.stopRenewing();
-        else this.held.set(threadKey, keeper);
-        return true;
-      }
+      if (await this.holdHere(threadKey)) return true;
       const owner = await this.coordinator.leases.owner(threadKey);
       if (owner && (await this.coordinator.isAlive(owner))) return false;
       if (owner) await this.lapse(threadKey, owner);
@@ -194,6 +180,21 @@ export class ThreadRouter implements ThreadCoordination {
     void released.then(() => {
       if (this.releasing.get(threadKey) === released) this.releasing.delete(threadKey);
     });
+  }
+
+  /**
+   * `held` when this instance holds the thread's lease already, `taken` when it took it now,
+   * undefined while another instance holds it.
+   */
+  private async holdHere(threadKey: string): Promise<'held' | 'taken' | undefined> {
+    if (this.held.get(threadKey)?.held) return 'held';
+    this.held.delete(threadKey);
+    const keeper = await this.hold(threadKey);
+    if (!keeper) return undefined;
+    // Another claim here took it meanwhile: the same lease (same token), one keeper is enough.
+    if (this.held.get(threadKey)?.held) keeper.stopRenewing();
+    else this.held.set(threadKey, keeper);
+    return 'taken';
   }
 
   /** Takes the thread's lease (after this instance's own release of it has landed), or undefined while another instance holds it. */

@@ -1,10 +1,9 @@
-import type { Audience } from '../environments/index.js';
 import type { HermesConfig } from '../config/index.js';
 import { CronError } from './errors.js';
 import { nextRunAfter, parseSchedule } from './schedule.js';
 import type { CronScheduler } from './scheduler.js';
 import type { CronStore } from './store.js';
-import type { CronJob, CronRun, JobDelivery, JobKind } from './types.js';
+import type { CronJob, CronRun } from './types.js';
 
 /** The platform's outbox as the jobs read it: where a thread's replies go, and how a posted text ended. */
 export interface OutboxView {
@@ -12,16 +11,8 @@ export interface OutboxView {
   parts(outboxId: string): Array<{ state: string }>;
 }
 
-export interface JobRequest {
-  threadKey: string;
-  platform: string;
-  target: string;
-  audience: Audience;
-  schedule: string;
-  kind: JobKind;
-  payload: string;
-  deliver: JobDelivery;
-}
+/** A job as asked for: the fields of a job its maker chooses. */
+export type JobRequest = Pick<CronJob, 'threadKey' | 'platform' | 'target' | 'audience' | 'schedule' | 'kind' | 'payload' | 'deliver'>;
 
 /**
  * What both the cronjob tool and /cron do to jobs, each confined to one thread: made, listed,
