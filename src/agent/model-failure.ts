@@ -25,6 +25,9 @@ function serverWords(body: unknown, fallback: string): { message: string; code?:
   return { message, ...(code ? { code } : {}) };
 }
 
+/** The HTTP status each Anthropic error type comes with, for the errors a stream sends as an event. */
+const STREAM_ERROR_STATUS: Record<string, number> = { overloaded_error: 529, rate_limit_error: 429, api_error: 500, timeout_error: 504 };
+
 export function readFailure(error: unknown): ModelFailure {
   if (error instanceof OpenAIErrors.APIUserAbortError || error instanceof AnthropicErrors.APIUserAbortError) return { kind: 'aborted' };
   if (error instanceof OpenAIErrors.APIConnectionTimeoutError || error instanceof AnthropicErrors.APIConnectionTimeoutError) return { kind: 'timeout' };
@@ -35,6 +38,11 @@ export function readFailure(error: unknown): ModelFailure {
     const words = serverWords(error.error, error.message);
     const code = typeof error.code === 'string' ? error.code : words.code;
     return { kind: 'status', status: error.status, headers: error.headers, message: words.message, ...(code ? { code } : {}) };
+  }
+  if (error instanceof AnthropicErrors.APIError && error.status === undefined && error.type && STREAM_ERROR_STATUS[error.type]) {
+    // An `event: error` in the middle of a stream: no status of its own, the status its type has.
+    const words = serverWords(error.error, error.apiMessage ?? error.message);
+    return { kind: 'status', status: STREAM_ERROR_STATUS[error.type], headers: error.headers, message: words.message, code: error.type };
   }
   if (error instanceof AnthropicErrors.APIError && typeof error.status === 'number') {
     const words = serverWords(error.error, error.apiMessage ?? error.message);

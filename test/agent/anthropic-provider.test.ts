@@ -127,6 +127,15 @@ describe('the Anthropic provider', () => {
     expect((await agent.runTurn({ sessionKey: 'c', text: 'hi' })).text).toMatch(/^a long answ\n\n\[The reply was cut off at the token limit/);
   });
 
+  it('an overloaded_error sent in the middle of a stream is retried like a 529', async () => {
+    const { agent, fake } = await setUp({ max_retries: 1 });
+    fake.enqueue({ streamError: 'overloaded_error' }, { text: 'after the retry' });
+    expect((await agent.runTurn({ sessionKey: 'k', text: 'hi' })).text).toBe('after the retry');
+    expect(fake.requests).toHaveLength(2);
+    fake.enqueue({ streamError: 'overloaded_error' }, { streamError: 'overloaded_error' });
+    expect((await agent.runTurn({ sessionKey: 'j', text: 'hi' })).text).toMatch(/failed with 529 after 2 attempts \(Overloaded\)/);
+  });
+
   it('an image part goes as a base64 image block', async () => {
     const { agent, fake } = await setUp({ vision: true });
     fake.enqueue({ text: 'a red pixel' });

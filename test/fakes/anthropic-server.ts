@@ -31,6 +31,8 @@ export type FakeAnthropicReply =
       chunkChars?: number;
       paceMs?: number;
     }
+  /** Streamed: the stream starts (message_start), then an `event: error` (`overloaded_error`…), as the API sends one mid-reply. */
+  | { streamError: string; message?: string }
   /** An HTTP error with the API's error body (`rate_limit_error`, `overloaded_error`…). */
   | { status: number; type?: string; message?: string; headers?: Record<string, string> }
   /** Decides when the request arrives. */
@@ -167,7 +169,7 @@ function chunks(text: string, size: number): string[] {
   return out.length > 0 ? out : [''];
 }
 
-type Reply = Exclude<FakeAnthropicReply, { status: number } | { respond: unknown }>;
+type Reply = Exclude<FakeAnthropicReply, { status: number } | { respond: unknown } | { streamError: string }>;
 
 /** The reply's content blocks as the whole message carries them. */
 function contentOf(reply: Reply, counter: () => number): Array<Record<string, unknown>> {
@@ -225,6 +227,14 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
 
   const play = async (reply: FakeAnthropicReply, request: AnthropicRecordedRequest, res: ServerResponse): Promise<void> => {
     if ('respond' in reply) return play(await reply.respond(request), request, res);
+    if ('streamError' in reply) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': `req_fake_${Date.now()}` });
+      const writeEvent = eventWriter(res, 0);
+      await writeEvent({ type: 'message_start', message: { id: `msg_fake_${counter()}`, type: 'message', role: 'assistant', model: request.body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } });
+      await writeEvent({ type: 'error', error: { type: reply.streamError, message: reply.message ?? 'Overloaded' } });
+      res.end();
+      return;
+    }
     if ('status' in reply) return sendError(res, reply.status, reply.type ?? errorTypeFor(reply.status), reply.message ?? `fake error ${reply.status}`, reply.headers);
     const usage = cache.usage(request.body);
     request.usage = usage;
