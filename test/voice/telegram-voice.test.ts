@@ -100,5 +100,19 @@ describe('Telegram voice notes, through the fake Bot API and a fake transcriptio
     await api.waitFor(() => api.filesSentTo(ADA).filter((file) => file.method === 'sendVoice').length === 2, 'the second voice note');
     await gateway!.running.gateway.idle();
     expect(answers(api)).toHaveLength(1);
+
+    // The mode is the thread's: asked, refused when unknown, and turned off.
+    for (const [command, reply] of [
+      ['/voice', 'Voice in this thread: only (each answer arrives as a voice note only'],
+      ['/voice loud', '/voice takes off, on, only (now: only).'],
+      ['/voice off', 'Voice in this thread: off (answers are written only).'],
+    ] as const) {
+      api.injectMessage({ chatId: ADA, text: command });
+      await api.waitFor(() => texts(api).some((text) => text.startsWith(reply)), `the reply to ${command}`);
+    }
+    api.injectMessage({ chatId: ADA, text: 'written again' });
+    await api.waitFor(() => answers(api).length === 2, 'a written answer');
+    await gateway!.running.gateway.idle();
+    expect(api.filesSentTo(ADA).filter((file) => file.method === 'sendVoice')).toHaveLength(2);
   }, 120_000);
 });
