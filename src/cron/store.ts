@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { openStateDb, Statements, type SqlStatement, type StateDb, type StateLocation } from '../sessions/index.js';
+import { openStateDb, StateTables, type StateDb, type StateLocation } from '../sessions/index.js';
 import type { CronJob, CronRun, DeliveryState, HomeChannel, JobState, RunStatus } from './types.js';
 
 /*
@@ -79,23 +79,13 @@ const KEEP_RUNS = 20;
 export type NewJob = Omit<CronJob, 'id' | 'createdAt' | 'state' | 'homeTarget'> & { homeTarget?: string | null };
 
 /** The cron tables of the state database (schema 4), through a connection of their own. */
-export class CronStore {
-  private readonly statements: Statements;
-
-  private constructor(private readonly db: StateDb) {
-    this.statements = new Statements(db);
+export class CronStore extends StateTables {
+  private constructor(db: StateDb) {
+    super(db);
   }
 
   static open(location: StateLocation): CronStore {
     return new CronStore(openStateDb(location));
-  }
-
-  close(): void {
-    this.db.close();
-  }
-
-  private sql(text: string): SqlStatement {
-    return this.statements.get(text);
   }
 
   /** Adds a job unless its thread has `limits.perThread` or all threads `limits.total`; returns it, or which limit it hit. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { openStateDb, Statements, type SqlStatement, type StateDb, type StateLocation } from '../../sessions/index.js';
+import { openStateDb, StateTables, type StateDb, type StateLocation } from '../../sessions/index.js';
 
 /** What an outbox turn is: an agent turn (its parts are its replies) or a single reply (a command's, a notice). */
 export type OutboxKind = 'turn' | 'reply';
@@ -98,24 +98,14 @@ const KEEP_MS = 7 * 24 * 3600 * 1000;
  * The outbox tables of the state database (schema 3). Each write is one statement or one transaction,
  * so a crash leaves every row either before or after a step, never half-way.
  */
-export class OutboxStore {
-  private readonly statements: Statements;
-
-  private constructor(private readonly db: StateDb) {
-    this.statements = new Statements(db);
+export class OutboxStore extends StateTables {
+  private constructor(db: StateDb) {
+    super(db);
   }
 
   /** Opens the state database (state.db, a private `:memory:` one, or PostgreSQL) for the outbox. */
   static open(location: StateLocation): OutboxStore {
     return new OutboxStore(openStateDb(location));
-  }
-
-  close(): void {
-    this.db.close();
-  }
-
-  private sql(text: string): SqlStatement {
-    return this.statements.get(text);
   }
 
   /** Records a turn (or a single reply) before anything of it is sent; returns its id. */
