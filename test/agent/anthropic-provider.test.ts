@@ -136,6 +136,25 @@ describe('the Anthropic provider', () => {
     expect((await agent.runTurn({ sessionKey: 'j', text: 'hi' })).text).toMatch(/failed with 529 after 2 attempts \(Overloaded\)/);
   });
 
+  it('/compress summarises older turns through the Messages API, and the next turn starts with the summary', async () => {
+    h = await harness();
+    anthropic = await startFakeAnthropic({ apiKeys: [KEY], fallback: { text: 'noted' } });
+    const agent = h.agent({
+      config: { model: { provider: 'anthropic', base_url: anthropic.url, name: 'claude-test', stream: true }, compression: { keep_last_turns: 1 }, agent: { tools: { enabled: [] } } },
+      env,
+    });
+    for (let i = 1; i <= 4; i++) await agent.runTurn({ sessionKey: 'k', text: `message ${i}` });
+    anthropic.enqueue({ text: 'The person sent messages 1 to 3.' });
+    expect((await agent.compress('k')).compacted).toBe(true);
+    const summary = anthropic.requests[4].body;
+    expect(summary.tools).toBeUndefined();
+    expect(JSON.stringify(summary.messages)).toContain('message 1');
+    await agent.runTurn({ sessionKey: 'k', text: 'after' });
+    const first = anthropic.requests.at(-1)!.body.messages[0];
+    expect(JSON.stringify(first)).toMatch(/Summary of the earlier conversation[^"]*/);
+    expect(JSON.stringify(first)).toContain('The person sent messages 1 to 3.');
+  });
+
   it('an image part goes as a base64 image block', async () => {
     const { agent, fake } = await setUp({ vision: true });
     fake.enqueue({ text: 'a red pixel' });
