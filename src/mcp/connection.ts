@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { openTransport, type OpenedTransport } from './transport.js';
@@ -91,12 +91,15 @@ export class McpConnection {
     const client = this.client;
     if (this.state !== 'ready' || !client) return { error: this.downText() };
     try {
-      const result = (await client.callTool({ name: tool, arguments: args }, undefined, {
+      const answer = await client.callTool({ name: tool, arguments: args }, undefined, {
         // The SDK never removes the abort listener it adds: it gets a signal of this call's own, which goes with the call.
         signal: AbortSignal.any([signal]),
         timeout: this.settings.call_timeout * 1000,
-      })) as CallToolResult;
-      return { result };
+      });
+      // The SDK also accepts the protocol's old `{ toolResult }` answer: read, not cast, to the current shape.
+      const result = CallToolResultSchema.safeParse(answer);
+      if (!result.success) return { error: `MCP server ${this.name}: ${tool}: the answer is not a tool result of the current protocol` };
+      return { result: result.data };
     } catch (error) {
       if (signal.aborted) return { error: `MCP call ${this.name}/${tool} was stopped: ${String(signal.reason)}` };
       // The server answered with a JSON-RPC error (unknown tool, bad arguments, its timeout): it is still up.
