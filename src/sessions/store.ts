@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import type { Logger } from '../shared/logger.js';
 import { HermesError, errorMessage } from '../shared/errors.js';
 import { openStateDb } from './state-db.js';
@@ -25,14 +26,19 @@ export interface SessionStoreOptions {
   busyTimeoutMs?: number;
 }
 
-interface SessionRow {
-  id: string;
-  key: string;
-  created_at: number;
-  updated_at: number;
-  interrupted_reason: string | null;
-  passthrough: string;
-}
+/* Rows as the database gives them back, read with zod (never cast into a type). */
+const sessionRow = z.object({
+  id: z.string(),
+  key: z.string(),
+  created_at: z.number(),
+  updated_at: z.number(),
+  interrupted_reason: z.string().nullable(),
+  passthrough: z.string(),
+});
+type SessionRow = z.infer<typeof sessionRow>;
+const messageRow = z.object({ seq: z.number(), message: z.string() });
+/** COUNT(*): a number on SQLite, a bigint's text on some PostgreSQL paths. */
+const countRow = z.object({ n: z.coerce.number() });
 
 /** A readable, sortable, unique id: `s-<base36 time>-<hex>`. Never contains `::`. */
 function newSessionId(): string {
@@ -113,20 +119,20 @@ export class SessionStore {
 
   /** The current session of a thread key, if it has one. */
   current(key: string): SessionRecord | undefined {
-    const row = this.sql<[string], SessionRow>('SELECT * FROM sessions WHERE key = ? ORDER BY seq DESC LIMIT 1').get(key);
-    return row ? this.record(row) : undefined;
+    const row = this.sql<[string]>('SELECT * FROM sessions WHERE key = ? ORDER BY seq DESC LIMIT 1').get(key);
+    return row === undefined ? undefined : this.record(sessionRow.parse(row));
   }
 
   /** A session by id (old sessions stay readable after `/new`). */
   get(id: string): SessionRecord | undefined {
-    const row = this.sql<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?').get(id);
-    return row ? this.record(row) : undefined;
+    const row = this.sql<[string]>('SELECT * FROM sessions WHERE id = ?').get(id);
+    return row === undefined ? undefined : this.record(sessionRow.parse(row));
   }
 
   /** Every session a key has had, oldest first. */
   history(key: string): SessionRecord[] {
-    const rows = this.sql<[string], SessionRow>('SELECT * FROM sessions WHERE key = ? ORDER BY seq').all(key);
-    return rows.map((row) => this.record(row));
+    const rows = this.sql<[string]>('SELECT * FROM sessions WHERE key = ? ORDER BY seq').all(key);
+    return rows.map((row) => this.record(sessionRow.parse(row)));
   }
 
   /** The current session of `key`, created when there is none (atomic across processes). */
@@ -195,13 +201,13 @@ export class SessionStore {
 
   /** The session's messages in order. A row that cannot be read is skipped with a log line. */
   messages(sessionId: string): ChatMessage[] {
-    const rows = this.sql<[string], { seq: number; message: string }>('SELECT seq, message FROM messages WHERE session_id = ? ORDER BY seq').all(sessionId);
+    const rows = this.sql<[string]>('SELECT seq, message FROM messages WHERE session_id = ? ORDER BY seq').all(sessionId).map((row) => messageRow.parse(row));
     return readableMessageRows(rows, { logger: this.logger, sessionId, table: 'message' }).map(({ message }) => message);
   }
 
   messageCount(sessionId: string): number {
-    const row = this.sql<[string], { n: number }>('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?').get(sessionId);
-    return row?.n ?? 0;
+    const row = this.sql<[string]>('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?').get(sessionId);
+    return row === undefined ? 0 : countRow.parse(row).n;
   }
 
   /** Marks (or clears, with null) that the session's last turn was interrupted. */
