@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { errorMessage } from '../shared/errors.js';
+import { readJson } from '../shared/read-json.js';
 import { KeyedQueue } from '../shared/keyed-queue.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { coordinationKeys, type CoordinationKeys } from './keys.js';
@@ -69,11 +70,7 @@ const envelopeSchema = z.discriminatedUnion('kind', [
 function parseEnvelope(fields: string[]): PassedEnvelope | undefined {
   const at = fields.indexOf(FIELD);
   if (at < 0 || at % 2 !== 0) return undefined;
-  try {
-    return envelopeSchema.safeParse(JSON.parse(fields[at + 1] ?? '')).data;
-  } catch {
-    return undefined;
-  }
+  return readJson(envelopeSchema, fields[at + 1] ?? '');
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { errorMessage } from '../shared/errors.js';
+import { readJson } from '../shared/read-json.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { DEFAULT_PREFIX } from './keys.js';
 import { LocalLiveHub, type LiveChannel, type LiveEvents, type LiveListener } from './live-hub.js';
@@ -223,14 +224,7 @@ export class RedisLiveHub<E> implements LiveChannel<E> {
 const carried = z.object({ from: z.string(), thread: z.string(), event: z.unknown() });
 
 function parseCarried<E>(text: string, events: LiveEvents<E>): Carried<E> | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const parsed = carried.safeParse(value);
-  if (!parsed.success) return undefined;
-  const event = events.parse(parsed.data.event);
-  return event === undefined ? undefined : { from: parsed.data.from, thread: parsed.data.thread, event };
+  const parsed = readJson(carried, text);
+  const event = parsed ? events.parse(parsed.event) : undefined;
+  return parsed && event !== undefined ? { from: parsed.from, thread: parsed.thread, event } : undefined;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SUMMARY_MARKER } from '../shared/notices.js';
+import { readJson } from '../shared/read-json.js';
 import { redactSecrets } from '../shared/redact.js';
 import type { SqlDb } from '../sessions/index.js';
 import type { Person } from './person.js';
@@ -13,15 +14,9 @@ const storedMessage = z.object({
 });
 
 function messageText(raw: string): { role: string; text: string } | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  const parsed = storedMessage.safeParse(value);
-  if (!parsed.success) return undefined;
-  const { role, content } = parsed.data;
+  const parsed = readJson(storedMessage, raw);
+  if (!parsed) return undefined;
+  const { role, content } = parsed;
   const text = typeof content === 'string' ? content : (content ?? []).map((part) => part.text ?? '').filter(Boolean).join('\n');
   return { role, text: text.trim() };
 }

@@ -4,6 +4,7 @@ export { createLogger, silentLogger, normalizeLevel, LOG_LEVELS, type Logger } f
 export { Semaphore } from './semaphore.js';
 export { KeyedQueue } from './keyed-queue.js';
 export { retry, backoffMs, retryAfterMs, type RetryPolicy } from './retry.js';
+export { readJson } from './read-json.js';
 export {
   abortReason,
   abortText,
