@@ -16,7 +16,8 @@ import {
 import type { InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, TurnReaction } from '../../src/gateway/types.js';
 import type { EventClaims } from '../../src/coordination/event-claims.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
-import { approvalRow, DISCORD_APPROVAL_BUTTONS, fitMessage } from './approval.js';
+import { approvalRow, fitMessage } from './approval.js';
+import { readApprovalButtonData } from '../../src/gateway/approval-buttons.js';
 import { commandOptionName, DISCORD_COMMAND_NAMES, DISCORD_COMMANDS } from './commands.js';
 import { discordVoice } from './voice.js';
 import { discordAttachments, discordUpload, DISCORD_FILE_MAX_BYTES, type DiscordUpload } from './files.js';
@@ -167,10 +168,10 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
   }
 
   /** Sends the request with an action row of approval buttons (see `approval.ts`). */
-  async askApproval(replyTo: DiscordReplyTarget, text: string): Promise<{ messageId: string }> {
+  async askApproval(replyTo: DiscordReplyTarget, text: string, requestId: string): Promise<{ messageId: string }> {
     const target = replyTo;
     const content = fitMessage(text, this.maxMessageLength);
-    const components = [approvalRow()];
+    const components = [approvalRow(requestId)];
     const open = this.openInteraction(target);
     if (open) return { messageId: await this.answerInteraction(open, { content, components, allowed_mentions: NO_PINGS }) };
     const message = (await this.rest().post(Routes.channelMessages(target.channelId), {
@@ -348,14 +349,14 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
 
   /**
    * A press of an approval button: acknowledged at once without changing the message (type 6), then
-   * dispatched as its command (`/approve`, `/approve session`, …) from the presser in the channel or thread it was pressed
+   * dispatched as the presser's typed answer to the request it names, in the channel or thread it was pressed
    * in, so the gateway authorizes it like any message and a refused press leaves the buttons usable.
    */
   private async onButton(interaction: ButtonInteraction, handler: MessageHandler<DiscordReplyTarget>): Promise<void> {
-    const text = DISCORD_APPROVAL_BUTTONS.get(interaction.customId);
-    if (!text || !(await this.claim('interaction', interaction.id))) return;
+    const press = readApprovalButtonData(interaction.customId);
+    if (!press || !(await this.claim('interaction', interaction.id))) return;
     await interaction.deferUpdate();
-    await handler(interactionInbound(interaction, text, {}));
+    await handler({ ...interactionInbound(interaction, '', {}), approval: press });
   }
 }
 

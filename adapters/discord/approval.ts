@@ -1,21 +1,20 @@
+import { APPROVAL_BUTTONS, approvalButtonData, type ApprovalButton } from '../../src/gateway/approval-buttons.js';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, type APIActionRowComponent, type APIComponentInMessageActionRow } from 'discord.js';
 
-/** `custom_id`s of the approval buttons, and the command each press stands for. */
-export const DISCORD_APPROVAL_BUTTONS: ReadonlyMap<string, string> = new Map([
-  ['hermes:approve', '/approve'],
-  ['hermes:approve:session', '/approve session'],
-  ['hermes:approve:always', '/approve always'],
-  ['hermes:deny', '/deny'],
-]);
+const STYLE: Record<ApprovalButton['tone'], ButtonStyle> = {
+  approve: ButtonStyle.Success,
+  primary: ButtonStyle.Primary,
+  neutral: ButtonStyle.Secondary,
+  deny: ButtonStyle.Danger,
+};
 
-/** The action row under an approval request: Approve once (green), This session, Always, Deny (red). */
-export function approvalRow(): APIActionRowComponent<APIComponentInMessageActionRow> {
+/** The action row under one approval request: the shared buttons, each carrying the request and its choice. */
+export function approvalRow(requestId: string): APIActionRowComponent<APIComponentInMessageActionRow> {
   return new ActionRowBuilder<ButtonBuilder>()
     .addComponents(
-      new ButtonBuilder().setCustomId('hermes:approve').setLabel('Approve once').setStyle(ButtonStyle.Success),
-      new ButtonBuilder().setCustomId('hermes:approve:session').setLabel('This session').setStyle(ButtonStyle.Primary),
-      new ButtonBuilder().setCustomId('hermes:approve:always').setLabel('Always').setStyle(ButtonStyle.Secondary),
-      new ButtonBuilder().setCustomId('hermes:deny').setLabel('Deny').setStyle(ButtonStyle.Danger),
+      APPROVAL_BUTTONS.map((button) =>
+        new ButtonBuilder().setCustomId(approvalButtonData(requestId, button.choice)).setLabel(button.label).setStyle(STYLE[button.tone]),
+      ),
     )
     .toJSON();
 }

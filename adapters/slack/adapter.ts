@@ -6,7 +6,7 @@ import type { DeliveryVerdict, MessageHandler, OutboundFile, PlatformAdapter, St
 import type { AgentEvent } from '../../src/agent/types.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
 import { readSlackEvent, type SlackIdentity, type SlackMessageEvent, type SlackReplyTarget } from './inbound.js';
-import { approvalBlocks, readApprovalPress, SLACK_APPROVAL_ACTIONS, type SlackApprovalActionId, type SlackButtonPress } from './approval.js';
+import { approvalBlocks, readApprovalPress, SLACK_APPROVAL_ACTION, type SlackButtonPress } from './approval.js';
 import { sendSlackFile, slackAttachments, SLACK_FILE_MAX_BYTES } from './files.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
 import { RecentSet } from './recent-set.js';
@@ -145,14 +145,14 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
   }
 
   /** Posts the request in the conversation's thread with the approval buttons (see `approval.ts`). */
-  async askApproval(replyTo: SlackReplyTarget, text: string): Promise<{ messageId: string }> {
+  async askApproval(replyTo: SlackReplyTarget, text: string, requestId: string): Promise<{ messageId: string }> {
     const target = replyTo;
     const mrkdwn = markdownToMrkdwn(text);
     const result = await this.client().chat.postMessage({
       channel: target.channel,
       // `text` is the notification and the fallback where blocks are not shown.
       text: mrkdwn,
-      blocks: approvalBlocks(mrkdwn),
+      blocks: approvalBlocks(mrkdwn, requestId),
       ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
       unfurl_links: false,
       unfurl_media: false,
@@ -316,20 +316,18 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
     });
     app.event('app_mention', guard('app_mention'));
     app.event('message', guard('message'));
-    for (const actionId of Object.keys(SLACK_APPROVAL_ACTIONS) as SlackApprovalActionId[]) {
-      app.action(actionId, async ({ ack, body }) => {
-        // Slack shows an error to the presser unless the press is acknowledged within 3 s.
-        await ack();
-        try {
-          const message = readApprovalPress(actionId, body as unknown as SlackButtonPress, this.me?.teamId ?? '');
-          if (!message) return void this.logger.warn({ actionId }, 'approval button press without channel or message ignored');
-          // The gateway authorizes it like any message from the presser.
-          await handler(message);
-        } catch (error) {
-          this.logger.error({ err: errorMessage(error), actionId }, 'slack button press failed');
-        }
-      });
-    }
+    app.action(SLACK_APPROVAL_ACTION, async ({ ack, body }) => {
+      // Slack shows an error to the presser unless the press is acknowledged within 3 s.
+      await ack();
+      try {
+        const message = readApprovalPress(body as unknown as SlackButtonPress, this.me?.teamId ?? '');
+        if (!message) return void this.logger.warn('approval button press without channel, message or a value of ours ignored');
+        // The gateway authorizes it like any message from the presser, and checks the request it names.
+        await handler(message);
+      } catch (error) {
+        this.logger.error({ err: errorMessage(error) }, 'slack button press failed');
+      }
+    });
     app.error(async (error) => {
       this.logger.error({ err: errorMessage(error) }, 'slack app error');
     });

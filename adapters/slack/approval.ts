@@ -1,43 +1,36 @@
 import type { types } from '@slack/bolt';
 import type { InboundMessage } from '../../src/gateway/types.js';
 import type { SlackReplyTarget } from './inbound.js';
+import { APPROVAL_BUTTONS, approvalButtonData, readApprovalButtonData, type ApprovalButton } from '../../src/gateway/approval-buttons.js';
 
-/** `action_id`s of the approval buttons, and the command each press stands for. */
-export const SLACK_APPROVAL_ACTIONS = {
-  hermes_approve: '/approve',
-  hermes_approve_session: '/approve session',
-  hermes_approve_always: '/approve always',
-  hermes_deny: '/deny',
-} as const;
-
-/** One of the approval buttons' `action_id`s. */
-export type SlackApprovalActionId = keyof typeof SLACK_APPROVAL_ACTIONS;
+/** The `action_id` of one approval button (unique in its block); its `value` carries the request and the choice. */
+export const SLACK_APPROVAL_ACTION = /^hermes_approval_(once|session|always|deny)$/;
 
 // A section block's text holds at most 3,000 characters.
 const SECTION_LIMIT = 3000;
 
-const button = (actionId: SlackApprovalActionId, label: string, style?: 'primary' | 'danger'): types.Button => ({
-  type: 'button',
-  action_id: actionId,
-  text: { type: 'plain_text', text: label },
-  value: SLACK_APPROVAL_ACTIONS[actionId],
-  ...(style ? { style } : {}),
-});
+const STYLE: Record<ApprovalButton['tone'], 'primary' | 'danger' | undefined> = { approve: 'primary', primary: undefined, neutral: undefined, deny: 'danger' };
+
+const button = (requestId: string, shown: ApprovalButton): types.Button => {
+  const style = STYLE[shown.tone];
+  return {
+    type: 'button',
+    action_id: `hermes_approval_${shown.choice}`,
+    text: { type: 'plain_text', text: shown.label },
+    value: approvalButtonData(requestId, shown.choice),
+    ...(style ? { style } : {}),
+  };
+};
 
 /** The blocks of an approval request: the (already mrkdwn) text, then Approve once, This session, Always and Deny. */
-export function approvalBlocks(mrkdwn: string): types.KnownBlock[] {
+export function approvalBlocks(mrkdwn: string, requestId: string): types.KnownBlock[] {
   const text = mrkdwn.length > SECTION_LIMIT ? `${mrkdwn.slice(0, SECTION_LIMIT - 1)}…` : mrkdwn;
   return [
     { type: 'section', text: { type: 'mrkdwn', text } },
     {
       type: 'actions',
       block_id: 'hermes_approval',
-      elements: [
-        button('hermes_approve', 'Approve once', 'primary'),
-        button('hermes_approve_session', 'This session'),
-        button('hermes_approve_always', 'Always'),
-        button('hermes_deny', 'Deny', 'danger'),
-      ],
+      elements: APPROVAL_BUTTONS.map((shown) => button(requestId, shown)),
     },
   ];
 }
@@ -48,16 +41,19 @@ export interface SlackButtonPress {
   user: { id: string; name?: string; username?: string; team_id?: string };
   channel?: { id: string };
   message?: { ts: string; thread_ts?: string };
+  actions?: Array<{ value?: string }>;
   container?: Record<string, unknown>;
 }
 
 /**
- * The message a press of an approval button stands for (`/approve`, `/approve session`,
- * `/approve always` or `/deny`) from the presser,
- * in the thread the buttons were posted in (the same threadKey the conversation has), or
- * undefined when the payload lacks the channel or message (not a message button).
+ * The press of an approval button as a message from the presser with empty text and the typed
+ * answer its value carries, in the thread the buttons were posted in (the same threadKey the
+ * conversation has), or undefined when the payload lacks the channel, the message or a value
+ * of ours (not one of our message buttons).
  */
-export function readApprovalPress(actionId: SlackApprovalActionId, body: SlackButtonPress, fallbackTeam: string): InboundMessage<SlackReplyTarget> | undefined {
+export function readApprovalPress(body: SlackButtonPress, fallbackTeam: string): InboundMessage<SlackReplyTarget> | undefined {
+  const press = readApprovalButtonData(body.actions?.[0]?.value);
+  if (!press) return undefined;
   const channel = body.channel?.id ?? stringField(body.container, 'channel_id');
   const messageTs = body.message?.ts ?? stringField(body.container, 'message_ts');
   if (!channel || !messageTs) return undefined;
@@ -73,9 +69,10 @@ export function readApprovalPress(actionId: SlackApprovalActionId, body: SlackBu
     threadKey,
     chat: { id: channel, type: isDm ? 'dm' : 'thread' },
     user: { id: body.user.id, ...(body.user.username ? { name: body.user.username } : {}) },
-    text: SLACK_APPROVAL_ACTIONS[actionId],
+    text: '',
     messageId: messageTs,
     replyTo,
+    approval: press,
   };
 }
 

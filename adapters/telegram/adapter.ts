@@ -11,7 +11,7 @@ import type { PlatformCoordination } from '../../src/coordination/index.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { TELEGRAM_THREAD } from './thread-ref.js';
-import { APPROVAL_KEYBOARD, pressToInbound, inboundFrom } from './approval.js';
+import { approvalKeyboard, pressToInbound, inboundFrom } from './approval.js';
 import { markdownToTelegramHtml } from './html.js';
 import { draftMessage, telegramVerdict, TELEGRAM_EDIT_INTERVAL_MS } from './stream.js';
 import { telegramVoice } from './voice.js';
@@ -166,7 +166,7 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
       if (message) await deliver(message);
     });
     // A press of an approval button is answered at once (the client shows a spinner until then)
-    // and then goes to the gateway as the presser's /approve … or /deny, authorized as usual.
+    // and then goes to the gateway as the presser's typed answer, authorized as usual.
     this.bot.on('callback_query', async (ctx) => {
       const message = pressToInbound(ctx.callbackQuery, this.name);
       await ctx
@@ -209,12 +209,12 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
     return this.sendWith(replyTo, text, {});
   }
 
-  /** Sends the request with the approval buttons; a press comes back as the presser's /approve … or /deny. */
-  async askApproval(replyTo: TelegramReplyTarget, text: string): Promise<{ messageId: string }> {
-    return this.sendWith(replyTo, text, { reply_markup: APPROVAL_KEYBOARD });
+  /** Sends the request with the approval buttons; a press comes back as the presser's typed answer to this request. */
+  async askApproval(replyTo: TelegramReplyTarget, text: string, requestId: string): Promise<{ messageId: string }> {
+    return this.sendWith(replyTo, text, { reply_markup: approvalKeyboard(requestId) });
   }
 
-  private async sendWith(replyTo: TelegramReplyTarget, text: string, extra: { reply_markup?: typeof APPROVAL_KEYBOARD }): Promise<{ messageId: string }> {
+  private async sendWith(replyTo: TelegramReplyTarget, text: string, extra: { reply_markup?: ReturnType<typeof approvalKeyboard> }): Promise<{ messageId: string }> {
     const target = replyTo;
     const other = {
       ...extra,

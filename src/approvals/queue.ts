@@ -39,6 +39,8 @@ export interface ApprovalQueueOptions {
 export interface AskOptions {
   /** The thread the request belongs to; answers come from the same thread. */
   sessionKey: string;
+  /** The request's id, as its buttons carry it: an answer naming it reaches this request only. */
+  id?: string;
   request: ApprovalRequest;
   /** The person whose turn asked; only they or an admin may answer. */
   requester: ApprovalPerson;
@@ -52,6 +54,7 @@ export interface AskOptions {
 }
 
 interface Waiting {
+  id?: string;
   request: ApprovalRequest;
   requester: ApprovalPerson;
   finish(outcome: ApprovalOutcome): void;
@@ -89,6 +92,7 @@ export class ApprovalQueue {
     const outcome = new Promise<ApprovalOutcome>((resolve) => {
       const onAbort = () => entry.finish({ kind: 'cancelled' });
       entry = {
+        id: options.id,
         request,
         requester: options.requester,
         finish: (result) => {
@@ -116,10 +120,12 @@ export class ApprovalQueue {
   /**
    * Answers the thread's oldest waiting request. Only the person whose turn asked,
    * or an admin of the answerer's platform, may answer; anyone else gets `not_yours` and the
-   * request keeps waiting.
+   * request keeps waiting. With `requestId` (a button press) it answers that request or
+   * nothing: a press of an old or forged button never reaches another request.
    */
-  answer(sessionKey: string, by: ApprovalPerson, answer: ApprovalAnswer): AnswerResult {
-    const entry = this.waiting.get(sessionKey)?.[0];
+  answer(sessionKey: string, by: ApprovalPerson, answer: ApprovalAnswer, requestId?: string): AnswerResult {
+    const waiting = this.waiting.get(sessionKey);
+    const entry = requestId === undefined ? waiting?.[0] : waiting?.find((candidate) => candidate.id === requestId);
     if (!entry) return { kind: 'nothing_waiting' };
     if (!this.mayAnswer(entry.requester, by)) return { kind: 'not_yours', requester: entry.requester };
     if (!answer.approved) {

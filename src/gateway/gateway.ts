@@ -25,6 +25,7 @@ import type { InboundMessage, PlatformAdapter, ReplyTarget } from './types.js';
 import { reopenPassedAttachments } from './passed-attachments.js';
 import { ONE_INSTANCE } from './one-instance.js';
 import { readThread } from './thread-ref.js';
+import { answerOfChoice, newApprovalRequestId, type ApprovalPress } from './approval-buttons.js';
 import { voiceCommandReply } from './voice-command.js';
 import { voiceInput, voiceOutput } from './voice-reply.js';
 
@@ -231,10 +232,16 @@ export class Gateway {
     const admitted = this.admission.admit(message, (text) => this.track(this.reply(adapter, replyTo, text)));
     if (!admitted) return;
     message = admitted;
-    if (!message.text.trim() && !message.attachments?.length) return;
+    if (!message.text.trim() && !message.attachments?.length && !message.approval) return;
     // In process the claim is a plain true: the message reaches its lane in this tick.
     const claimed = this.router.claim(message);
     if (claimed !== true && !(await claimed)) return;
+    const press = message.approval;
+    if (press) {
+      this.logger.info({ ...log, approval: press.choice }, 'approval button press');
+      this.track(this.answering(message.threadKey, () => this.answerPress(press, message, adapter)));
+      return;
+    }
     // A file's caption is never a command: the file would be dropped.
     const command = message.attachments?.length ? undefined : parseCommand(message.text);
     if (command) {
@@ -430,15 +437,17 @@ export class Gateway {
     const prompt = approvalPrompt(request, requester, seconds);
     let shown: { messageId: string; buttons: boolean } | undefined;
     let announced: Promise<void> | undefined;
+    const id = newApprovalRequestId();
     const outcome = await this.approvals.ask({
       sessionKey: replyTo.threadKey,
+      id,
       request,
       requester,
       signal,
       announce: () =>
         (announced = (async () => {
           shown = adapter.askApproval
-            ? { ...(await adapter.askApproval(replyTo, prompt.text)), buttons: true }
+            ? { ...(await adapter.askApproval(replyTo, prompt.text, id)), buttons: true }
             : { ...(await adapter.send(replyTo, prompt.text)), buttons: false };
         })()),
     });
@@ -456,6 +465,17 @@ export class Gateway {
       );
     }
     return outcome.kind === 'approved' || outcome.kind === 'preapproved';
+  }
+
+  /** A button press: the typed answer to the one request it names, from the presser (refused unless they may answer). */
+  private async answerPress(press: ApprovalPress, message: InboundMessage, adapter: PlatformAdapter): Promise<void> {
+    const key = message.threadKey;
+    const by: ApprovalPerson = { platform: message.platform, id: message.user.id, ...(message.user.name ? { name: message.user.name } : {}) };
+    const result = this.approvals.answer(key, by, answerOfChoice(press.choice), press.requestId);
+    if (result.kind === 'not_yours') this.logger.warn({ thread: key, user: by.id, requester: result.requester.id }, 'refused an approval button press from someone who did not ask');
+    if (result.kind === 'nothing_waiting') this.logger.warn({ thread: key, user: by.id, request: press.requestId }, 'an approval button press names no waiting request');
+    const reply = result.kind === 'nothing_waiting' ? 'This approval request is no longer waiting.' : answerReply(result);
+    await this.reply(adapter, message.replyTo, reply);
   }
 
   private async command(name: CommandName, args: string, message: InboundMessage, adapter: PlatformAdapter): Promise<void> {

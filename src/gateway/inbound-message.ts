@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { InboundMessage } from './types.js';
+import { approvalPressSchema } from './approval-buttons.js';
 
 /**
  * A chat message as plain data (another instance passed it through Redis): the fields the
@@ -16,6 +17,7 @@ const passedInbound = z.object({
   messageId: z.string(),
   replyTo: z.looseObject({ threadKey: z.string() }),
   attachments: z.unknown().optional(),
+  approval: approvalPressSchema.optional(),
 });
 
 export type PassedInbound = { message: InboundMessage; attachments: unknown } | { problem: string };

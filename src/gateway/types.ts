@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { AgentEvent } from '../agent/types.js';
 import type { Audience } from '../environments/index.js';
 import type { ReplyTarget, ThreadRef } from './thread-ref.js';
+import type { ApprovalPress } from './approval-buttons.js';
 
 export type { ReplyTarget, ThreadRef } from './thread-ref.js';
 
@@ -28,6 +29,8 @@ export interface InboundMessage<Target extends ReplyTarget = ReplyTarget> {
   group?: { mentioned: boolean; repliedToBot: boolean };
   /** Where replies go; opaque to the gateway, meaningful to the adapter's `send`. */
   replyTo: Target;
+  /** A press of an approval button (its `text` is empty): the typed answer the gateway checks and gives. */
+  approval?: ApprovalPress;
   /** Files that came with the message; a message with files and no text still starts a turn. */
   attachments?: InboundAttachment[];
 }
@@ -128,14 +131,15 @@ export interface PlatformAdapter<Target extends ReplyTarget = ReplyTarget> {
   /** Shows "typing…" once; the gateway repeats it while a turn runs. */
   typing?(replyTo: Target): Promise<void>;
   /**
-   * Sends an approval request with buttons, where the platform has them: Approve once, This
-   * session, Always and Deny. A press comes back through the message handler as an ordinary
-   * message with the text `/approve`, `/approve session`, `/approve always` or `/deny` from the
-   * presser, in the same thread, so it is authorized like any other message. Without this
-   * method the gateway sends `text` and users type the command. Once the request ends the
-   * gateway settles this message to say how (`settleApproval`, else `edit`), which removes the buttons.
+   * Sends an approval request with the buttons of `APPROVAL_BUTTONS` (src/gateway/approval-buttons.ts),
+   * each carrying `approvalButtonData(requestId, choice)`. A press comes back through the message
+   * handler as a message from the presser, in the same thread, with empty text and the typed
+   * `approval` (request id and choice), so it is authorized like any other message and reaches
+   * only that request. Without this method the gateway sends `text` and users type the command.
+   * Once the request ends the gateway settles this message to say how (`settleApproval`, else
+   * `edit`), which removes the buttons.
    */
-  askApproval?(replyTo: Target, text: string): Promise<{ messageId: string }>;
+  askApproval?(replyTo: Target, text: string, requestId: string): Promise<{ messageId: string }>;
   /**
    * Replaces an approval request's text with how it ended and removes its buttons; the
    * gateway uses `edit` when this is absent (an adapter without a textual `edit` has this).

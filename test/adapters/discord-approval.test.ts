@@ -82,6 +82,12 @@ const callbackOf = (s: Setup, press: { id: string; token: string }): Promise<Dis
 const channelPost = (s: Setup, channelId: string, content: string): Promise<DiscordCall> =>
   s.discord.waitForCall('POST', new RegExp(`^/channels/${channelId}/messages$`), (c) => c.body?.content === content);
 
+/** The custom_id of one button under a request the bot sent. */
+function dataOf(buttons: FakeDiscordMessage, choice: 'once' | 'session' | 'always' | 'deny'): string {
+  const ids = JSON.stringify(buttons.components ?? []).match(/hermes:approval:[0-9a-f]{16}:[a-z]+/g) ?? [];
+  return ids.find((id) => id.endsWith(`:${choice}`)) ?? `no ${choice} button`;
+}
+
 describe('Discord approval buttons through the gateway', () => {
   it('sends the request in the thread with an action row of Approve and Deny buttons', async () => {
     const s = await setup();
@@ -92,10 +98,10 @@ describe('Discord approval buttons through the gateway', () => {
       {
         type: 1,
         components: [
-          { type: 2, custom_id: 'hermes:approve', label: 'Approve once', style: 3 },
-          { type: 2, custom_id: 'hermes:approve:session', label: 'This session', style: 1 },
-          { type: 2, custom_id: 'hermes:approve:always', label: 'Always', style: 2 },
-          { type: 2, custom_id: 'hermes:deny', label: 'Deny', style: 4 },
+          { type: 2, custom_id: expect.stringMatching(/^hermes:approval:[0-9a-f]{16}:once$/), label: 'Approve once', style: 3 },
+          { type: 2, custom_id: expect.stringMatching(/^hermes:approval:[0-9a-f]{16}:session$/), label: 'This session', style: 1 },
+          { type: 2, custom_id: expect.stringMatching(/^hermes:approval:[0-9a-f]{16}:always$/), label: 'Always', style: 2 },
+          { type: 2, custom_id: expect.stringMatching(/^hermes:approval:[0-9a-f]{16}:deny$/), label: 'Deny', style: 4 },
         ],
       },
     ]);
@@ -108,7 +114,7 @@ describe('Discord approval buttons through the gateway', () => {
   it('Approve once by the requester is acknowledged without a new message (type 6) and resolves true in the thread', async () => {
     const s = await setup();
     const { threadId, buttons } = await askInThread(s);
-    const press = s.discord.buttonPress({ user: alice, customId: 'hermes:approve', messageId: buttons.id });
+    const press = s.discord.buttonPress({ user: alice, customId: dataOf(buttons, 'once'), messageId: buttons.id });
     expect((await callbackOf(s, press)).body).toEqual({ type: 6 });
     await until(() => s.answers.length === 1, 'the approval answer');
     expect(s.answers).toEqual([true]);
@@ -124,7 +130,7 @@ describe('Discord approval buttons through the gateway', () => {
   it('Deny resolves the approval false', async () => {
     const s = await setup();
     const { threadId, buttons } = await askInThread(s);
-    const press = s.discord.buttonPress({ user: alice, customId: 'hermes:deny', messageId: buttons.id });
+    const press = s.discord.buttonPress({ user: alice, customId: dataOf(buttons, 'deny'), messageId: buttons.id });
     expect((await callbackOf(s, press)).body).toEqual({ type: 6 });
     await until(() => s.answers.length === 1, 'the approval answer');
     expect(s.answers).toEqual([false]);
@@ -138,13 +144,13 @@ describe('Discord approval buttons through the gateway', () => {
   it('bob, allowed but not the requester, cannot answer alice\'s request; root, an admin, can', async () => {
     const s = await setup();
     const { threadId, buttons } = await askInThread(s);
-    s.discord.buttonPress({ user: bob, customId: 'hermes:approve:always', messageId: buttons.id });
+    s.discord.buttonPress({ user: bob, customId: dataOf(buttons, 'always'), messageId: buttons.id });
     await channelPost(s, threadId, 'Only alice or an admin can answer this request.');
     s.discord.userMessage({ author: bob, content: '/approve', channelId: threadId });
     await until(() => s.discord.callsTo('POST', new RegExp(`^/channels/${threadId}/messages$`)).filter((c) => c.body?.content === 'Only alice or an admin can answer this request.').length === 2, 'two refusals');
     expect(s.answers).toEqual([]);
     expect(s.discord.messages.find((m) => m.id === buttons.id)!.components).toHaveLength(1);
-    s.discord.buttonPress({ user: root, customId: 'hermes:approve', messageId: buttons.id });
+    s.discord.buttonPress({ user: root, customId: dataOf(buttons, 'once'), messageId: buttons.id });
     await until(() => s.answers.length === 1, 'the admin\'s answer');
     expect(s.answers).toEqual([true]);
     await until(() => /✅ Approved by root\.$/.test(s.discord.messages.find((m) => m.id === buttons.id)!.content), 'the settled request');
@@ -153,7 +159,7 @@ describe('Discord approval buttons through the gateway', () => {
   it('This session lets the same command run again in the thread without buttons', async () => {
     const s = await setup();
     const { threadId, buttons } = await askInThread(s);
-    s.discord.buttonPress({ user: alice, customId: 'hermes:approve:session', messageId: buttons.id });
+    s.discord.buttonPress({ user: alice, customId: dataOf(buttons, 'session'), messageId: buttons.id });
     await channelPost(s, threadId, 'ran it');
     expect(s.discord.messages.find((m) => m.id === buttons.id)!.content).toMatch(/✅ Approved by alice for this session\.$/);
     s.discord.userMessage({ author: alice, content: 'once more', channelId: threadId });
@@ -165,7 +171,7 @@ describe('Discord approval buttons through the gateway', () => {
   it('Always keeps a rule that holds after a restart: a new question runs without asking', async () => {
     const s = await setup();
     const { threadId, buttons } = await askInThread(s);
-    s.discord.buttonPress({ user: alice, customId: 'hermes:approve:always', messageId: buttons.id });
+    s.discord.buttonPress({ user: alice, customId: dataOf(buttons, 'always'), messageId: buttons.id });
     await channelPost(s, threadId, 'Approved always: kept as rule 1 (/status lists the rules; /approve forget 1 removes it).');
     await until(() => s.answers.length === 1, 'the first turn');
     await s.restart();
@@ -183,7 +189,7 @@ describe('Discord approval buttons through the gateway', () => {
     expect(s.answers).toEqual([false]);
     s.discord.userMessage({ author: alice, content: 'try again', channelId: threadId });
     const buttons = await buttonsMessage(s);
-    s.discord.buttonPress({ user: alice, customId: 'hermes:approve', messageId: buttons.id });
+    s.discord.buttonPress({ user: alice, customId: dataOf(buttons, 'once'), messageId: buttons.id });
     await channelPost(s, threadId, 'ran it');
     expect(s.answers).toEqual([false, true]);
   });
@@ -191,7 +197,7 @@ describe('Discord approval buttons through the gateway', () => {
   it('refuses a press by a user who is not allowed like any message of theirs; the request keeps waiting', async () => {
     const s = await setup();
     const { threadId, buttons } = await askInThread(s);
-    const intruder = s.discord.buttonPress({ user: mallory, customId: 'hermes:approve', messageId: buttons.id });
+    const intruder = s.discord.buttonPress({ user: mallory, customId: dataOf(buttons, 'once'), messageId: buttons.id });
     expect((await callbackOf(s, intruder)).body).toEqual({ type: 6 });
     const refusal = await s.discord.waitForCall('POST', new RegExp(`^/channels/${threadId}/messages$`), (c) =>
       String(c.body?.content).includes('not allowed'),
@@ -199,7 +205,19 @@ describe('Discord approval buttons through the gateway', () => {
     expect(String(refusal.body?.content)).toContain(mallory.id);
     expect(s.answers).toEqual([]);
     expect(s.gateway.threadState(`discord:${s.discord.guildId}:${threadId}`).running).toBe(true);
-    s.discord.buttonPress({ user: alice, customId: 'hermes:deny', messageId: buttons.id });
+    s.discord.buttonPress({ user: alice, customId: dataOf(buttons, 'deny'), messageId: buttons.id });
+    await until(() => s.answers.length === 1, 'the approval answer');
+    expect(s.answers).toEqual([false]);
+  });
+
+  it('refuses a press whose custom_id names a request nobody asked; the real button still answers', async () => {
+    const s = await setup();
+    const { threadId, buttons } = await askInThread(s);
+    const forged = s.discord.buttonPress({ user: alice, customId: 'hermes:approval:0123456789abcdef:once', messageId: buttons.id });
+    expect((await callbackOf(s, forged)).body).toEqual({ type: 6 });
+    await s.discord.waitForCall('POST', new RegExp(`^/channels/${threadId}/messages$`), (c) => String(c.body?.content).includes('no longer waiting'));
+    expect(s.answers).toEqual([]);
+    s.discord.buttonPress({ user: alice, customId: dataOf(buttons, 'deny'), messageId: buttons.id });
     await until(() => s.answers.length === 1, 'the approval answer');
     expect(s.answers).toEqual([false]);
   });
@@ -210,7 +228,7 @@ describe('Discord approval buttons through the gateway', () => {
     s.discord.userMessage({ author: alice, content: 'open up the folder', channelId: dmChannel, dm: true });
     const buttons = await buttonsMessage(s);
     expect(buttons.channel_id).toBe(dmChannel);
-    const press = s.discord.buttonPress({ user: alice, customId: 'hermes:approve', messageId: buttons.id, dm: true });
+    const press = s.discord.buttonPress({ user: alice, customId: dataOf(buttons, 'once'), messageId: buttons.id, dm: true });
     expect((await callbackOf(s, press)).body).toEqual({ type: 6 });
     await until(() => s.answers.length === 1, 'the approval answer');
     expect(s.answers).toEqual([true]);
@@ -223,7 +241,7 @@ describe('Discord approval buttons through the gateway', () => {
     const ask = s.discord.slashCommand({ user: alice, name: 'ask', prompt: 'open up the folder' });
     const buttons = await buttonsMessage(s);
     expect(buttons).toMatchObject({ via: 'interaction', interactionToken: ask.token, channel_id: s.discord.channelId });
-    const press = s.discord.buttonPress({ user: alice, customId: 'hermes:approve', messageId: buttons.id });
+    const press = s.discord.buttonPress({ user: alice, customId: dataOf(buttons, 'once'), messageId: buttons.id });
     expect((await callbackOf(s, press)).body).toEqual({ type: 6 });
     await until(() => s.answers.length === 1, 'the approval answer');
     expect(s.answers).toEqual([true]);
@@ -236,7 +254,7 @@ describe('Discord approval buttons through the gateway', () => {
     const s = await setup();
     const { buttons } = await askInThread(s);
     const foreign = s.discord.buttonPress({ user: alice, customId: 'someone-elses:button', messageId: buttons.id });
-    s.discord.buttonPress({ user: alice, customId: 'hermes:deny', messageId: buttons.id });
+    s.discord.buttonPress({ user: alice, customId: dataOf(buttons, 'deny'), messageId: buttons.id });
     await until(() => s.answers.length === 1, 'the approval answer');
     expect(s.answers).toEqual([false]);
     expect(s.discord.callsTo('POST', new RegExp(`^/interactions/${foreign.id}/`))).toHaveLength(0);

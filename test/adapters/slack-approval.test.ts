@@ -91,10 +91,10 @@ describe('Slack approval buttons through the gateway', () => {
       type: 'actions',
       block_id: 'hermes_approval',
       elements: [
-        { type: 'button', action_id: 'hermes_approve', style: 'primary', text: { type: 'plain_text', text: 'Approve once' }, value: '/approve' },
-        { type: 'button', action_id: 'hermes_approve_session', text: { type: 'plain_text', text: 'This session' }, value: '/approve session' },
-        { type: 'button', action_id: 'hermes_approve_always', text: { type: 'plain_text', text: 'Always' }, value: '/approve always' },
-        { type: 'button', action_id: 'hermes_deny', style: 'danger', text: { type: 'plain_text', text: 'Deny' }, value: '/deny' },
+        { type: 'button', action_id: 'hermes_approval_once', style: 'primary', text: { type: 'plain_text', text: 'Approve once' }, value: expect.stringMatching(/^hermes:approval:[0-9a-f]{16}:once$/) },
+        { type: 'button', action_id: 'hermes_approval_session', text: { type: 'plain_text', text: 'This session' }, value: expect.stringMatching(/^hermes:approval:[0-9a-f]{16}:session$/) },
+        { type: 'button', action_id: 'hermes_approval_always', text: { type: 'plain_text', text: 'Always' }, value: expect.stringMatching(/^hermes:approval:[0-9a-f]{16}:always$/) },
+        { type: 'button', action_id: 'hermes_approval_deny', style: 'danger', text: { type: 'plain_text', text: 'Deny' }, value: expect.stringMatching(/^hermes:approval:[0-9a-f]{16}:deny$/) },
       ],
     });
     expect(String(buttons.params.text)).toContain('git reset --hard');
@@ -106,7 +106,7 @@ describe('Slack approval buttons through the gateway', () => {
     const s = await setup('http');
     const { threadTs, buttons } = await askInThread(s);
     const ts = postedTs(s.slack, buttons);
-    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_approve', user: 'U1', channel: 'C1', ts });
+    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_approval_once', user: 'U1', channel: 'C1', ts });
     const response = await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), payload);
     expect(response.status).toBe(200);
     await until(() => s.answers.length === 1, 'the approval answer');
@@ -124,7 +124,7 @@ describe('Slack approval buttons through the gateway', () => {
     const s = await setup('http');
     const { threadTs, buttons } = await askInThread(s);
     const ts = postedTs(s.slack, buttons);
-    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_deny', user: 'U1', channel: 'C1', ts });
+    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_approval_deny', user: 'U1', channel: 'C1', ts });
     expect((await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), payload)).status).toBe(200);
     await until(() => s.answers.length === 1, 'the approval answer');
     expect(s.answers).toEqual([false]);
@@ -139,7 +139,7 @@ describe('Slack approval buttons through the gateway', () => {
     const s = await setup('http');
     const { threadTs, buttons } = await askInThread(s);
     const ts = postedTs(s.slack, buttons);
-    for (const actionId of ['hermes_approve', 'hermes_approve_always']) {
+    for (const actionId of ['hermes_approval_once', 'hermes_approval_always']) {
       await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), s.slack.blockActionsPayload({ actionId, user: 'U3', channel: 'C1', ts }));
     }
     await until(
@@ -148,7 +148,7 @@ describe('Slack approval buttons through the gateway', () => {
     );
     expect(s.answers).toEqual([]);
     expect(s.slack.messages.find((m) => m.ts === ts)!.blocks).toHaveLength(2);
-    await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), s.slack.blockActionsPayload({ actionId: 'hermes_approve', user: 'U5', channel: 'C1', ts }));
+    await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), s.slack.blockActionsPayload({ actionId: 'hermes_approval_once', user: 'U5', channel: 'C1', ts }));
     await until(() => s.answers.length === 1, 'the admin\'s answer');
     expect(s.answers).toEqual([true]);
     await until(() => /✅ Approved by u5\.$/.test(s.slack.messages.find((m) => m.ts === ts)!.text), 'the settled request');
@@ -157,7 +157,7 @@ describe('Slack approval buttons through the gateway', () => {
   it('This session lets the same command run again in the thread without buttons', async () => {
     const s = await setup('http');
     const { threadTs, buttons } = await askInThread(s);
-    await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), s.slack.blockActionsPayload({ actionId: 'hermes_approve_session', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) }));
+    await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), s.slack.blockActionsPayload({ actionId: 'hermes_approval_session', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) }));
     await s.slack.waitForCall('chat.postMessage', (c) => c.params.thread_ts === threadTs && c.params.text === 'ran it');
     const again = { type: 'message', channel: 'C1', user: 'U1', text: 'once more', ts: s.slack.nextTs(), thread_ts: threadTs };
     await s.slack.deliverHttp(eventsUrl(s.adapter), s.slack.eventBody(again));
@@ -169,7 +169,7 @@ describe('Slack approval buttons through the gateway', () => {
   it('Always keeps a rule that holds after a restart: a new mention runs without asking', async () => {
     const s = await setup('http');
     const { threadTs, buttons } = await askInThread(s);
-    await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), s.slack.blockActionsPayload({ actionId: 'hermes_approve_always', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) }));
+    await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), s.slack.blockActionsPayload({ actionId: 'hermes_approval_always', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) }));
     await s.slack.waitForCall('chat.postMessage', (c) => c.params.thread_ts === threadTs && String(c.params.text).startsWith('Approved always: kept as rule 1'));
     await until(() => s.answers.length === 1, 'the first turn');
     await s.restart();
@@ -193,7 +193,7 @@ describe('Slack approval buttons through the gateway', () => {
     // The refused message was never stored; the one the fake stored is the second request's.
     await until(() => s.slack.messages.some((m) => m.blocks && m.thread_ts === threadTs), 'the second request');
     const ts = s.slack.messages.find((m) => m.blocks && m.thread_ts === threadTs)!.ts;
-    await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), s.slack.blockActionsPayload({ actionId: 'hermes_approve', user: 'U1', channel: 'C1', ts }));
+    await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), s.slack.blockActionsPayload({ actionId: 'hermes_approval_once', user: 'U1', channel: 'C1', ts }));
     await s.slack.waitForCall('chat.postMessage', (c) => c.params.thread_ts === threadTs && c.params.text === 'ran it');
     expect(s.answers).toEqual([false, true]);
   });
@@ -202,13 +202,13 @@ describe('Slack approval buttons through the gateway', () => {
     const s = await setup('http');
     const { threadTs, buttons } = await askInThread(s);
     const ts = postedTs(s.slack, buttons);
-    const intruder = s.slack.blockActionsPayload({ actionId: 'hermes_approve', user: 'U9', channel: 'C1', ts });
+    const intruder = s.slack.blockActionsPayload({ actionId: 'hermes_approval_once', user: 'U9', channel: 'C1', ts });
     expect((await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), intruder)).status).toBe(200);
     const refusal = await s.slack.waitForCall('chat.postMessage', (c) => c.params.thread_ts === threadTs && String(c.params.text).includes('not allowed'));
     expect(String(refusal.params.text)).toContain('U9');
     expect(s.answers).toEqual([]);
     expect(s.gateway.threadState(`slack:${s.slack.team}:C1:${threadTs}`).running).toBe(true);
-    const owner = s.slack.blockActionsPayload({ actionId: 'hermes_deny', user: 'U1', channel: 'C1', ts });
+    const owner = s.slack.blockActionsPayload({ actionId: 'hermes_approval_deny', user: 'U1', channel: 'C1', ts });
     await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), owner);
     await until(() => s.answers.length === 1, 'the approval answer');
     expect(s.answers).toEqual([false]);
@@ -217,10 +217,26 @@ describe('Slack approval buttons through the gateway', () => {
   it('refuses an interactive payload whose signature does not match the signing secret', async () => {
     const s = await setup('http');
     const { buttons } = await askInThread(s);
-    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_approve', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) });
+    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_approval_once', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) });
     const forged = await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), payload, { secret: 'not-the-secret' });
     expect(forged.status).toBe(401);
-    const genuine = s.slack.blockActionsPayload({ actionId: 'hermes_deny', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) });
+    const genuine = s.slack.blockActionsPayload({ actionId: 'hermes_approval_deny', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) });
+    await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), genuine);
+    await until(() => s.answers.length === 1, 'the approval answer');
+    expect(s.answers).toEqual([false]);
+  });
+
+  it('refuses a signed press whose value names a request nobody asked; the real button still answers', async () => {
+    const s = await setup('http');
+    const { buttons } = await askInThread(s);
+    const forged = s.slack.blockActionsPayload({ actionId: 'hermes_approval_once', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) });
+    const actions = forged.actions;
+    if (!Array.isArray(actions)) throw new Error('the fake payload has no actions');
+    actions[0] = { ...actions[0], value: 'hermes:approval:0123456789abcdef:once' };
+    expect((await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), forged)).status).toBe(200);
+    await until(() => s.slack.callsTo('chat.postMessage').some((c) => String(c.params.text).includes('no longer waiting')), 'the refusal');
+    expect(s.answers).toEqual([]);
+    const genuine = s.slack.blockActionsPayload({ actionId: 'hermes_approval_deny', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) });
     await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), genuine);
     await until(() => s.answers.length === 1, 'the approval answer');
     expect(s.answers).toEqual([false]);
@@ -232,7 +248,7 @@ describe('Slack approval buttons through the gateway', () => {
     await s.slack.deliverSocket(s.slack.eventBody({ type: 'app_mention', channel: 'C2', user: 'U1', text: `<@${s.slack.botUserId}> clean`, ts: threadTs }));
     const buttons = await s.slack.waitForCall('chat.postMessage', (call) => call.params.blocks !== undefined);
     expect(buttons.params.thread_ts).toBe(threadTs);
-    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_approve', user: 'U1', channel: 'C2', ts: postedTs(s.slack, buttons) });
+    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_approval_once', user: 'U1', channel: 'C2', ts: postedTs(s.slack, buttons) });
     const envelope = await s.slack.deliverInteractiveSocket(payload);
     expect(s.slack.acks.has(envelope)).toBe(true);
     await until(() => s.answers.length === 1, 'the approval answer');
@@ -247,7 +263,7 @@ describe('Slack approval buttons through the gateway', () => {
     const buttons = await s.slack.waitForCall('chat.postMessage', (call) => call.params.blocks !== undefined);
     expect(buttons.params).toMatchObject({ channel: 'D1' });
     expect(buttons.params.thread_ts).toBeUndefined();
-    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_approve', user: 'U1', channel: 'D1', ts: postedTs(s.slack, buttons) });
+    const payload = s.slack.blockActionsPayload({ actionId: 'hermes_approval_once', user: 'U1', channel: 'D1', ts: postedTs(s.slack, buttons) });
     await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), payload);
     await until(() => s.answers.length === 1, 'the approval answer');
     expect(s.answers).toEqual([true]);

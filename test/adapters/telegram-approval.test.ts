@@ -11,18 +11,25 @@ const BOB = 2002;
 const ROOT = 9009;
 const STRANGER = 3003;
 const GROUP = -100500;
-const KEYBOARD = {
+/** The request id each approval message's buttons carry, by message id, as the bot sent them. */
+const requestIds = new Map<number, string>();
+
+/** The keyboard under the request with this id: the shared buttons in two rows. */
+const keyboardFor = (id: string) => ({
   inline_keyboard: [
     [
-      { text: 'Approve once', callback_data: 'hermes:approve' },
-      { text: 'This session', callback_data: 'hermes:approve:session' },
+      { text: 'Approve once', callback_data: `hermes:approval:${id}:once` },
+      { text: 'This session', callback_data: `hermes:approval:${id}:session` },
     ],
     [
-      { text: 'Always', callback_data: 'hermes:approve:always' },
-      { text: 'Deny', callback_data: 'hermes:deny' },
+      { text: 'Always', callback_data: `hermes:approval:${id}:always` },
+      { text: 'Deny', callback_data: `hermes:approval:${id}:deny` },
     ],
   ],
-};
+});
+
+/** The data of one button of a request the bot sent. */
+const dataOf = (asked: SentTelegramMessage, choice: 'once' | 'session' | 'always' | 'deny') => `hermes:approval:${requestIds.get(asked.message_id) ?? 'unknown'}:${choice}`;
 
 let cleanup: Array<() => Promise<void>> = [];
 
@@ -67,7 +74,11 @@ async function setup(timeoutSeconds = 300) {
   /** Resolves with the `n`th (1-based) approval request once the bot has sent it. */
   const request = async (chatId: number, threadId?: number, n = 1): Promise<SentTelegramMessage> => {
     await api.waitFor(() => requests(chatId, threadId).length >= n, `approval request ${n}`);
-    return requests(chatId, threadId)[n - 1];
+    const asked = requests(chatId, threadId)[n - 1];
+    const first = asked.reply_markup?.inline_keyboard[0]?.[0]?.callback_data ?? '';
+    const id = /^hermes:approval:([0-9a-f]{16}):once$/.exec(first)?.[1];
+    if (id) requestIds.set(asked.message_id, id);
+    return asked;
   };
   /** The approval request message as it is now (edits included). */
   const current = (asked: SentTelegramMessage) => api.sent.find((sent) => sent.message_id === asked.message_id)!;
@@ -82,10 +93,10 @@ describe('Telegram approval buttons (fake Bot API, real gateway)', () => {
     const asked = await request(ADA);
     expect(asked.text).toMatch(/^⚠️ Approval needed \(recursive delete\):\nrm -rf build\n\nAsked by Ada; only Ada or an admin can answer\./);
     expect(asked.raw).toContain('<pre>rm -rf build</pre>');
-    expect(asked.reply_markup).toEqual(KEYBOARD);
+    expect(asked.reply_markup).toEqual(keyboardFor(requestIds.get(asked.message_id) ?? 'none'));
     expect(answers).toEqual([]);
 
-    const press = api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:approve', userId: ADA });
+    const press = api.injectCallbackQuery({ messageId: asked.message_id, data: dataOf(asked, 'once'), userId: ADA });
     await said(ADA, 'ran rm -rf build');
     expect(answers).toEqual([true]);
     expect(api.sentTo(ADA).map((sent) => sent.text)).toContain('Approved.');
@@ -102,10 +113,10 @@ describe('Telegram approval buttons (fake Bot API, real gateway)', () => {
     api.injectMessage({ chatId: GROUP, userId: ADA, chatType: 'supergroup', threadId: 7, text: `@${api.botUsername} clean the build` });
     const asked = await request(GROUP, 7);
     expect(asked.message_thread_id).toBe(7);
-    expect(asked.reply_markup).toEqual(KEYBOARD);
+    expect(asked.reply_markup).toEqual(keyboardFor(requestIds.get(asked.message_id) ?? 'none'));
     expect(asked.reply_to_message_id).toBeDefined();
 
-    api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:deny', userId: ADA });
+    api.injectCallbackQuery({ messageId: asked.message_id, data: dataOf(asked, 'deny'), userId: ADA });
     await api.waitFor(() => api.sentTo(GROUP, 7).some((sent) => sent.text === 'did not run it'), 'the turn to finish');
     expect(answers).toEqual([false]);
     expect(agent.turns.map((turn) => turn.options.sessionKey)).toEqual([`telegram:${GROUP}:7`]);
@@ -120,14 +131,14 @@ describe('Telegram approval buttons (fake Bot API, real gateway)', () => {
     const { api, answers, request, current, said } = await setup();
     api.injectMessage({ chatId: GROUP, userId: ADA, chatType: 'supergroup', text: `@${api.botUsername} clean the build` });
     const asked = await request(GROUP);
-    api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:approve:always', userId: BOB, firstName: 'Bob' });
+    api.injectCallbackQuery({ messageId: asked.message_id, data: dataOf(asked, 'always'), userId: BOB, firstName: 'Bob' });
     await said(GROUP, 'Only Ada or an admin can answer this request.');
     api.injectMessage({ chatId: GROUP, userId: BOB, firstName: 'Bob', chatType: 'supergroup', text: `/approve@${api.botUsername}` });
     await api.waitFor(() => api.sentTo(GROUP).filter((sent) => sent.text === 'Only Ada or an admin can answer this request.').length === 2, 'the second refusal');
     expect(answers).toEqual([]);
-    expect(current(asked).reply_markup).toEqual(KEYBOARD);
+    expect(current(asked).reply_markup).toEqual(keyboardFor(requestIds.get(asked.message_id) ?? 'none'));
 
-    api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:approve', userId: ROOT, firstName: 'Root' });
+    api.injectCallbackQuery({ messageId: asked.message_id, data: dataOf(asked, 'once'), userId: ROOT, firstName: 'Root' });
     await said(GROUP, 'ran rm -rf build');
     expect(answers).toEqual([true]);
     expect(current(asked).text).toMatch(/\n\n✅ Approved by Root\.$/);
@@ -138,14 +149,14 @@ describe('Telegram approval buttons (fake Bot API, real gateway)', () => {
     api.injectMessage({ chatId: GROUP, userId: ADA, chatType: 'supergroup', text: `@${api.botUsername} clean the build` });
     const asked = await request(GROUP);
 
-    api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:approve', userId: STRANGER, firstName: 'Eve' });
+    api.injectCallbackQuery({ messageId: asked.message_id, data: dataOf(asked, 'once'), userId: STRANGER, firstName: 'Eve' });
     await api.waitFor(() => api.sentTo(GROUP).some((sent) => sent.text.includes(String(STRANGER))), 'the refusal');
     expect(api.sentTo(GROUP).find((sent) => sent.text.includes(String(STRANGER)))!.text).toContain('TELEGRAM_ALLOWED_USERS');
     expect(api.callbackAnswers).toHaveLength(1);
     expect(answers).toEqual([]);
     expect(api.sentTo(GROUP).map((sent) => sent.text)).not.toContain('Approved.');
 
-    api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:deny', userId: ADA });
+    api.injectCallbackQuery({ messageId: asked.message_id, data: dataOf(asked, 'deny'), userId: ADA });
     await api.waitFor(() => api.sentTo(GROUP).some((sent) => sent.text === 'did not run it'), 'the turn to finish');
     expect(answers).toEqual([false]);
     expect(api.callbackAnswers).toHaveLength(2);
@@ -155,7 +166,7 @@ describe('Telegram approval buttons (fake Bot API, real gateway)', () => {
     const { api, answers, request, requests, current, said } = await setup();
     api.injectMessage({ chatId: ADA, userId: ADA, text: 'clean the build' });
     const asked = await request(ADA);
-    api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:approve:session', userId: ADA });
+    api.injectCallbackQuery({ messageId: asked.message_id, data: dataOf(asked, 'session'), userId: ADA });
     await said(ADA, 'ran rm -rf build');
     expect(current(asked).text).toMatch(/\n\n✅ Approved by Ada for this session\.$/);
     api.injectMessage({ chatId: ADA, userId: ADA, text: 'and again' });
@@ -167,7 +178,7 @@ describe('Telegram approval buttons (fake Bot API, real gateway)', () => {
     await api.waitFor(() => api.sentTo(ADA).some((sent) => sent.text.startsWith('Started a new session')), 'the new session');
     api.injectMessage({ chatId: ADA, userId: ADA, text: 'clean once more' });
     const again = await request(ADA, undefined, 2);
-    api.injectCallbackQuery({ messageId: again.message_id, data: 'hermes:deny', userId: ADA });
+    api.injectCallbackQuery({ messageId: again.message_id, data: dataOf(again, 'deny'), userId: ADA });
     await api.waitFor(() => answers.length === 3, 'the third turn');
     expect(answers).toEqual([true, true, false]);
   });
@@ -176,7 +187,7 @@ describe('Telegram approval buttons (fake Bot API, real gateway)', () => {
     const { api, answers, request, requests, said, restart } = await setup();
     api.injectMessage({ chatId: ADA, userId: ADA, text: 'clean the build' });
     const asked = await request(ADA);
-    api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:approve:always', userId: ADA });
+    api.injectCallbackQuery({ messageId: asked.message_id, data: dataOf(asked, 'always'), userId: ADA });
     await said(ADA, 'Approved always: kept as rule 1 (/status lists the rules; /approve forget 1 removes it).');
     await api.waitFor(() => answers.length === 1, 'the first turn');
 
@@ -213,12 +224,24 @@ describe('Telegram approval buttons (fake Bot API, real gateway)', () => {
     const { api, answers, request, said } = await setup();
     api.injectMessage({ chatId: ADA, userId: ADA, text: 'clean the build' });
     const asked = await request(ADA);
-    api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:approve', userId: ADA });
+    api.injectCallbackQuery({ messageId: asked.message_id, data: dataOf(asked, 'once'), userId: ADA });
     await said(ADA, 'ran rm -rf build');
-    api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:deny', userId: ADA, staleView: true });
-    await said(ADA, 'No command is waiting for approval.');
+    api.injectCallbackQuery({ messageId: asked.message_id, data: dataOf(asked, 'deny'), userId: ADA, staleView: true });
+    await said(ADA, 'This approval request is no longer waiting.');
     expect(answers).toEqual([true]);
     expect(api.callbackAnswers).toHaveLength(2);
+  });
+
+  it('a forged press (a request id nobody asked) is refused and reaches no request; the real button still works', async () => {
+    const { api, answers, request, said } = await setup();
+    api.injectMessage({ chatId: ADA, userId: ADA, text: 'clean the build' });
+    const asked = await request(ADA);
+    api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:approval:0123456789abcdef:once', userId: ADA, staleView: true });
+    await said(ADA, 'This approval request is no longer waiting.');
+    expect(answers).toEqual([]);
+    api.injectCallbackQuery({ messageId: asked.message_id, data: dataOf(asked, 'deny'), userId: ADA });
+    await said(ADA, 'did not run it');
+    expect(answers).toEqual([false]);
   });
 
   it('a new message while a request waits cancels it: the turn is interrupted and the message says so without buttons', async () => {
