@@ -75,7 +75,7 @@ describe.runIf(runs)('approvals and /stop answered on another instance than the 
     expect(await postUpdate(a, textUpdate(chat, `clean up [RISKY:${name}]`))).toBe(200);
     const pgid = await waitForPgid(home, name);
     expect(ownerOf(pgid, instances), 'the script runs under A').toBe(a);
-    await api.waitFor(() => api.sentTo(chat).some((sent) => (sent.reply_markup?.inline_keyboard ?? []).flat().some((button) => button.callback_data === 'hermes:approve')), 'the approval request');
+    await api.waitFor(() => api.sentTo(chat).some((sent) => (sent.reply_markup?.inline_keyboard ?? []).flat().some((button) => /^hermes:approval:[0-9a-f]{16}:once$/.test(button.callback_data ?? ''))), 'the approval request');
     return api.sentTo(chat).find((sent) => (sent.reply_markup?.inline_keyboard ?? []).length > 0)!;
   };
 
@@ -105,7 +105,7 @@ describe.runIf(runs)('approvals and /stop answered on another instance than the 
     const marker = victim('pressed');
     const request = await askOnA(CHATS.button, 'pressed');
     expect(existsSync(marker)).toBe(true);
-    const press = api.injectCallbackQuery({ messageId: request.message_id, data: 'hermes:approve', userId: CHATS.button });
+    const press = api.injectCallbackQuery({ messageId: request.message_id, data: request.reply_markup?.inline_keyboard[0]?.[0]?.callback_data ?? 'no button', userId: CHATS.button });
     expect(await postUpdate(b, press)).toBe(200);
     await api.waitFor(() => answer(CHATS.button) !== undefined, 'the script’s answer');
     expect(answer(CHATS.button)).toContain('removed-pressed');
