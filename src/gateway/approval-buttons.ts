@@ -35,14 +35,14 @@ const REQUEST_ID = /^[0-9a-f]{16}$/;
 /** A press as plain data (passed through Redis with its message). */
 export const approvalPressSchema = z.object({ requestId: z.string().regex(REQUEST_ID), choice: z.enum(APPROVAL_CHOICES) });
 
-/** A fresh id for one approval request: 16 hex digits, so a button's data fits Telegram's 64 bytes. */
+/** A fresh id for one approval request: 16 hex digits, so a button's data fits the smallest platform limit (64 bytes). */
 export function newApprovalRequestId(): string {
   return randomBytes(8).toString('hex');
 }
 
 const PREFIX = 'hermes:approval:';
 
-/** The data a button carries (`callback_data`, `custom_id`, a Slack button's value): the request and the choice. */
+/** The data a button carries (however its platform names a button's payload): the request and the choice. */
 export function approvalButtonData(requestId: string, choice: ApprovalChoice): string {
   return `${PREFIX}${requestId}:${choice}`;
 }

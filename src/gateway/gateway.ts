@@ -572,7 +572,7 @@ export class Gateway {
     return [
       chosen ? `Model: ${chosen} (this thread's /model; model.name is ${model || 'not set'})` : `Model: ${model || '(none configured)'}`,
       ...(answeredBy ? [`Answered by: ${answeredBy}`] : []),
-      `Backend: ${backend}${platformBackend && platformBackend !== backend ? ` (sessions from Slack, Discord and Telegram: ${platformBackend})` : ''}`,
+      `Backend: ${backend}${platformBackend && platformBackend !== backend ? ` (sessions from the chat platforms: ${platformBackend})` : ''}`,
       ...(isolationWarning ? [`⚠ ${isolationWarning}`] : []),
       info
         ? `Session: ${info.sessionId}, started ${formatAge(info.createdAt)} ago, ${info.messageCount} messages`

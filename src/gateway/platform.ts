@@ -8,7 +8,7 @@ export interface TokenCheck {
   detail: string;
   /** The person to allow, when the platform tells (the last sender, the application's owner). */
   person?: { id: string; name: string };
-  /** What works but limits the bot (doctor shows each as a warning): Telegram's privacy mode in groups. */
+  /** What works but limits the bot (doctor shows each as a warning), such as a privacy mode that hides group messages. */
   warnings?: string[];
 }
 

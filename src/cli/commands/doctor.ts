@@ -229,7 +229,7 @@ function platformBackendCheck(config: HermesConfig, registry: ProviderRegistry, 
   } catch (error) {
     return { status: 'fail', name: 'platform backend', detail: errorMessage(error), fix: 'set terminal.platform_backend to auto or a known backend' };
   }
-  const detail = `sessions from Slack, Discord and Telegram run on ${choice.others.name}`;
+  const detail = `sessions from the chat platforms run on ${choice.others.name}`;
   if (!choice.warning) return { status: 'ok', name: 'platform backend', detail };
   return {
     status: othersCanReach(platforms) ? 'warn' : 'info', name: 'platform backend', detail: choice.warning,
@@ -242,7 +242,7 @@ export function platformBackendLines(config: HermesConfig, registry: ProviderReg
   const line = platformBackendCheck(config, registry, platforms);
   if (line.status === 'fail') return [`platform backend: ${line.detail}`];
   const choice = chooseBackends(config, registry);
-  const head = `platform sessions (Slack, Discord, Telegram): ${choice.others.name}`;
+  const head = `chat platform sessions: ${choice.others.name}`;
   return line.status === 'warn' ? [head, `  WARNING: ${choice.warning}`] : [head];
 }
 
