@@ -50,7 +50,9 @@ export function approvalButtonData(requestId: string, choice: ApprovalChoice): s
 /** What a button's data asks for, or undefined for data that is not one of ours (other bots', an old button's). */
 export function readApprovalButtonData(data: unknown): ApprovalPress | undefined {
   if (typeof data !== 'string' || !data.startsWith(PREFIX)) return undefined;
-  const [requestId, choice] = data.slice(PREFIX.length).split(':');
+  const parts = data.slice(PREFIX.length).split(':');
+  if (parts.length !== 2) return undefined;
+  const [requestId, choice] = parts;
   const parsed = approvalPressSchema.safeParse({ requestId, choice });
   return parsed.success ? parsed.data : undefined;
 }
