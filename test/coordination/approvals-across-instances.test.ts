@@ -1,25 +1,19 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { groupAlive } from '../../src/environments/index.js';
-import { startFakeOpenAI, type FakeOpenAI, type FakeReply, type RecordedRequest } from '../fakes/openai-server.js';
+import type { FakeReply, RecordedRequest } from '../fakes/openai-server.js';
 import { e2eModel, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
-import { FakeTelegramApi } from '../fakes/telegram-api.js';
-import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { ownerOf, postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess, writeInstancesConfig } from './gateway-processes.js';
+import { ownerOf, postUpdate, textUpdate } from './gateway-processes.js';
+import { instancesCanRun, useTelegramInstances } from './telegram-instances.js';
 
 /*
  * Two `hermes gateway` processes on one Redis and one state.db. A script on A asks for approval
  * of a risky command; the answer is sent to B. The command deletes a throwaway folder in the
  * test's temp HERMES_HOME, so whether it ran is on disk.
  */
-const missingRedis = redisSkipReason('the approvals-across-instances test');
-const why = processesMissing();
-if (why && process.env.CI !== 'true') console.warn(`the approvals-across-instances test cannot run here: ${why}`);
-const runs = !missingRedis && (!why || process.env.CI === 'true');
+const runs = instancesCanRun('the approvals-across-instances test');
 
-const KEY_VAR = 'HERMES_APPROVALS_ACROSS_KEY';
 const CHATS = { button: 1001, typed: 2002, deny: 3003, stop: 4004 } as const;
 
 /**
@@ -52,62 +46,45 @@ function riskyModel(home: string): FakeReply {
 }
 
 describe.runIf(runs)('approvals and /stop answered on another instance than the one running the script', () => {
-  let redis: TestRedis;
-  let api: FakeTelegramApi;
-  let model: FakeOpenAI;
-  let home: string;
-  let a: GatewayProcess;
-  let b: GatewayProcess;
-  const instances: GatewayProcess[] = [];
+  const fx = useTelegramInstances({
+    name: 'approvals-across',
+    keyVar: 'HERMES_APPROVALS_ACROSS_KEY',
+    allowed: Object.values(CHATS),
+    config: { approvals: { mode: 'on' } },
+    model: riskyModel,
+    prepare: (home) => mkdirSync(join(home, 'work')),
+    count: 2,
+  });
+  const { instances } = fx;
+  const a = () => instances[0];
+  const b = () => instances[1];
 
-  const texts = (chat: number) => api.sentTo(chat).map((sent) => sent.text);
+  const texts = (chat: number) => fx.api.sentTo(chat).map((sent) => sent.text);
   /** The model's answer after the script (the approval request shows the command too, so only this counts). */
   const answer = (chat: number) => texts(chat).find((text) => text.startsWith('finished:'));
   /** A throwaway folder with a marker in it, next to the script's working folder. */
   const victim = (name: string) => {
-    const dir = join(home, name);
+    const dir = join(fx.home, name);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'marker'), 'x');
     return join(dir, 'marker');
   };
   /** Starts `[RISKY:name]` on A and waits for its approval request in the chat. */
   const askOnA = async (chat: number, name: string) => {
-    expect(await postUpdate(a, textUpdate(chat, `clean up [RISKY:${name}]`))).toBe(200);
-    const pgid = await waitForPgid(home, name);
-    expect(ownerOf(pgid, instances), 'the script runs under A').toBe(a);
-    await api.waitFor(() => api.sentTo(chat).some((sent) => (sent.reply_markup?.inline_keyboard ?? []).flat().some((button) => /^hermes:approval:[0-9a-f]{16}:once$/.test(button.callback_data ?? ''))), 'the approval request');
-    return api.sentTo(chat).find((sent) => (sent.reply_markup?.inline_keyboard ?? []).length > 0)!;
+    expect(await postUpdate(a(), textUpdate(chat, `clean up [RISKY:${name}]`))).toBe(200);
+    const pgid = await waitForPgid(fx.home, name);
+    expect(ownerOf(pgid, instances), 'the script runs under A').toBe(a());
+    await fx.api.waitFor(() => fx.api.sentTo(chat).some((sent) => (sent.reply_markup?.inline_keyboard ?? []).flat().some((button) => /^hermes:approval:[0-9a-f]{16}:once$/.test(button.callback_data ?? ''))), 'the approval request');
+    return fx.api.sentTo(chat).find((sent) => (sent.reply_markup?.inline_keyboard ?? []).length > 0)!;
   };
-
-  beforeAll(async () => {
-    redis = await startRedis();
-    api = await new FakeTelegramApi().start();
-    home = mkdtempSync(join(tmpdir(), 'hermes-approvals-across-'));
-    mkdirSync(join(home, 'work'));
-    model = await startFakeOpenAI({ fallback: riskyModel(home) });
-    writeInstancesConfig(home, { modelUrl: model.url, keyVar: KEY_VAR, telegramApiRoot: api.apiRoot, redisUrl: redis.url }, { approvals: { mode: 'on' } });
-    const env = { [KEY_VAR]: 'sk-fake', TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: Object.values(CHATS).join(',') };
-    a = await startGatewayProcess(home, env);
-    instances.push(a);
-    b = await startGatewayProcess(home, env);
-    instances.push(b);
-  }, 90_000);
-
-  afterAll(async () => {
-    for (const instance of instances) await stopGatewayProcess(instance);
-    await model?.close();
-    await api?.close();
-    await redis?.stop();
-    if (home) rmSync(home, { recursive: true, force: true });
-  }, 60_000);
 
   it('a press of the Approve button, sent to B, approves the request of the script on A, and the command runs there', async () => {
     const marker = victim('pressed');
     const request = await askOnA(CHATS.button, 'pressed');
     expect(existsSync(marker)).toBe(true);
-    const press = api.injectCallbackQuery({ messageId: request.message_id, data: request.reply_markup?.inline_keyboard[0]?.[0]?.callback_data ?? 'no button', userId: CHATS.button });
-    expect(await postUpdate(b, press)).toBe(200);
-    await api.waitFor(() => answer(CHATS.button) !== undefined, 'the script’s answer');
+    const press = fx.api.injectCallbackQuery({ messageId: request.message_id, data: request.reply_markup?.inline_keyboard[0]?.[0]?.callback_data ?? 'no button', userId: CHATS.button });
+    expect(await postUpdate(b(), press)).toBe(200);
+    await fx.api.waitFor(() => answer(CHATS.button) !== undefined, 'the script’s answer');
     expect(answer(CHATS.button)).toContain('removed-pressed');
     expect(existsSync(marker)).toBe(false);
   }, 90_000);
@@ -115,8 +92,8 @@ describe.runIf(runs)('approvals and /stop answered on another instance than the 
   it('/approve typed to B approves the request of the script on A', async () => {
     const marker = victim('typed');
     await askOnA(CHATS.typed, 'typed');
-    expect(await postUpdate(b, textUpdate(CHATS.typed, '/approve'))).toBe(200);
-    await api.waitFor(() => answer(CHATS.typed) !== undefined, 'the script’s answer');
+    expect(await postUpdate(b(), textUpdate(CHATS.typed, '/approve'))).toBe(200);
+    await fx.api.waitFor(() => answer(CHATS.typed) !== undefined, 'the script’s answer');
     expect(answer(CHATS.typed)).toContain('removed-typed');
     expect(existsSync(marker)).toBe(false);
   }, 90_000);
@@ -124,8 +101,8 @@ describe.runIf(runs)('approvals and /stop answered on another instance than the 
   it('/deny typed to B refuses the request of the script on A: the command does not run', async () => {
     const marker = victim('denied');
     await askOnA(CHATS.deny, 'denied');
-    expect(await postUpdate(b, textUpdate(CHATS.deny, '/deny'))).toBe(200);
-    await api.waitFor(() => answer(CHATS.deny) !== undefined, 'the script’s answer');
+    expect(await postUpdate(b(), textUpdate(CHATS.deny, '/deny'))).toBe(200);
+    await fx.api.waitFor(() => answer(CHATS.deny) !== undefined, 'the script’s answer');
     expect(answer(CHATS.deny)).not.toContain('removed-denied');
     expect(existsSync(marker)).toBe(true);
   }, 90_000);
@@ -133,10 +110,10 @@ describe.runIf(runs)('approvals and /stop answered on another instance than the 
   it('/stop typed to B kills the script on A that waits for approval (its process group dies) and the command never runs', async () => {
     const marker = victim('stopped');
     await askOnA(CHATS.stop, 'stopped');
-    const pgid = await waitForPgid(home, 'stopped');
+    const pgid = await waitForPgid(fx.home, 'stopped');
     expect(groupAlive(pgid)).toBe(true);
-    expect(await postUpdate(b, textUpdate(CHATS.stop, '/stop'))).toBe(200);
-    await api.waitFor(() => texts(CHATS.stop).includes('Stopped.'), 'Stopped.');
+    expect(await postUpdate(b(), textUpdate(CHATS.stop, '/stop'))).toBe(200);
+    await fx.api.waitFor(() => texts(CHATS.stop).includes('Stopped.'), 'Stopped.');
     await waitForGroupGone(pgid);
     expect(groupAlive(pgid)).toBe(false);
     expect(existsSync(marker)).toBe(true);

@@ -1,77 +1,37 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { coordinationKeys } from '../../src/coordination/keys.js';
 import { groupAlive } from '../../src/environments/index.js';
 import { KERNEL_MOVED_NOTE, KERNEL_MOVED_NOTICE } from '../../src/shared/notices.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
-import { e2eModel, requestFor, waitForPgid } from '../fakes/slack-e2e-model.js';
-import { FakeTelegramApi } from '../fakes/telegram-api.js';
-import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import {
-  killGatewayProcess,
-  ownerOf,
-  postUpdate,
-  processesMissing,
-  startGatewayProcess,
-  stopGatewayProcess,
-  textUpdate,
-  writeInstancesConfig,
-  type GatewayProcess,
-} from './gateway-processes.js';
+import { requestFor, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { killGatewayProcess, ownerOf, postUpdate, textUpdate, type GatewayProcess } from './gateway-processes.js';
 import { until } from './helpers.js';
+import { instancesCanRun, useTelegramInstances } from './telegram-instances.js';
 
 /*
  * Two `hermes gateway` processes (the built CLI; `npm test` builds first) on one Redis and one
  * HERMES_HOME. One is killed with SIGKILL mid-turn; the other answers what comes next.
  */
-const missingRedis = redisSkipReason('the instance-killed end-to-end test');
-const why = processesMissing();
-if (why && process.env.CI !== 'true') console.warn(`the instance-killed end-to-end test cannot run here: ${why}`);
-const runs = !missingRedis && (!why || process.env.CI === 'true');
+const runs = instancesCanRun('the instance-killed end-to-end test');
 
-const KEY_VAR = 'HERMES_SCALE_OUT_KILL_KEY';
 const ADA = 1001;
 
 describe.runIf(runs)('an instance killed mid-turn (two gateway processes on one Redis and one state.db)', () => {
-  let redis: TestRedis;
-  let api: FakeTelegramApi;
-  let model: FakeOpenAI;
-  let home: string;
-  const instances: GatewayProcess[] = [];
   const orphans: number[] = [];
+  const fx = useTelegramInstances({ name: 'scale-out-kill', keyVar: 'HERMES_SCALE_OUT_KILL_KEY', allowed: [ADA], config: { coordination: { lease_seconds: 1 } } });
 
   const send = (to: GatewayProcess, text: string) => postUpdate(to, textUpdate(ADA, text));
-  const answers = () => api.sentTo(ADA).map((sent) => sent.text).filter((text) => !text.startsWith('⚙️'));
-  const startInstance = async (): Promise<GatewayProcess> => {
-    const instance = await startGatewayProcess(home, { [KEY_VAR]: 'sk-fake', TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: String(ADA) });
-    instances.push(instance);
-    return instance;
-  };
+  const answers = () => fx.api.sentTo(ADA).map((sent) => sent.text).filter((text) => !text.startsWith('⚙️'));
 
-  beforeAll(async () => {
-    redis = await startRedis();
-    api = await new FakeTelegramApi().start();
-    home = mkdtempSync(join(tmpdir(), 'hermes-scale-out-kill-'));
-    model = await startFakeOpenAI({ fallback: e2eModel(home) });
-    writeInstancesConfig(home, { modelUrl: model.url, keyVar: KEY_VAR, telegramApiRoot: api.apiRoot, redisUrl: redis.url }, { coordination: { lease_seconds: 1 } });
-  }, 30_000);
-
-  afterAll(async () => {
-    for (const instance of instances) await stopGatewayProcess(instance);
+  afterAll(() => {
     // The killed gateway's script outlived it: its group is this test's own descendant.
     for (const pgid of orphans) if (pgid > 1 && groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
-    await model?.close();
-    await api?.close();
-    await redis?.stop();
-    if (home) rmSync(home, { recursive: true, force: true });
-  }, 30_000);
+  });
 
   it('after SIGKILL of the instance running a turn, the next message, sent to the other, is answered there with the whole history', async () => {
-    const a = await startInstance();
-    const b = await startInstance();
+    const { api, home, redis, model } = fx;
+    const a = await fx.start();
+    const b = await fx.start();
     expect(await send(a, 'remember the word PLUM [H1]')).toBe(200);
     await api.waitFor(() => answers().length === 1, 'the first answer');
     expect(await send(b, 'work on it [SLOW:K]')).toBe(200);
