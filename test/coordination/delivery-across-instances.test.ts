@@ -1,61 +1,35 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { coordinationKeys, RedisCoordinator } from '../../src/coordination/index.js';
 import { OutboxStore } from '../../src/gateway/index.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
-import { e2eModel, release, waitForPgid } from '../fakes/slack-e2e-model.js';
-import { FakeTelegramApi } from '../fakes/telegram-api.js';
-import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess, writeInstancesConfig } from './gateway-processes.js';
+import { release, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { postUpdate, stopGatewayProcess, textUpdate } from './gateway-processes.js';
+import { instancesCanRun, useTelegramInstances } from './telegram-instances.js';
 
 /*
  * An instance that starts resumes the replies state.db holds as unsent only in threads it can
  * take: those of a live instance are left to it, those of a dead one are sent once.
  */
-const missingRedis = redisSkipReason('the delivery-across-instances test');
-const why = processesMissing();
-if (why && process.env.CI !== 'true') console.warn(`the delivery-across-instances test cannot run here: ${why}`);
-const runs = !missingRedis && (!why || process.env.CI === 'true');
+const runs = instancesCanRun('the delivery-across-instances test');
 
-const KEY_VAR = 'HERMES_DELIVERY_ACROSS_KEY';
 const LIVE = 1001;
 const DEAD = 2002;
 const TURN = 3003;
 
 describe.runIf(runs)('unsent replies when an instance starts beside others (one Redis, one state.db)', () => {
-  let redis: TestRedis;
-  let api: FakeTelegramApi;
-  let model: FakeOpenAI;
-  let home: string;
-  const instances: GatewayProcess[] = [];
+  // Long enough that a live instance slowed by a loaded machine keeps its leases and heartbeat.
+  const fx = useTelegramInstances({ name: 'delivery-across', keyVar: 'HERMES_DELIVERY_ACROSS_KEY', allowed: [LIVE, DEAD, TURN], config: { coordination: { lease_seconds: 5 } } });
   let liveOwner: RedisCoordinator | undefined;
 
-  beforeAll(async () => {
-    redis = await startRedis();
-    api = await new FakeTelegramApi().start();
-    home = mkdtempSync(join(tmpdir(), 'hermes-delivery-across-'));
-    model = await startFakeOpenAI({ fallback: e2eModel(home) });
-    // Long enough that a live instance slowed by a loaded machine keeps its leases and heartbeat.
-    writeInstancesConfig(home, { modelUrl: model.url, keyVar: KEY_VAR, telegramApiRoot: api.apiRoot, redisUrl: redis.url }, { coordination: { lease_seconds: 5 } });
-  }, 30_000);
-
   afterAll(async () => {
-    release(home, 'Q');
-    for (const instance of instances) await stopGatewayProcess(instance);
+    release(fx.home, 'Q');
     await liveOwner?.close();
-    await model?.close();
-    await api?.close();
-    await redis?.stop();
-    if (home) rmSync(home, { recursive: true, force: true });
-  }, 60_000);
+  });
 
   it('leaves the unsent replies and the running turn of threads live instances hold, and sends those of a dead instance once', async () => {
-    const env = { [KEY_VAR]: 'sk-fake', TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: [LIVE, DEAD, TURN].join(',') };
-    const a = await startGatewayProcess(home, env);
-    instances.push(a);
+    const { api, home, redis } = fx;
+    const a = await fx.start();
     // A is mid-turn in one thread: its outbox turn is running, as a crash would leave it.
     expect(await postUpdate(a, textUpdate(TURN, 'take your time [WAIT:Q]'))).toBe(200);
     await waitForPgid(home, 'Q');
@@ -78,8 +52,7 @@ describe.runIf(runs)('unsent replies when an instance starts beside others (one 
     await raw.set(coordinationKeys().lease(`telegram:${DEAD}`), 'dead-owner', 'PX', 1500);
     raw.disconnect();
 
-    const b = await startGatewayProcess(home, env);
-    instances.push(b);
+    const b = await fx.start();
     const texts = (chat: number) => api.sentTo(chat).map((sent) => sent.text);
     // B waits the dead lease out and sends its reply; by then it had decided about the others long ago.
     await api.waitFor(() => texts(DEAD).includes('DEAD-PART'), "the dead instance's reply");

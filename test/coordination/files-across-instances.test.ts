@@ -5,21 +5,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from '../fakes/openai-server.js';
 import { e2eModel, release, waitForPgid } from '../fakes/slack-e2e-model.js';
-import { FakeTelegramApi } from '../fakes/telegram-api.js';
-import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
 import type { WebEntry } from '../../adapters/web/index.js';
 import { builtCli } from '../helpers/hermes-process.js';
-import { freePort, ownerOf, postUpdate, processesMissing, startGatewayProcess, stopGatewayProcess, textUpdate, type GatewayProcess } from './gateway-processes.js';
+import { freePort, ownerOf, postUpdate, stopGatewayProcess, textUpdate, type GatewayProcess } from './gateway-processes.js';
 import { until } from './helpers.js';
+import { instancesCanRun, useTelegramInstances } from './telegram-instances.js';
 
 /*
  * Two live `hermes gateway` processes on one Redis: a document sent to B for a thread whose
  * lease A holds goes to A with the message, and A's script reads it.
  */
-const missingRedis = redisSkipReason('the files-across-instances test');
-const why = processesMissing();
-if (why && process.env.CI !== 'true') console.warn(`the files-across-instances test cannot run here: ${why}`);
-const runs = !missingRedis && (!why || process.env.CI === 'true');
+const runs = instancesCanRun('the files-across-instances test');
 
 const KEY_VAR = 'HERMES_FILES_ACROSS_KEY';
 const ADA = 1001;
@@ -72,52 +69,10 @@ function readingModel(dir: string): FakeReply {
 }
 
 describe.runIf(runs)('files sent to an instance that does not hold the thread', () => {
-  let redis: TestRedis;
-  let api: FakeTelegramApi;
-  let model: FakeOpenAI;
-  let home: string;
-  const instances: GatewayProcess[] = [];
-
-  beforeAll(async () => {
-    redis = await startRedis();
-    api = await new FakeTelegramApi().start();
-    home = mkdtempSync(join(tmpdir(), 'hermes-files-across-'));
-    model = await startFakeOpenAI({ fallback: readingModel(home) });
-    writeFileSync(
-      join(home, 'config.yaml'),
-      [
-        'model:',
-        `  base_url: ${model.url}`,
-        '  name: fake-model',
-        `  api_key_env: ${KEY_VAR}`,
-        'platforms:',
-        '  telegram:',
-        `    api_root: ${api.apiRoot}`,
-        '  web:',
-        '    enabled: false',
-        'terminal:',
-        '  platform_backend: local',
-        'cron:',
-        '  enabled: false',
-        'coordination:',
-        '  backend: redis',
-        `  redis_url: ${redis.url}`,
-        '',
-      ].join('\n'),
-    );
-    const env = { [KEY_VAR]: 'sk-fake', TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: String(ADA) };
-    for (let i = 0; i < 2; i++) instances.push(await startGatewayProcess(home, env));
-  }, 90_000);
-
-  afterAll(async () => {
-    for (const instance of instances) await stopGatewayProcess(instance);
-    await model?.close();
-    await api?.close();
-    await redis?.stop();
-    if (home) rmSync(home, { recursive: true, force: true });
-  }, 60_000);
+  const fx = useTelegramInstances({ name: 'files-across', keyVar: KEY_VAR, allowed: [ADA], model: readingModel, count: 2 });
 
   it('a document sent to B while A holds the thread is saved on A and read by the script A runs', async () => {
+    const { api, home, instances } = fx;
     const [a, b] = instances;
     const answers = () => api.sentTo(ADA).map((sent) => sent.text).filter((text) => !text.startsWith('⚙️'));
     // A holds the thread: its script waits.
