@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { coordinationKeys, RedisCoordinator, ThreadRouter } from '../../src/coordination/index.js';
+import { coordinationKeys } from '../../src/coordination/index.js';
 import type { InboundMessage } from '../../src/gateway/index.js';
-import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
+import { redisSkipReason } from '../helpers/redis.js';
+import { useRouterInstances } from './router-instances.js';
 
 const missing = redisSkipReason('the thread claim-and-release tests');
 
@@ -18,31 +19,11 @@ const message = (threadKey: string, text: string): InboundMessage => ({
 });
 
 describe.runIf(!missing)('a thread claimed again while its release is on its way (real redis-server)', () => {
-  let server: TestRedis;
-  const open: Array<{ router: ThreadRouter; coordinator: RedisCoordinator }> = [];
   const passed: Array<{ to: string; payload: unknown }> = [];
-  const instance = async (instanceId: string, prefix: string, leaseTtlMs = 30_000) => {
-    const coordinator = await RedisCoordinator.connect(
-      { url: server.url, instanceId, leaseTtlMs, prefix },
-      { message: async (_threadKey, payload) => void passed.push({ to: instanceId, payload }), interrupt: () => {} },
-    );
-    const router = new ThreadRouter(coordinator);
-    // The thread's lane stays busy: only idle() gives the lease up.
-    router.attach({ dispatch: async () => {}, dispatchPassed: async () => {}, threadState: () => ({ running: true, queued: 0 }) });
-    open.push({ router, coordinator });
-    return { router, coordinator };
-  };
-
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    for (const { router, coordinator } of open) {
-      await router.close();
-      await coordinator.close();
-    }
-    await server?.stop();
-  });
+  const routers = useRouterInstances();
+  // The thread's lane stays busy: only idle() gives the lease up.
+  const instance = (instanceId: string, prefix: string, leaseTtlMs = 30_000) =>
+    routers.instance(instanceId, prefix, { leaseTtlMs, running: true, message: async (_threadKey, payload) => void passed.push({ to: instanceId, payload }) });
 
   it('keeps the lease taken again in Redis: the earlier release, landing after, does not delete it, and another instance cannot take the thread', async () => {
     const prefix = `t${randomBytes(3).toString('hex')}:`;
@@ -63,7 +44,7 @@ describe.runIf(!missing)('a thread claimed again while its release is on its way
   it('a message for a thread whose owner died runs after what was passed to the dead owner and never read, and under a new lease', async () => {
     const prefix = `t${randomBytes(3).toString('hex')}:`;
     const keys = coordinationKeys(prefix);
-    const raw = new Redis(server.url);
+    const raw = new Redis(routers.server().url);
     try {
       // D held the thread and died: its lease stands a little longer, its heartbeat is gone.
       await raw.set(keys.lease('telegram:8'), 'D', 'PX', 600);

@@ -1,32 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisCoordinator, ThreadRouter } from '../../src/coordination/index.js';
-import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
+import { describe, expect, it } from 'vitest';
+import { redisSkipReason } from '../helpers/redis.js';
+import { useRouterInstances } from './router-instances.js';
 
 const missing = redisSkipReason('the thread-take tests');
 
 describe.runIf(!missing)('taking a thread for the replies an earlier run left (real redis-server)', () => {
-  let server: TestRedis;
-  const open: Array<{ router: ThreadRouter; coordinator: RedisCoordinator }> = [];
-  const handlers = { message: async () => {}, interrupt: () => {} };
-  const instance = async (instanceId: string, prefix: string) => {
-    const coordinator = await RedisCoordinator.connect({ url: server.url, instanceId, leaseTtlMs: 30_000, prefix }, handlers);
-    const router = new ThreadRouter(coordinator);
-    router.attach({ dispatch: async () => {}, dispatchPassed: async () => {}, threadState: () => ({ running: false, queued: 0 }) });
-    open.push({ router, coordinator });
-    return router;
-  };
-
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    for (const { router, coordinator } of open) {
-      await router.close();
-      await coordinator.close();
-    }
-    await server?.stop();
-  });
+  const routers = useRouterInstances();
+  const instance = async (instanceId: string, prefix: string) => (await routers.instance(instanceId, prefix)).router;
 
   it('is refused while another live instance sends replies in the thread outside its lease, and granted once it is done', async () => {
     const prefix = `t${randomBytes(3).toString('hex')}:`;
