@@ -20,6 +20,16 @@ const REPLY_KINDS = new Set(['O', 'E', 'X']);
 /** How long a kernel that called sys.exit() may take to end on its own before its group is killed. */
 export const EXIT_WAIT_MS = 1000;
 
+/** Random bytes for 256 markers at a time: one getrandom call, not one per cell. */
+let markerPool = Buffer.alloc(0);
+function markerHex(): string {
+  if (markerPool.length < 16) markerPool = randomBytes(16 * 256);
+  const hex = markerPool.toString('hex', 0, 16);
+  // Each marker's bytes are used once and dropped.
+  markerPool = markerPool.subarray(16);
+  return hex;
+}
+
 /** A cell from its `C` frame to its outcome. */
 export interface ActiveCell<O extends RunCellOptions = RunCellOptions> {
   marker: Buffer;
@@ -48,7 +58,7 @@ export function openCell<O extends RunCellOptions>(
   resolve: (outcome: CellOutcome) => void,
   splitters: { stdout: MarkerSplitter; stderr: MarkerSplitter; logger: Logger },
 ): { cell: ActiveCell<O>; frame: Buffer } {
-  const hex = randomBytes(16).toString('hex');
+  const hex = markerHex();
   const marker = Buffer.from(`\0hermes-cell-end:${hex}\0`, 'latin1');
   const cell: ActiveCell<O> = { marker, options, settled: false, resolve };
   splitters.stdout.start(marker, (chunk) => deliver(options.onStdout, chunk, splitters.logger));

@@ -11,6 +11,7 @@ import { KernelStartError } from './errors.js';
 import type { FrameTransport } from './frame-transport.js';
 import { StartFailure, type KernelWiring } from './kernel-wiring.js';
 import { settleWithin } from './settle-within.js';
+import { DescendantWatch } from './descendant-watch.js';
 import type { KernelExit, KernelStartOptions } from './types.js';
 
 /** After the group is killed, how long output may still drain (a process outside the group may hold the pipes). */
@@ -38,6 +39,8 @@ export class SocketTransport implements FrameTransport {
   readonly #logger: Logger;
   /** The processes under the group leader at ready (the kernel, a sandbox's bwrap and init): they stay. */
   #baseline = new Set<number>();
+  /** The cheap after-cell proof that the tree is as at ready; the full walk runs when it cannot prove it. */
+  #watch: DescendantWatch | undefined;
   #exit: KernelExit | undefined;
   #stopping: Promise<void> | undefined;
 
@@ -111,6 +114,7 @@ export class SocketTransport implements FrameTransport {
       );
     }
     transport.#baseline = new Set(descendants(transport.pid));
+    transport.#watch = new DescendantWatch(transport.pid, transport.#baseline);
     transport.#logger.debug({ pid: transport.pid }, 'kernel ready');
     return transport;
   }
@@ -129,7 +133,13 @@ export class SocketTransport implements FrameTransport {
 
   sweep(): Promise<void> | undefined {
     const supervisor = this.#supervisor;
-    if (!supervisor || newDescendants(this.pid, this.#baseline).length === 0) return undefined;
+    if (!supervisor || this.#watch?.unchanged()) return undefined;
+    if (newDescendants(this.pid, this.#baseline).length === 0) {
+      // Nothing new, but the tree moved (a thread the cell left running): watch it as it is now.
+      this.#watch?.close();
+      this.#watch = new DescendantWatch(this.pid, this.#baseline);
+      return undefined;
+    }
     this.#logger.info({ pid: this.pid }, 'the cell left processes behind; the supervisor kills them');
     return sweepThrough(supervisor, this.#baseline, this.#graceMs + 2000).then((ok) => {
       if (ok) return;
@@ -151,6 +161,7 @@ export class SocketTransport implements FrameTransport {
       // The control socket closes by itself once the runner is gone (its reply may still be in it).
       this.#lifeline.destroy();
       this.#supervisor?.destroy();
+      this.#watch?.close();
     })();
     return this.#stopping;
   }

@@ -1,0 +1,83 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { descendants } from '../../../src/environments/supervisor.js';
+import { DescendantWatch } from '../../../src/execute-code/kernel/descendant-watch.js';
+
+/** A Python process that does what each stdin line says and answers "ok" (a stand-in for a kernel whose cell forks or starts threads). */
+const PUPPET = String.raw`
+import os, subprocess, sys, threading, time
+held = []
+for line in sys.stdin:
+    word = line.strip()
+    if word == "fork":
+        held.append(subprocess.Popen(["sleep", "60"]))
+    elif word == "reap":
+        for child in held:
+            child.kill(); child.wait()
+        held.clear()
+    elif word == "thread":
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+    print("ok", flush=True)
+`;
+
+const started: ChildProcessWithoutNullStreams[] = [];
+afterEach(() => {
+  for (const child of started.splice(0)) child.kill('SIGKILL');
+});
+
+async function puppet(): Promise<{ pid: number; tell(word: string): Promise<void> }> {
+  const child = spawn('python3', ['-c', PUPPET]);
+  started.push(child);
+  await once(child, 'spawn');
+  const tell = async (word: string) => {
+    child.stdin.write(`${word}\n`);
+    await once(child.stdout, 'data');
+  };
+  await tell('hello');
+  return { pid: child.pid!, tell };
+}
+
+describe.runIf(process.platform === 'linux')('DescendantWatch (real processes, real /proc)', () => {
+  it('proves an unchanged tree unchanged, again and again', async () => {
+    const kernel = await puppet();
+    const watch = new DescendantWatch(kernel.pid, descendants(kernel.pid));
+    for (let i = 0; i < 5; i++) expect(watch.unchanged()).toBe(true);
+    watch.close();
+  });
+
+  it('cannot prove it once the process has a new child, and can again after it is gone', async () => {
+    const kernel = await puppet();
+    const watch = new DescendantWatch(kernel.pid, descendants(kernel.pid));
+    await kernel.tell('fork');
+    expect(watch.unchanged()).toBe(false);
+    await kernel.tell('reap');
+    expect(watch.unchanged()).toBe(true);
+    watch.close();
+  });
+
+  it('cannot prove it once the process has a new thread (which could fork where the watch does not look)', async () => {
+    const kernel = await puppet();
+    const watch = new DescendantWatch(kernel.pid, descendants(kernel.pid));
+    await kernel.tell('thread');
+    expect(watch.unchanged()).toBe(false);
+    watch.close();
+    // Watched as it is now, the thread's own children file is read too.
+    const again = new DescendantWatch(kernel.pid, descendants(kernel.pid));
+    expect(again.unchanged()).toBe(true);
+    await kernel.tell('fork');
+    expect(again.unchanged()).toBe(false);
+    again.close();
+  });
+
+  it('cannot prove it once a watched process is gone, nor after close', async () => {
+    const kernel = await puppet();
+    const watch = new DescendantWatch(kernel.pid, descendants(kernel.pid));
+    const child = started[0];
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    expect(watch.unchanged()).toBe(false);
+    watch.close();
+    expect(watch.unchanged()).toBe(false);
+  });
+});
