@@ -34,7 +34,9 @@ export function defineTool<S extends z.ZodObject, Out extends ToolResult>(spec: 
 }): Tool<z.input<S>, Out> {
   let parameters: Record<string, unknown> | undefined;
   const checked = async (raw: unknown, ctx: ToolContext): Promise<ToolOutcome<Out>> => {
-    const parsed = spec.args.safeParse(raw ?? {}, { reportInput: true });
+    // reportInput (for the message) keeps zod off its compiled fast path: only a failed parse pays for it.
+    const first = spec.args.safeParse(raw ?? {});
+    const parsed = first.success ? first : spec.args.safeParse(raw ?? {}, { reportInput: true });
     if (!parsed.success) return { error: describeIssues(spec.name, parsed.error.issues) };
     try {
       return await spec.run(parsed.data, ctx);
