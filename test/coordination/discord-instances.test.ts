@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,9 +8,8 @@ import { groupAlive } from '../../src/environments/index.js';
 import { FakeDiscord, type DiscordCall, type FakeDiscordUser } from '../fakes/discord-server.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { e2eModel, release, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
-import { builtCli } from '../helpers/hermes-process.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { processesMissing, stopChild } from './gateway-processes.js';
+import { gatewayStarted, processesMissing, spawnGateway, stopChild } from './gateway-processes.js';
 import { until } from './helpers.js';
 
 /*
@@ -32,19 +31,9 @@ describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway process
   const children: ChildProcess[] = [];
 
   const start = async (name: string): Promise<void> => {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    // Nothing of the environment's own platforms, allow-lists, Redis or HERMES_* settings.
-    for (const key of Object.keys(env)) {
-      if (/^(TELEGRAM|SLACK|DISCORD|HERMES)_/.test(key) || key === 'GATEWAY_ALLOW_ALL_USERS' || key === 'REDIS_URL') delete env[key];
-    }
-    Object.assign(env, { [KEY_VAR]: 'sk-fake', DISCORD_BOT_TOKEN: discord.token, DISCORD_ALLOWED_USERS: alice.id });
-    let output = '';
-    const child = spawn(process.execPath, [builtCli, '--home', home, 'gateway'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    children.push(child);
-    await until(() => output.includes('started discord') || child.exitCode !== null, `instance ${name} to start`, 60_000);
-    if (!output.includes('started discord')) throw new Error(`hermes gateway ${name} did not start: ${output}`);
+    const gateway = spawnGateway(home, { [KEY_VAR]: 'sk-fake', DISCORD_BOT_TOKEN: discord.token, DISCORD_ALLOWED_USERS: alice.id });
+    children.push(gateway.child);
+    await gatewayStarted(gateway, 'started discord', `instance ${name}`);
   };
 
   /** The model requests whose last message is the user's text with `tag`. */

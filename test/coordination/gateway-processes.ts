@@ -70,26 +70,46 @@ export interface GatewayProcess {
   output: () => string;
 }
 
-/** Starts one instance and waits until its Telegram webhook listens. */
-export async function startGatewayProcess(home: string, extraEnv: Record<string, string>): Promise<GatewayProcess> {
-  const port = await freePort();
+/** A spawned `hermes gateway` and what it has written so far (stdout and stderr). */
+export interface SpawnedGateway {
+  child: ChildProcess;
+  output: () => string;
+}
+
+/**
+ * Spawns `hermes gateway` (and `args`) on `home`, with nothing of this environment's own platforms,
+ * allow-lists, Redis, database or HERMES_* settings, and `extraEnv`.
+ */
+export function spawnGateway(home: string, extraEnv: Record<string, string>, args: string[] = []): SpawnedGateway {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  // Nothing of the environment's own platforms, allow-lists, Redis or HERMES_* settings.
   for (const key of Object.keys(env)) {
     if (/^(TELEGRAM|SLACK|DISCORD|HERMES)_/.test(key) || ['GATEWAY_ALLOW_ALL_USERS', 'REDIS_URL', 'DATABASE_URL'].includes(key)) delete env[key];
   }
-  Object.assign(env, extraEnv, {
+  Object.assign(env, extraEnv);
+  let output = '';
+  const child = spawn(process.execPath, [builtCli, '--home', home, 'gateway', ...args], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { child, output: () => output };
+}
+
+/** Waits until the gateway writes `ready` ("started discord"); throws with its output when it exits first. */
+export async function gatewayStarted(gateway: SpawnedGateway, ready: string, what = 'the gateway'): Promise<void> {
+  await until(() => gateway.output().includes(ready) || gateway.child.exitCode !== null, `${what} to start`, 60_000);
+  if (!gateway.output().includes(ready)) throw new Error(`${what} did not start: ${gateway.output()}`);
+}
+
+/** Starts one instance and waits until its Telegram webhook listens. */
+export async function startGatewayProcess(home: string, extraEnv: Record<string, string>): Promise<GatewayProcess> {
+  const port = await freePort();
+  const gateway = spawnGateway(home, {
+    ...extraEnv,
     TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${port}/hook`,
     TELEGRAM_WEBHOOK_PORT: String(port),
     TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET,
   });
-  let output = '';
-  const child = spawn(process.execPath, [builtCli, '--home', home, 'gateway'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await until(() => output.includes('started telegram') || child.exitCode !== null, 'the gateway to start', 60_000);
-  if (!output.includes('started telegram')) throw new Error(`hermes gateway did not start: ${output}`);
-  return { port, child, output: () => output };
+  await gatewayStarted(gateway, 'started telegram', 'hermes gateway');
+  return { port, ...gateway };
 }
 
 /** SIGTERM to a child process, and waits for its exit (nothing when it has exited already). */

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,9 +7,8 @@ import { stringify } from 'yaml';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { e2eModel } from '../fakes/slack-e2e-model.js';
 import { FakeSlack, slackMessage, type SlackCall } from '../fakes/slack-server.js';
-import { builtCli } from '../helpers/hermes-process.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { processesMissing, stopChild } from './gateway-processes.js';
+import { gatewayStarted, processesMissing, spawnGateway, stopChild } from './gateway-processes.js';
 import { until } from './helpers.js';
 
 /*
@@ -33,19 +32,9 @@ describe.runIf(!missingRedis && !missingProcesses)('two hermes gateway processes
   const children: ChildProcess[] = [];
 
   const start = async (name: string): Promise<void> => {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    // Nothing of the environment's own platforms, allow-lists, Redis or HERMES_* settings.
-    for (const key of Object.keys(env)) {
-      if (/^(TELEGRAM|SLACK|DISCORD|HERMES)_/.test(key) || key === 'GATEWAY_ALLOW_ALL_USERS' || key === 'REDIS_URL') delete env[key];
-    }
-    Object.assign(env, { [KEY_VAR]: 'sk-fake', SLACK_BOT_TOKEN: slack.botToken, SLACK_APP_TOKEN: slack.appToken, SLACK_ALLOWED_USERS: 'U1' });
-    let output = '';
-    const child = spawn(process.execPath, [builtCli, '--home', home, 'gateway'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    children.push(child);
-    await until(() => output.includes('started slack') || child.exitCode !== null, `instance ${name} to start`, 60_000);
-    if (!output.includes('started slack')) throw new Error(`hermes gateway ${name} did not start: ${output}`);
+    const gateway = spawnGateway(home, { [KEY_VAR]: 'sk-fake', SLACK_BOT_TOKEN: slack.botToken, SLACK_APP_TOKEN: slack.appToken, SLACK_ALLOWED_USERS: 'U1' });
+    children.push(gateway.child);
+    await gatewayStarted(gateway, 'started slack', `instance ${name}`);
   };
 
   const answersIn = (root: string) =>
