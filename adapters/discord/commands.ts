@@ -12,6 +12,7 @@ interface CommandOption {
 const OPTIONS: Partial<Record<CommandName, CommandOption>> = {
   approve: { name: 'scope', description: 'session (until /new), always (as a rule), or forget <n>' },
   model: { name: 'name', description: 'the model to use in this thread, or default to go back' },
+  pair: { name: 'action', description: 'approve <code>, list, or revoke <user id>' },
   verbose: { name: 'mode', description: 'off, new or all (leave it out for the next one)', choices: ['off', 'new', 'all'] },
 };
 
