@@ -39,12 +39,15 @@ describe('admins answer approvals: platforms.<name>.admins (fake Bot API, real g
     api.injectMessage({ chatId: GROUP, chatType: 'supergroup', userId: ADA, firstName: 'Ada', text: '@hermes_test_bot clean up' });
     await api.waitFor(() => api.sentTo(GROUP).some((sent) => sent.text.startsWith('⚠️ Approval needed')), 'the approval request');
     const asked = api.sentTo(GROUP).find((sent) => sent.text.startsWith('⚠️ Approval needed'))!;
+    // The button's own data, as the platform hands it back on a press.
+    const approveOnce = (asked.reply_markup?.inline_keyboard ?? []).flat().find((button) => button.text === 'Approve once')?.callback_data ?? '';
+    expect(approveOnce).not.toBe('');
 
     // Bob presses Approve under the name of the admin, and with callback data that claims to be the admin's.
-    api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:approve', userId: BOB, firstName: 'Root' });
+    api.injectCallbackQuery({ messageId: asked.message_id, data: approveOnce, userId: BOB, firstName: 'Root' });
     await api.waitFor(() => refusals() >= 1, 'the refusal of the press');
     // A modified client can send any data: staleView lets the fake pass what the message has no button for.
-    api.injectCallbackQuery({ messageId: asked.message_id, data: `hermes:approve:as:${ROOT}`, userId: BOB, firstName: 'Root', staleView: true });
+    api.injectCallbackQuery({ messageId: asked.message_id, data: `${approveOnce}:as:${ROOT}`, userId: BOB, firstName: 'Root', staleView: true });
     // Bob types it, and names the admin in it.
     api.injectMessage({ chatId: GROUP, chatType: 'supergroup', userId: BOB, firstName: 'Root', text: `@hermes_test_bot /approve as ${ROOT}` });
     api.injectMessage({ chatId: GROUP, chatType: 'supergroup', userId: BOB, firstName: 'Root', text: '/approve@hermes_test_bot' });
@@ -54,7 +57,7 @@ describe('admins answer approvals: platforms.<name>.admins (fake Bot API, real g
     // The forged data was not ours: the press was answered as a dead button.
     expect(api.callbackAnswers.some((answer) => answer.text === 'This button is no longer in use.')).toBe(true);
 
-    api.injectCallbackQuery({ messageId: asked.message_id, data: 'hermes:approve', userId: ROOT, firstName: 'Root' });
+    api.injectCallbackQuery({ messageId: asked.message_id, data: approveOnce, userId: ROOT, firstName: 'Root' });
     await api.waitFor(() => answers.length === 1, 'the admin approval');
     expect(answers).toEqual([true]);
   }, 60_000);
