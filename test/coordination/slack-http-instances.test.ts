@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,9 +8,8 @@ import { groupAlive } from '../../src/environments/index.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { e2eModel, requestFor, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { FakeSlack, slackMessage, type SlackCall } from '../fakes/slack-server.js';
-import { builtCli } from '../helpers/hermes-process.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { freePort, processesMissing, stopChild } from './gateway-processes.js';
+import { freePort, gatewayStarted, processesMissing, spawnGateway, stopChild } from './gateway-processes.js';
 import { until } from './helpers.js';
 
 /*
@@ -40,25 +39,15 @@ describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway process
 
   const start = async (name: string): Promise<Instance> => {
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    // Nothing of the environment's own platforms, allow-lists, Redis or HERMES_* settings.
-    for (const key of Object.keys(env)) {
-      if (/^(TELEGRAM|SLACK|DISCORD|HERMES)_/.test(key) || key === 'GATEWAY_ALLOW_ALL_USERS' || key === 'REDIS_URL') delete env[key];
-    }
-    Object.assign(env, {
+    const gateway = spawnGateway(home, {
       [KEY_VAR]: 'sk-fake',
       SLACK_BOT_TOKEN: slack.botToken,
       SLACK_SIGNING_SECRET: slack.signingSecret,
       SLACK_ALLOWED_USERS: 'U1',
       SLACK_HTTP_PORT: String(port),
     });
-    let output = '';
-    const child = spawn(process.execPath, [builtCli, '--home', home, 'gateway'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await until(() => output.includes('started slack') || child.exitCode !== null, `instance ${name} to start`, 60_000);
-    if (!output.includes('started slack')) throw new Error(`hermes gateway ${name} did not start: ${output}`);
-    return { name, port, child, output: () => output };
+    await gatewayStarted(gateway, 'started slack', `instance ${name}`);
+    return { name, port, ...gateway };
   };
 
   const url = (to: Instance) => `http://127.0.0.1:${to.port}/slack/events`;
