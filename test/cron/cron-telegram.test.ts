@@ -176,7 +176,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('scheduled jobs through T
     );
     // Bob is allowed to talk to the bot, but is no admin: his /sethome in his DM changes nothing.
     expect(await command(api, '/sethome', BOB)).toBe(
-      `Only an admin of telegram may move its home channel (where scheduled jobs deliver): the user ids listed in approvals.admins.telegram in config.yaml. Your telegram user id is ${BOB}; the home channel is unchanged.`,
+      `Only an admin can move the home channel (/sethome). Your telegram user id is ${BOB} and your role is user; the admins are listed in platforms.telegram.admins in config.yaml.`,
     );
     // Ada, an admin, makes the team chat the home and schedules a report there.
     const before = texts(api, HOME_CHAT).length;
@@ -187,7 +187,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('scheduled jobs through T
     expect(id).toBeDefined();
     await waitFor(api, (all) => all.includes(`⏰ ${id} (every 2s): echo: how is the build?`), 'the answer in the home channel', HOME_CHAT);
     // Bob tries again, and another admin moves the home to his own DM: Ada's job keeps posting to the team chat.
-    expect(await command(api, '/sethome', BOB)).toContain('Only an admin of telegram may move its home channel');
+    expect(await command(api, '/sethome', BOB)).toContain('Only an admin can move the home channel');
     expect(await command(api, '/sethome', OTHER_ADMIN)).toBe(
       'This chat is now the home channel of telegram: scheduled jobs made with deliver "home" from now on post here. 1 job made before in other chats keeps posting where it was scheduled.',
     );

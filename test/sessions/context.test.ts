@@ -54,8 +54,8 @@ describe.each(storeEngines('the model\'s view tests'))('the model\'s view in the
     const summary = store.usage.summary(session.id);
     expect(summary.lastTurn).toMatchObject({ model: 'b', promptTokens: 30, calls: 1 });
     expect(summary.byModel).toEqual([
-      { model: 'a', calls: 3, promptTokens: 150, completionTokens: 15, estimated: true },
-      { model: 'b', calls: 1, promptTokens: 30, completionTokens: 3, estimated: false },
+      { model: 'a', calls: 3, promptTokens: 150, completionTokens: 15, estimated: true, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      { model: 'b', calls: 1, promptTokens: 30, completionTokens: 3, estimated: false, cacheReadTokens: 0, cacheWriteTokens: 0 },
     ]);
     expect(summary.summaries).toBe(1);
 

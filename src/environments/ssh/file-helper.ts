@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Logger } from '../../shared/logger.js';
 import { errorMessage } from '../../shared/errors.js';
 import { fileError, type FileErrorCode } from '../file-errors.js';
-import { abortError } from '../transfer/limits.js';
+import { abortError } from '../../shared/abort-error.js';
 import type { EnvironmentStream, FileOptions, ReadFileOptions } from '../types.js';
 import { shellQuote } from '../../shared/shell-quote.js';
 

@@ -1,6 +1,5 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { fileError } from '../file-errors.js';
-import { abortReason } from '../../shared/notices.js';
 
 /** A size-cap refusal: EFBIG with the file's size (when known) and the cap. */
 export type TooLargeError = NodeJS.ErrnoException & { size?: number; maxBytes: number };
@@ -16,18 +15,7 @@ export function tooLarge(path: string, maxBytes: number, size: { size?: number; 
   return Object.assign(fileError('EFBIG', path, size.size, detail), { maxBytes });
 }
 
-/** What a transfer rejects with when its signal aborts: node's AbortError shape, with the reason in words. */
-export function abortError(signal: AbortSignal, what: string): Error {
-  const reason = abortReason(signal);
-  return Object.assign(new Error(`${what} was interrupted${reason ? `: ${reason}` : ''}`), {
-    name: 'AbortError', code: 'ABORT_ERR', cause: signal.reason as unknown,
-  });
-}
-
-/** True for the error abortError makes (and node's own AbortErrors). */
-export function isAbortError(error: unknown): boolean {
-  return error instanceof Error && error.name === 'AbortError';
-}
+export { abortError, isAbortError } from '../../shared/abort-error.js';
 
 /** Checks a size known before moving against the cap. */
 export function checkSize(path: string, size: number, maxBytes: number | undefined): void {
