@@ -140,7 +140,7 @@ describe.each(BACKENDS.filter((b) => b.runs))('nothing a cell starts outlives it
 const fixture = fileURLToPath(new URL('./fixtures/leftover-gateway.mjs', import.meta.url));
 const loader = fileURLToPath(new URL('./kernel/fixtures/register-ts.mjs', import.meta.url));
 
-describe.each(BACKENDS.filter((b) => b.runs && b.name !== 'ssh'))('nothing a cell starts outlives a SIGKILLed gateway ($name)', (backend) => {
+describe.each(BACKENDS.filter((b) => b.runs))('nothing a cell starts outlives a SIGKILLed gateway ($name)', (backend) => {
   it.each(MODES)('$mode: no process of any escape is alive after the gateway is SIGKILLed mid-cell', async ({ kernels }) => {
     const home = mkdtempSync(join(tmpdir(), 'hermes-leftover-kill-'));
     const mark = markers();
@@ -151,7 +151,9 @@ describe.each(BACKENDS.filter((b) => b.runs && b.name !== 'ssh'))('nothing a cel
       `threading.Thread(target=lambda: terminal("python3 -c 'import time; time.sleep(300)' ${running}"), daemon=True).start()`,
       'time.sleep(600)',
     ].join('\n');
-    const spec = { backend: backend.name, home, kernels, image: TEST_IMAGE, code: escapingCell(mark, after) };
+    // On ssh the far host is the test sshd on loopback: its processes show in this host's /proc too.
+    const ssh = backend.name === 'ssh' ? { host: sshd!.host, port: sshd!.port, user: sshd!.user, key: sshd!.key, dir: sshd!.dir } : undefined;
+    const spec = { backend: backend.name, home, kernels, image: TEST_IMAGE, code: escapingCell(mark, after), ssh };
     const gateway = execa(process.execPath, ['--import', loader, fixture, JSON.stringify(spec)], { reject: false });
     let exited = false;
     void gateway.finally(() => (exited = true));

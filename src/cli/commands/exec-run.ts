@@ -1,5 +1,6 @@
+// First: zod's schemas are made without their compiled fast paths (see exec-jitless.ts).
+import './exec-jitless.js';
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { createCodeExecutor } from '../../execute-code/index.js';
 import { BackendError, createEnvironmentManager, type Environment } from '../../environments/index.js';
 import type { LoadedConfig } from '../../config/index.js';
@@ -41,8 +42,6 @@ async function naming<T>(flag: boolean, step: () => Promise<T>): Promise<T> {
 
 /** Runs the script, prints its output (or the result as JSON) and sets the exit code. */
 export async function runExec(command: Command, run: ExecRun): Promise<void> {
-  // A one-shot command parses each schema once or twice: compiling zod's fast paths (new Function) costs more than it saves.
-  z.config({ jitless: true });
   const configured = loadForCli(command, {
     code_execution: { mode: run.mode, timeout: run.timeout, max_tool_calls: run.maxToolCalls, session_kernels: false },
     ...(run.backend !== undefined ? { terminal: { backend: run.backend } } : {}),

@@ -35,6 +35,12 @@ export interface RemoteScriptOptions {
   supervise?: boolean;
   /** `ulimit` lines run after the prelude (terminal.limits on SSH; see ulimitLines). */
   limits?: readonly string[];
+  /**
+   * The command has no stdin of its own: it reads /dev/null, and the supervisor holds the
+   * client's stdin as its lifeline (the gateway keeps it open while the command runs; when the
+   * gateway dies, even by SIGKILL, it closes and the supervisor kills the whole tree).
+   */
+  stdinLifeline?: boolean;
 }
 
 const SUPERVISOR_END = 'HERMES_SUPERVISOR_END';
@@ -64,7 +70,7 @@ export function preludeLines(options: { cwd: string; env: Record<string, string>
  * group leader, so setsid does not fork) can be recorded; then wait, kill stragglers, clean up.
  * Where the backend has python3 the command runs under hermes_supervisor.py (its text comes in
  * this script, on stdin), so what it leaves behind outside its group (`setsid -f`, a double
- * fork) is killed when it ends or is terminated too.
+ * fork) is killed when it ends or is terminated too, and (stdinLifeline) when the gateway dies.
  */
 export function remoteScript(options: RemoteScriptOptions): string {
   const file = pgidFile(options.id);
@@ -77,9 +83,11 @@ export function remoteScript(options: RemoteScriptOptions): string {
         supervisorText().replace(new RegExp(`^${SUPERVISOR_END}$`, 'gm'), ''),
         SUPERVISOR_END,
         'if command -v python3 >/dev/null 2>&1; then',
-        `  setsid python3 -I -S -c "$hermes_sup" - ${grace} -- ${bash} <&0 2>&1 &`,
+        options.stdinLifeline
+          ? `  setsid python3 -I -S -c "$hermes_sup" 3 ${grace} -- ${bash} 3<&0 </dev/null 2>&1 &`
+          : `  setsid python3 -I -S -c "$hermes_sup" - ${grace} -- ${bash} <&0 2>&1 &`,
         'else',
-        `  setsid ${bash} <&0 2>&1 &`,
+        `  setsid ${bash} ${options.stdinLifeline ? '</dev/null' : '<&0'} 2>&1 &`,
         'fi',
       ];
   return [

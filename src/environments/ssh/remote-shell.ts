@@ -74,6 +74,8 @@ export abstract class RemoteShellEnvironment implements Environment {
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const timeout = options.timeout ?? this.remote.timeout;
     const id = randomBytes(8).toString('hex');
+    // Under the supervisor, a command with no stdin of its own gets the client's stdin as its lifeline.
+    const lifeline = options.stdin === undefined && options.leaveDetached !== true;
     const script = remoteScript({
       id,
       command,
@@ -83,8 +85,9 @@ export abstract class RemoteShellEnvironment implements Environment {
       graceMs: this.remote.graceMs,
       supervise: options.leaveDetached !== true,
       limits: this.remote.limits ? ulimitLines(this.remote.limits, cpuSeconds(this.remote.limits, timeout)) : undefined,
+      stdinLifeline: lifeline,
     });
-    const run = await this.runBootstrap(id, bootstrapInput(script, options.stdin), timeout, options.signal);
+    const run = await this.runBootstrap(id, bootstrapInput(script, options.stdin), timeout, options.signal, lifeline);
     return commandResult({ ...run, exitCode: run.exitCode }, timeout);
   }
 
@@ -165,24 +168,35 @@ export abstract class RemoteShellEnvironment implements Environment {
     return client;
   }
 
-  /** Runs the bootstrap with `input`; kills the remote group on timeout or abort. */
+  /**
+   * Runs the bootstrap with `input`; kills the remote group on timeout or abort. With
+   * `holdStdin` the client's stdin stays open until it exits: the far supervisor's lifeline,
+   * which only this process holds, so it closes when the gateway dies.
+   */
   private async runBootstrap(
     id: string,
     input: Buffer,
     timeout: number,
     signal: AbortSignal | undefined,
+    holdStdin = false,
   ): Promise<{ output: string; exitCode: number; timedOut: boolean; interrupted: boolean; reason?: string; truncated: boolean }> {
     const cap = this.remote.maxOutputBytes;
     const capture = new OutputCapture(Math.floor(cap * 0.4), Math.ceil(cap * 0.6));
     const client = this.clientCommand(['bash', '--noprofile', '--norc', '-c', BOOTSTRAP]);
     this.commandLines.push([client.file, ...client.args]);
     const child = execa(client.file, client.args, {
-      input,
+      ...(holdStdin ? { stdin: 'pipe' as const } : { input }),
       all: true,
       buffer: false,
       reject: false,
       stripFinalNewline: false,
     });
+    if (holdStdin) {
+      // A client that exits before reading it all: not an error of the command's.
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.write(input);
+      child.once('exit', () => child.stdin?.destroy());
+    }
     child.all?.on('data', (chunk: Buffer) => capture.push(chunk));
     let stopping: Promise<void> | undefined;
     const watch = watchRun({ timeoutSeconds: timeout, signal }, () => {
