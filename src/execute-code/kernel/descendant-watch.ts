@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
 
 /** Room for a children file or a stat line; a file that fills it is not trusted to be whole. */
@@ -22,7 +23,8 @@ interface WatchedProcess {
  * process and thread still there (a thread that ended fails its stat read, so one cannot be
  * swapped for a new one of the same count), the thread count as it was, and every child listed
  * a known process. Anything else — a new child, a new thread, a read that fails — is "not
- * proven", and the caller does the full walk (`newDescendants`), which decides.
+ * proven", and the caller does the full walk (`newDescendants`), which decides. On a kernel
+ * whose /proc files keep the snapshot taken at open (seen on a CI kernel), it never proves.
  */
 export class DescendantWatch {
   readonly #processes: WatchedProcess[] = [];
@@ -33,6 +35,10 @@ export class DescendantWatch {
   /** @param known the living tree at ready (the root included); a process that cannot be opened makes every check fail. */
   constructor(root: number, known: Iterable<number>) {
     this.#known = new Set([root, ...known]);
+    if (!procRereadsFresh()) {
+      this.#closed = true;
+      return;
+    }
     try {
       for (const pid of this.#known) this.#processes.push(this.#open(pid));
     } catch {
@@ -97,6 +103,36 @@ export class DescendantWatch {
     if (size >= READ_BYTES) throw new Error('too long to trust');
     return this.#buffer.toString('latin1', 0, size);
   }
+}
+
+let rereadsFresh: boolean | undefined;
+
+/**
+ * Whether a re-read at offset 0 of an open /proc file shows what is there now (as Linux's seq
+ * files do) and not the snapshot taken at open. Asked once per process, by the question the
+ * watch relies on: a children file opened before a child is started must list it afterwards.
+ * The child is this process's own, started and SIGKILLed at once; listed until reaped, which
+ * happens on the event loop, after this synchronous check.
+ */
+export function procRereadsFresh(): boolean {
+  if (rereadsFresh !== undefined) return rereadsFresh;
+  const files: number[] = [];
+  const buffer = Buffer.allocUnsafe(READ_BYTES);
+  const listing = (fd: number) => buffer.toString('latin1', 0, readSync(fd, buffer, 0, READ_BYTES, 0)).split(' ');
+  try {
+    for (const tid of readdirSync('/proc/self/task')) files.push(openSync(`/proc/self/task/${tid}/children`, 'r'));
+    for (const fd of files) listing(fd);
+    const child = spawn(process.execPath, ['--version'], { stdio: 'ignore' });
+    child.on('error', () => undefined);
+    const pid = child.pid === undefined ? undefined : String(child.pid);
+    rereadsFresh = pid !== undefined && files.some((fd) => listing(fd).includes(pid));
+    child.kill('SIGKILL');
+  } catch {
+    rereadsFresh = false;
+  } finally {
+    for (const fd of files) closeQuietly(fd);
+  }
+  return rereadsFresh;
 }
 
 /** num_threads, the 20th field of a stat line (the 18th after the command's closing parenthesis). */

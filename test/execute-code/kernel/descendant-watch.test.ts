@@ -1,8 +1,9 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
+import { openSync, readFileSync, readSync, closeSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { descendants } from '../../../src/environments/supervisor.js';
-import { DescendantWatch } from '../../../src/execute-code/kernel/descendant-watch.js';
+import { DescendantWatch, procRereadsFresh } from '../../../src/execute-code/kernel/descendant-watch.js';
 
 /** A Python process that does what each stdin line says and answers "ok" (a stand-in for a kernel whose cell forks or starts threads). */
 const PUPPET = String.raw`
@@ -39,10 +40,26 @@ async function puppet(): Promise<{ pid: number; tell(word: string): Promise<void
 }
 
 describe.runIf(process.platform === 'linux')('DescendantWatch (real processes, real /proc)', () => {
+  // Where the kernel's /proc re-reads are stale snapshots the watch proves nothing: every "unchanged" is false there.
+  const proves = process.platform === 'linux' && procRereadsFresh();
+
+  it('knows whether this kernel re-reads an open /proc file fresh, as a second look at a forking process shows', async () => {
+    const kernel = await puppet();
+    const fd = openSync(`/proc/${kernel.pid}/task/${kernel.pid}/children`, 'r');
+    const buffer = Buffer.alloc(4096);
+    const reread = () => buffer.toString('latin1', 0, readSync(fd, buffer, 0, buffer.length, 0)).trim();
+    expect(reread()).toBe('');
+    await kernel.tell('fork');
+    const listed = readFileSync(`/proc/${kernel.pid}/task/${kernel.pid}/children`, 'latin1').trim();
+    expect(listed).not.toBe('');
+    expect(procRereadsFresh()).toBe(reread() === listed);
+    closeSync(fd);
+  });
+
   it('proves an unchanged tree unchanged, again and again', async () => {
     const kernel = await puppet();
     const watch = new DescendantWatch(kernel.pid, descendants(kernel.pid));
-    for (let i = 0; i < 5; i++) expect(watch.unchanged()).toBe(true);
+    for (let i = 0; i < 5; i++) expect(watch.unchanged()).toBe(proves);
     watch.close();
   });
 
@@ -52,7 +69,7 @@ describe.runIf(process.platform === 'linux')('DescendantWatch (real processes, r
     await kernel.tell('fork');
     expect(watch.unchanged()).toBe(false);
     await kernel.tell('reap');
-    expect(watch.unchanged()).toBe(true);
+    expect(watch.unchanged()).toBe(proves);
     watch.close();
   });
 
@@ -64,7 +81,7 @@ describe.runIf(process.platform === 'linux')('DescendantWatch (real processes, r
     watch.close();
     // Watched as it is now, the thread's own children file is read too.
     const again = new DescendantWatch(kernel.pid, descendants(kernel.pid));
-    expect(again.unchanged()).toBe(true);
+    expect(again.unchanged()).toBe(proves);
     await kernel.tell('fork');
     expect(again.unchanged()).toBe(false);
     again.close();
