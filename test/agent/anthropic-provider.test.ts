@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { echoTool, harness, registryOf, type Harness } from './harness.js';
 import { keyOf, startFakeAnthropic, type AnthropicRequestBody, type FakeAnthropic } from '../fakes/anthropic-server.js';
 import type { AgentEvent } from '../../src/agent/index.js';
+import { releaseAfterEach } from '../helpers/release-after-each.js';
 
 /*
  * The Anthropic provider through the real agent loop and the official SDK, against the fake
@@ -9,18 +10,14 @@ import type { AgentEvent } from '../../src/agent/index.js';
  */
 let h: Harness;
 let anthropic: FakeAnthropic | undefined;
-afterEach(async () => {
-  await anthropic?.close();
-  anthropic = undefined;
-  await h?.cleanup();
-});
+const keep = releaseAfterEach();
 
 const KEY = 'sk-ant-fake';
 const env = { ANTHROPIC_API_KEY: KEY };
 
 async function setUp(model: Record<string, unknown> = {}) {
-  h = await harness();
-  anthropic = await startFakeAnthropic({ apiKeys: [KEY] });
+  h = keep(await harness(), (made) => made.cleanup());
+  anthropic = keep(await startFakeAnthropic({ apiKeys: [KEY] }), (fake) => fake.close());
   const agent = h.agent({
     config: { model: { provider: 'anthropic', base_url: anthropic.url, api_key_env: 'ANTHROPIC_API_KEY', name: 'claude-test', stream: true, ...model } },
     registry: registryOf(echoTool()),
@@ -137,8 +134,8 @@ describe('the Anthropic provider', () => {
   });
 
   it('/compress summarises older turns through the Messages API, and the next turn starts with the summary', async () => {
-    h = await harness();
-    anthropic = await startFakeAnthropic({ apiKeys: [KEY], fallback: { text: 'noted' } });
+    h = keep(await harness(), (made) => made.cleanup());
+    anthropic = keep(await startFakeAnthropic({ apiKeys: [KEY], fallback: { text: 'noted' } }), (fake) => fake.close());
     const agent = h.agent({
       config: { model: { provider: 'anthropic', base_url: anthropic.url, name: 'claude-test', stream: true }, compression: { keep_last_turns: 1 }, agent: { tools: { enabled: [] } } },
       env,

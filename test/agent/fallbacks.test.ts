@@ -1,10 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
 import { harness, type Harness } from './harness.js';
 import { keyOf, startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
 import { validateConfig, type HermesConfig } from '../../src/config/index.js';
 import { createModelClient } from '../../src/agent/index.js';
 import { silentLogger } from '../../src/shared/index.js';
+import { freePort } from '../helpers/loopback-server.js';
+import { releaseAfterEach } from '../helpers/release-after-each.js';
 
 /*
  * model.fallbacks and key pools: a rate-limited or failing primary hands the request to the
@@ -12,11 +13,7 @@ import { silentLogger } from '../../src/shared/index.js';
  */
 let h: Harness;
 let anthropic: FakeAnthropic | undefined;
-afterEach(async () => {
-  await anthropic?.close();
-  anthropic = undefined;
-  await h?.cleanup();
-});
+const keep = releaseAfterEach();
 
 /** A clock the test moves. */
 function clock(start = Date.parse('2026-12-02T09:00:00Z')) {
@@ -28,19 +25,13 @@ function modelSettings(model: Record<string, unknown>): HermesConfig['model'] {
   return validateConfig({ model }, 'test').config.model;
 }
 
-/** A port nothing listens on: connections to it are refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/** A port nothing listens on (free a moment ago): connections to it are refused. */
+const closedPort = freePort;
 
 describe('model.fallbacks', () => {
   it('a 429 with retry-after: 30 is answered by the fallback at once, the next turns too, and by the primary after the reset', async () => {
-    h = await harness();
-    anthropic = await startFakeAnthropic();
+    h = keep(await harness(), (made) => made.cleanup());
+    anthropic = keep(await startFakeAnthropic(), (fake) => fake.close());
     const time = clock();
     const model = modelSettings({
       provider: 'anthropic',
@@ -79,7 +70,7 @@ describe('model.fallbacks', () => {
   });
 
   it('a 5xx and a refused connection move on too; a 400 does not', async () => {
-    h = await harness();
+    h = keep(await harness(), (made) => made.cleanup());
     const port = await closedPort();
     const model = modelSettings({
       base_url: `http://127.0.0.1:${port}/v1`,
@@ -112,8 +103,8 @@ describe('model.fallbacks', () => {
 
 describe('a key pool (model.api_key_env as a list)', () => {
   it('a key that gets 429 rests until its reset while the next carries on, and is used again after it', async () => {
-    h = await harness();
-    anthropic = await startFakeAnthropic({ apiKeys: ['key-a', 'key-b'] });
+    h = keep(await harness(), (made) => made.cleanup());
+    anthropic = keep(await startFakeAnthropic({ apiKeys: ['key-a', 'key-b'] }), (fake) => fake.close());
     const time = clock();
     const reset = new Date(time.now() + 60_000).toISOString();
     const model = modelSettings({ provider: 'anthropic', base_url: anthropic.url, name: 'claude-pool', api_key_env: ['POOL_A', 'POOL_B'], max_retries: 0, stream: true });

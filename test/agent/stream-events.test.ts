@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findExecutable } from '../../src/environments/index.js';
 import type { AgentEvent } from '../../src/agent/types.js';
 import { harness, registryOf, echoTool, type Harness } from './harness.js';
+import { releaseAfterEach } from '../helpers/release-after-each.js';
 
 /*
  * The events the gateway streams from: the model's text as it arrives (`text_delta`, then the
@@ -10,13 +11,11 @@ import { harness, registryOf, echoTool, type Harness } from './harness.js';
 const hasPython = findExecutable('python3') !== undefined;
 
 let h: Harness;
-afterEach(async () => {
-  await h?.cleanup();
-});
+const keep = releaseAfterEach();
 
 describe('streamed model replies', () => {
   it('a streamed answer arrives as text_delta pieces that add up to the final text', async () => {
-    h = await harness({ stream: true });
+    h = keep(await harness({ stream: true }), (made) => made.cleanup());
     const answer = 'Here is a longer answer that the fake server cuts into many small pieces.';
     h.fake.enqueue({ text: answer });
     const events: AgentEvent[] = [];
@@ -34,7 +33,7 @@ describe('streamed model replies', () => {
   });
 
   it('a request retried after a failure says restart before its new pieces', async () => {
-    h = await harness({ stream: true });
+    h = keep(await harness({ stream: true }), (made) => made.cleanup());
     h.fake.enqueue({ status: 503, message: 'busy' }, { text: 'second try' });
     const events: AgentEvent[] = [];
     const agent = h.agent({ config: { model: { stream: true, max_retries: 1 } } });
@@ -46,7 +45,7 @@ describe('streamed model replies', () => {
   });
 
   it('a non-streamed reply sends no pieces', async () => {
-    h = await harness();
+    h = keep(await harness(), (made) => made.cleanup());
     h.fake.enqueue({ text: 'whole' });
     const events: AgentEvent[] = [];
     await h.agent().runTurn({ sessionKey: 't:whole', text: 'go', onEvent: (event) => events.push(event) });
@@ -56,7 +55,7 @@ describe('streamed model replies', () => {
 
 describe.runIf(hasPython || process.env.CI === 'true')('a running script, live', () => {
   it('its lines arrive as tool_output while it runs, cleaned like its result, before tool_finished', async () => {
-    h = await harness();
+    h = keep(await harness(), (made) => made.cleanup());
     const script = [
       'import sys, time',
       'print("\\x1b[31mfirst line\\x1b[0m", flush=True)',

@@ -1,14 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { harness, type Harness } from './harness.js';
+import { releaseAfterEach } from '../helpers/release-after-each.js';
 
 let h: Harness;
-afterEach(async () => {
-  await h?.cleanup();
-});
+const keep = releaseAfterEach();
 
 describe('usage from the API', () => {
   it('a streamed reply asks for usage in its last chunk, and /usage reports what the API counted', async () => {
-    h = await harness({ countTokens: true });
+    h = keep(await harness({ countTokens: true }), (made) => made.cleanup());
     h.fake.enqueue({ text: 'streamed answer' });
     const agent = h.agent({ config: { model: { stream: true } } });
     await agent.runTurn({ sessionKey: 'k', text: 'hello' });
@@ -18,7 +17,7 @@ describe('usage from the API', () => {
   });
 
   it('a server that refuses stream_options is asked again without it, and sizes are counted here', async () => {
-    h = await harness();
+    h = keep(await harness(), (made) => made.cleanup());
     h.fake.enqueue({ status: 400, message: 'Unrecognized request argument supplied: stream_options', type: 'invalid_request_error' }, { text: 'fine' }, { text: 'again' });
     const agent = h.agent({ config: { model: { stream: true } } });
     expect((await agent.runTurn({ sessionKey: 'k', text: 'hello' })).text).toBe('fine');

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Agent } from '../../src/agent/index.js';
@@ -6,6 +6,7 @@ import type { ConfigOverrides } from '../../src/config/index.js';
 import { harness, toolMessages, type Harness } from '../agent/harness.js';
 import { everythingStdio, filesystemStdio, startHttpEverything, type HttpEverything } from './servers.js';
 import { tempFoldersPerTest } from '../helpers/temp-folders.js';
+import { releaseAfterEach } from '../helpers/release-after-each.js';
 
 /*
  * The model calls MCP tools of the real reference servers: server-everything over stdio
@@ -15,11 +16,7 @@ import { tempFoldersPerTest } from '../helpers/temp-folders.js';
 const tempFolder = tempFoldersPerTest();
 let h: Harness;
 let http: HttpEverything | undefined;
-afterEach(async () => {
-  await http?.close();
-  http = undefined;
-  await h?.cleanup();
-});
+const keep = releaseAfterEach();
 
 const realAgent = (overrides: ConfigOverrides): Promise<Agent> => h.realAgent(overrides);
 
@@ -33,7 +30,7 @@ async function resultOf(id: string, requestIndex = 1): Promise<unknown> {
 
 describe('MCP tools for the model', () => {
   it('server-everything over stdio: its tools are offered as mcp__everything__<tool> with their schemas, and a call returns the MCP content', async () => {
-    h = await harness();
+    h = keep(await harness(), (made) => made.cleanup());
     h.fake.enqueue({ toolCalls: [{ id: 'sum', name: 'mcp__everything__get-sum', arguments: { a: 2, b: 40 } }] }, { text: 'done' });
     const running = await realAgent({ mcp_servers: { everything: everythingStdio() } } as ConfigOverrides);
     expect(running.mcpStatus()).toMatchObject([{ name: 'everything', transport: 'stdio', state: 'ready' }]);
@@ -47,8 +44,8 @@ describe('MCP tools for the model', () => {
   });
 
   it('server-everything over streamable HTTP on 127.0.0.1: the model calls echo through it', async () => {
-    h = await harness();
-    http = await startHttpEverything();
+    h = keep(await harness(), (made) => made.cleanup());
+    http = keep(await startHttpEverything(), (fake) => fake.close());
     h.fake.enqueue({ toolCalls: [{ id: 'echo', name: 'mcp__web__echo', arguments: { message: 'over http' } }] }, { text: 'ok' });
     const running = await realAgent({ mcp_servers: { web: { url: http.url } } } as ConfigOverrides);
     expect(running.mcpStatus()).toMatchObject([{ name: 'web', transport: 'http', state: 'ready' }]);
@@ -57,7 +54,7 @@ describe('MCP tools for the model', () => {
   });
 
   it('server-filesystem on a temp folder: the model reads a file through it, and tools.include leaves out the rest', async () => {
-    h = await harness();
+    h = keep(await harness(), (made) => made.cleanup());
     const folder = tempFolder('hermes-mcp-fs-');
     writeFileSync(join(folder, 'note.txt'), 'from the filesystem server\n');
     h.fake.enqueue({ toolCalls: [{ id: 'read', name: 'mcp__files__read_text_file', arguments: { path: join(folder, 'note.txt') } }] }, { text: 'read' });

@@ -1,28 +1,22 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { probe, toneOgg } from '../fakes/fake-audio-api.js';
 import { FakeDiscord, type DiscordCall, type FakeDiscordUser } from '../fakes/discord-server.js';
 import { userText } from '../fakes/files-model.js';
-import { startVoiceGateway, type VoiceGateway } from './voice-gateway.js';
+import { releaseAfterEach } from '../helpers/release-after-each.js';
+import { startVoiceGateway } from './voice-gateway.js';
 
 const alice: FakeDiscordUser = { id: '800000000000000001', username: 'alice' };
 const DM = '940000000000000001';
-let discord: FakeDiscord | undefined;
-let gateway: VoiceGateway | undefined;
-
-afterEach(async () => {
-  await gateway?.stop();
-  await discord?.close();
-  gateway = discord = undefined;
-});
+const keep = releaseAfterEach();
 
 const postIn = (fake: FakeDiscord, channel: string, test: (call: DiscordCall) => boolean) =>
   fake.waitForCall('POST', new RegExp(`^/channels/${channel}/messages$`), test, 60_000);
 
 describe('Discord voice messages, through the fake REST API and Gateway and a fake transcription endpoint', () => {
   it('a voice message (IS_VOICE_MESSAGE, duration and waveform) is transcribed; /voice on answers with a voice message of Opus, its duration and waveform', async () => {
-    discord = await new FakeDiscord().listen();
+    const discord = keep(await new FakeDiscord().listen(), (fake) => fake.close());
     const env = { ...process.env, DISCORD_BOT_TOKEN: discord.token, DISCORD_ALLOWED_USERS: alice.id };
-    gateway = await startVoiceGateway('discord', { api_url: discord.apiUrl }, env);
+    const gateway = keep(await startVoiceGateway('discord', { api_url: discord.apiUrl }, env), (started) => started.stop());
     const ogg = toneOgg();
     discord.userMessage({ author: alice, content: '', dm: true, channelId: DM, files: [{ filename: 'voice-message.ogg', contentType: 'audio/ogg', bytes: ogg }], voice: { durationSecs: 1, waveform: Buffer.alloc(64, 128).toString('base64') } });
     await postIn(discord, DM, (call) => String(call.body?.content).startsWith('echo:'));

@@ -1,23 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { probe, toneOgg } from '../fakes/fake-audio-api.js';
 import { userText } from '../fakes/files-model.js';
 import { FakeSlack, slackMessage } from '../fakes/slack-server.js';
-import { startVoiceGateway, type VoiceGateway } from './voice-gateway.js';
+import { releaseAfterEach } from '../helpers/release-after-each.js';
+import { startVoiceGateway } from './voice-gateway.js';
 
-let slack: FakeSlack | undefined;
-let gateway: VoiceGateway | undefined;
-
-afterEach(async () => {
-  await gateway?.stop();
-  await slack?.close();
-  gateway = slack = undefined;
-});
+const keep = releaseAfterEach();
 
 describe('Slack audio files, through the fake Web API and a fake transcription endpoint', () => {
   it('an audio clip shared in a DM is transcribed for the model; /voice on uploads the spoken answer as an OGG Opus file', async () => {
-    slack = await new FakeSlack().listen();
+    const slack = keep(await new FakeSlack().listen(), (fake) => fake.close());
     const env = { ...process.env, SLACK_BOT_TOKEN: slack.botToken, SLACK_APP_TOKEN: slack.appToken, SLACK_ALLOWED_USERS: 'U1' };
-    gateway = await startVoiceGateway('slack', { mode: 'socket', api_url: slack.apiUrl }, env);
+    const gateway = keep(await startVoiceGateway('slack', { mode: 'socket', api_url: slack.apiUrl }, env), (started) => started.stop());
     const ogg = toneOgg();
     const clip = slack.addFile({ name: 'audio_message.ogg', mimetype: 'audio/ogg', bytes: ogg });
     await slack.deliverSocket(slack.eventBody(slack.fileShare({ channel: 'D1', user: 'U1', ts: slack.nextTs(), files: [clip] })));
@@ -29,7 +23,7 @@ describe('Slack audio files, through the fake Web API and a fake transcription e
     await slack.deliverSocket(slack.eventBody(slackMessage({ channel: 'D1', user: 'U1', text: '!voice on', ts: slack.nextTs() })));
     await slack.waitForCall('chat.postMessage', (call) => String(call.params.text).startsWith('Voice in this thread: on'));
     await slack.deliverSocket(slack.eventBody(slackMessage({ channel: 'D1', user: 'U1', text: 'speak to me', ts: slack.nextTs() })));
-    await waitUntil(() => [...slack!.uploads.values()].some((upload) => upload.filename === 'answer.ogg' && upload.bytes !== undefined && upload.completed !== undefined));
+    await waitUntil(() => [...slack.uploads.values()].some((upload) => upload.filename === 'answer.ogg' && upload.bytes !== undefined && upload.completed !== undefined));
     const upload = [...slack.uploads.values()].find((entry) => entry.filename === 'answer.ogg')!;
     expect(probe(upload.bytes!)).toEqual({ codec: 'opus', format: 'ogg' });
   }, 90_000);

@@ -1,24 +1,18 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { userText } from '../fakes/files-model.js';
 import { probe, toneOgg } from '../fakes/fake-audio-api.js';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
+import { releaseAfterEach } from '../helpers/release-after-each.js';
 import { startVoiceGateway, type VoiceGateway } from './voice-gateway.js';
 
 const ADA = 1001;
-let api: FakeTelegramApi | undefined;
-let gateway: VoiceGateway | undefined;
-
-afterEach(async () => {
-  await gateway?.stop();
-  await api?.close();
-  gateway = api = undefined;
-});
+const keep = releaseAfterEach();
 
 async function start(options: Parameters<typeof startVoiceGateway>[3] = {}): Promise<{ api: FakeTelegramApi; gateway: VoiceGateway }> {
-  api = await new FakeTelegramApi().start();
+  const api = keep(await new FakeTelegramApi().start(), (fake) => fake.close());
   const env: NodeJS.ProcessEnv = { ...process.env, TELEGRAM_BOT_TOKEN: api.token, TELEGRAM_ALLOWED_USERS: String(ADA) };
   delete env.TELEGRAM_WEBHOOK_URL;
-  gateway = await startVoiceGateway('telegram', { api_root: api.apiRoot }, env, options);
+  const gateway = keep(await startVoiceGateway('telegram', { api_root: api.apiRoot }, env, options), (started) => started.stop());
   return { api, gateway };
 }
 
@@ -85,7 +79,7 @@ describe('Telegram voice notes, through the fake Bot API and a fake transcriptio
   }, 120_000);
 
   it('/voice on: the next answer is written and also arrives by sendVoice as OGG Opus made by espeak-ng (no key)', async () => {
-    const { api } = await start();
+    const { api, gateway } = await start();
     api.injectMessage({ chatId: ADA, text: '/voice on' });
     await api.waitFor(() => texts(api).some((text) => text.startsWith('Voice in this thread: on')), 'the /voice reply');
     api.injectMessage({ chatId: ADA, text: 'read this aloud\n```\nsecret code\n```' });
@@ -98,7 +92,7 @@ describe('Telegram voice notes, through the fake Bot API and a fake transcriptio
     await api.waitFor(() => texts(api).some((text) => text.startsWith('Voice in this thread: only')), 'the second /voice reply');
     api.injectMessage({ chatId: ADA, text: 'just speak' });
     await api.waitFor(() => api.filesSentTo(ADA).filter((file) => file.method === 'sendVoice').length === 2, 'the second voice note');
-    await gateway!.running.gateway.idle();
+    await gateway.running.gateway.idle();
     expect(answers(api)).toHaveLength(1);
 
     // The mode is the thread's: asked, refused when unknown, and turned off.
@@ -112,7 +106,7 @@ describe('Telegram voice notes, through the fake Bot API and a fake transcriptio
     }
     api.injectMessage({ chatId: ADA, text: 'written again' });
     await api.waitFor(() => answers(api).length === 2, 'a written answer');
-    await gateway!.running.gateway.idle();
+    await gateway.running.gateway.idle();
     expect(api.filesSentTo(ADA).filter((file) => file.method === 'sendVoice')).toHaveLength(2);
   }, 120_000);
 });
