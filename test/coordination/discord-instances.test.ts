@@ -1,16 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { groupAlive } from '../../src/environments/index.js';
 import { FakeDiscord, type DiscordCall, type FakeDiscordUser } from '../fakes/discord-server.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
-import { e2eModel, release, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
-import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
+import type { FakeOpenAI } from '../fakes/openai-server.js';
+import { release, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
+import { redisSkipReason } from '../helpers/redis.js';
 import { gatewayStarted, processesMissing, spawnGateway, stopChild } from './gateway-processes.js';
 import { until } from './helpers.js';
+import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
 
 /*
  * Three `hermes gateway` processes on one HERMES_HOME and one Redis, each connected to the fake
@@ -24,7 +21,7 @@ const KEY_VAR = 'HERMES_DISCORD_INSTANCES_KEY';
 const alice: FakeDiscordUser = { id: '800000000000000001', username: 'alice' };
 
 describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway processes on one Discord bot and one Redis', () => {
-  let redis: TestRedis;
+  let world: PlatformWorld | undefined;
   let discord: FakeDiscord;
   let model: FakeOpenAI;
   let home: string;
@@ -47,23 +44,9 @@ describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway process
   const threadsFrom = (messageId: string) => discord.callsTo('POST', new RegExp(`^/channels/\\d+/messages/${messageId}/threads$`));
 
   beforeAll(async () => {
-    redis = await startRedis();
     discord = await new FakeDiscord().listen();
-    home = mkdtempSync(join(tmpdir(), 'hermes-discord-instances-'));
-    model = await startFakeOpenAI({ fallback: e2eModel(home) });
-    const config = {
-      model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR, stream: false },
-      terminal: { platform_backend: 'local' },
-      cron: { enabled: false },
-      platforms: {
-        discord: { api_url: discord.apiUrl },
-        slack: { enabled: false },
-        telegram: { enabled: false },
-        web: { enabled: false },
-      },
-      coordination: { backend: 'redis', redis_url: redis.url },
-    };
-    writeFileSync(join(home, 'config.yaml'), stringify(config));
+    world = await startPlatformWorld({ tag: 'discord-instances', keyVar: KEY_VAR, platform: 'discord', settings: { api_url: discord.apiUrl } });
+    ({ home, model } = world);
     for (const name of ['A', 'B', 'C']) await start(name);
     await until(() => discord.sessionCount === 3, 'three Gateway sessions', 30_000);
     await until(() => discord.callsTo('PUT', /\/commands$/).length === 3, 'the slash commands of all three', 30_000);
@@ -71,10 +54,8 @@ describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway process
 
   afterAll(async () => {
     await Promise.all(children.map(stopChild));
-    await model?.close();
+    await world?.close();
     await discord?.close();
-    await redis?.stop();
-    if (home) rmSync(home, { recursive: true, force: true });
   }, 60_000);
 
   it('a mention every instance receives opens one thread, makes one model request and is answered once', async () => {

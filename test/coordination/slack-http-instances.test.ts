@@ -1,16 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { groupAlive } from '../../src/environments/index.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
-import { e2eModel, requestFor, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
+import type { FakeOpenAI } from '../fakes/openai-server.js';
+import { requestFor, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { FakeSlack, slackMessage, type SlackCall } from '../fakes/slack-server.js';
-import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
+import { redisSkipReason } from '../helpers/redis.js';
 import { freePort, gatewayStarted, processesMissing, spawnGateway, stopChild } from './gateway-processes.js';
 import { until } from './helpers.js';
+import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
 
 /*
  * Three `hermes gateway` processes in Slack's HTTP mode (the Events API: signed requests to
@@ -31,7 +28,7 @@ interface Instance {
 }
 
 describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway processes in Slack HTTP mode on one Redis, events sent round robin', () => {
-  let redis: TestRedis;
+  let world: PlatformWorld | undefined;
   let slack: FakeSlack;
   let model: FakeOpenAI;
   let home: string;
@@ -67,32 +64,16 @@ describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway process
     requestFor(model.requests, tag)?.body.messages.filter((m) => m.role === 'user').map((m) => String(m.content)) ?? [];
 
   beforeAll(async () => {
-    redis = await startRedis();
     slack = await new FakeSlack().listen();
-    home = mkdtempSync(join(tmpdir(), 'hermes-slack-instances-'));
-    model = await startFakeOpenAI({ fallback: e2eModel(home) });
-    const config = {
-      model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR, stream: false },
-      terminal: { platform_backend: 'local' },
-      cron: { enabled: false },
-      platforms: {
-        slack: { mode: 'http', api_url: slack.apiUrl, host: '127.0.0.1' },
-        telegram: { enabled: false },
-        discord: { enabled: false },
-        web: { enabled: false },
-      },
-      coordination: { backend: 'redis', redis_url: redis.url },
-    };
-    writeFileSync(join(home, 'config.yaml'), stringify(config));
+    world = await startPlatformWorld({ tag: 'slack-instances', keyVar: KEY_VAR, platform: 'slack', settings: { mode: 'http', api_url: slack.apiUrl, host: '127.0.0.1' } });
+    ({ home, model } = world);
     for (const name of ['A', 'B', 'C']) instances.push(await start(name));
   }, 180_000);
 
   afterAll(async () => {
     await Promise.all(instances.map(({ child }) => stopChild(child)));
-    await model?.close();
+    await world?.close();
     await slack?.close();
-    await redis?.stop();
-    if (home) rmSync(home, { recursive: true, force: true });
   }, 60_000);
 
   it('two threads written to round robin over A, B and C are answered in order, each turn with the whole thread', async () => {

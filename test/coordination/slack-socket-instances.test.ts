@@ -1,15 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
-import { e2eModel } from '../fakes/slack-e2e-model.js';
+import type { FakeOpenAI } from '../fakes/openai-server.js';
 import { FakeSlack, slackMessage, type SlackCall } from '../fakes/slack-server.js';
-import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
+import { redisSkipReason } from '../helpers/redis.js';
 import { gatewayStarted, processesMissing, spawnGateway, stopChild } from './gateway-processes.js';
 import { until } from './helpers.js';
+import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
 
 /*
  * Two `hermes gateway` processes in Slack's Socket Mode on one HERMES_HOME and one Redis. Slack
@@ -25,7 +21,7 @@ if (missingProcesses) console.warn(`the Slack Socket Mode several-instances test
 const KEY_VAR = 'HERMES_SLACK_SOCKET_INSTANCES_KEY';
 
 describe.runIf(!missingRedis && !missingProcesses)('two hermes gateway processes in Slack Socket Mode on one Redis', () => {
-  let redis: TestRedis;
+  let world: PlatformWorld | undefined;
   let slack: FakeSlack;
   let model: FakeOpenAI;
   let home: string;
@@ -44,33 +40,17 @@ describe.runIf(!missingRedis && !missingProcesses)('two hermes gateway processes
       .map((call) => String(call.params.text));
 
   beforeAll(async () => {
-    redis = await startRedis();
     slack = await new FakeSlack().listen();
-    home = mkdtempSync(join(tmpdir(), 'hermes-slack-socket-instances-'));
-    model = await startFakeOpenAI({ fallback: e2eModel(home) });
-    const config = {
-      model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR, stream: false },
-      terminal: { platform_backend: 'local' },
-      cron: { enabled: false },
-      platforms: {
-        slack: { mode: 'socket', api_url: slack.apiUrl },
-        telegram: { enabled: false },
-        discord: { enabled: false },
-        web: { enabled: false },
-      },
-      coordination: { backend: 'redis', redis_url: redis.url },
-    };
-    writeFileSync(join(home, 'config.yaml'), stringify(config));
+    world = await startPlatformWorld({ tag: 'slack-socket-instances', keyVar: KEY_VAR, platform: 'slack', settings: { mode: 'socket', api_url: slack.apiUrl } });
+    ({ home, model } = world);
     for (const name of ['A', 'B']) await start(name);
     await until(() => slack.socketCount === 2, 'two Socket Mode connections', 30_000);
   }, 180_000);
 
   afterAll(async () => {
     await Promise.all(children.map(stopChild));
-    await model?.close();
+    await world?.close();
     await slack?.close();
-    await redis?.stop();
-    if (home) rmSync(home, { recursive: true, force: true });
   }, 60_000);
 
   it('a mention sent as app_mention and as message over both connections is answered once', async () => {
