@@ -1,6 +1,6 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createCodeExecutor, executeCodeDescription, type DefaultCodeExecutor } from '../../src/execute-code/index.js';
-import { loadConfig, type ConfigOverrides } from '../../src/config/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { executeCodeDescription } from '../../src/execute-code/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { buildChildEnv, setChildTimezone } from '../../src/environments/child-env.js';
 import { SCRIPT_TOOL_NAMES } from '../../src/tools/builtin/index.js';
 import { makeToolContext, tempDir } from '../helpers/tool-context.js';
@@ -8,32 +8,16 @@ import { createEnvironmentManager } from '../../src/environments/index.js';
 import { terminalTool } from '../../src/tools/builtin/index.js';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDirs } from './helpers.js';
+import { EXECUTION_MODES, executorsForFile } from './helpers.js';
 
 /*
  * Issue 24: scripts and configs written for hermes-agent work unchanged. One test (or more)
  * per difference the issue lists, through real Python and the real executor.
  */
 
-const executors: DefaultCodeExecutor[] = [];
-afterAll(() => Promise.all(executors.map((executor) => executor.close())));
+const executorWith = executorsForFile();
 afterEach(() => setChildTimezone(''));
-
-function executorWith(kernels: boolean, config: ConfigOverrides = {}) {
-  const dirs = tempDirs();
-  const executor = createCodeExecutor({
-    home: dirs.home,
-    cwd: dirs.cwd,
-    config: { ...config, code_execution: { session_kernels: kernels, timeout: 30, ...config.code_execution } },
-  });
-  executors.push(executor);
-  return executor;
-}
-
-const MODES = [
-  { name: 'one-shot script', kernels: false },
-  { name: 'session kernel', kernels: true },
-] as const;
+const MODES = EXECUTION_MODES;
 
 describe('TZ from the configured timezone', () => {
   it('config.yaml timezone becomes TZ in children; HERMES_TIMEZONE overrides it; an unknown zone sets none', () => {

@@ -1,12 +1,12 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { createCodeExecutor, executeCodeDescription, executeCodeTool, type DefaultCodeExecutor } from '../../src/execute-code/index.js';
+import { executeCodeDescription, executeCodeTool } from '../../src/execute-code/index.js';
 import { TOOLS_CHANGED_NOTE } from '../../src/shared/index.js';
 import { remoteScriptEnv } from '../../src/execute-code/remote/index.js';
-import { loadConfig, type ConfigOverrides } from '../../src/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createEnvironmentManager } from '../../src/environments/index.js';
 import { resolveWorkingFolder } from '../../src/environments/working-folder.js';
 import { toolSchemas } from '../../src/agent/loop.js';
@@ -14,31 +14,15 @@ import { ToolRegistry } from '../../src/tools/registry.js';
 import { scriptTools, terminalTool } from '../../src/tools/builtin/index.js';
 import { REDACTED } from '../../src/shared/redact.js';
 import { makeToolContext, tempDir } from '../helpers/tool-context.js';
-import { tempDirs } from './helpers.js';
+import { EXECUTION_MODES, executorsForFile } from './helpers.js';
 
 /*
  * Scripts written for the system we implement must behave the same here: one test (or more)
  * per difference the issue lists, each through real Python and the real executor.
  */
 
-const executors: DefaultCodeExecutor[] = [];
-afterAll(() => Promise.all(executors.map((executor) => executor.close())));
-
-function executorWith(kernels: boolean, config: ConfigOverrides = {}, cwd?: string) {
-  const dirs = tempDirs();
-  const executor = createCodeExecutor({
-    home: dirs.home,
-    cwd: cwd === undefined ? dirs.cwd : cwd || undefined,
-    config: { ...config, code_execution: { session_kernels: kernels, timeout: 30, ...config.code_execution } },
-  });
-  executors.push(executor);
-  return executor;
-}
-
-const MODES = [
-  { name: 'one-shot script', kernels: false },
-  { name: 'session kernel', kernels: true },
-] as const;
+const executorWith = executorsForFile();
+const MODES = EXECUTION_MODES;
 
 /** Python that builds credential-shaped strings at run time (no such literal in the repository). */
 const SECRETS_PY = `

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import type { Agent } from '../../src/agent/index.js';
@@ -7,23 +7,20 @@ import { Gateway } from '../../src/gateway/index.js';
 import { harness, type Harness } from '../agent/harness.js';
 import { RecordingAdapter, message, testConfig, until } from '../gateway/helpers.js';
 import { everythingStdio } from './servers.js';
+import { releaseAfterEach } from '../helpers/release-after-each.js';
 
 /* /status names each MCP server and its state; /reload-mcp (or /reload_mcp) applies config.yaml's mcp_servers. */
 let h: Harness;
 /** The agent of the test's gateway (h.cleanup closes it). */
 let agent: Agent | undefined;
 let gateway: Gateway | undefined;
-afterEach(async () => {
-  await gateway?.stop();
-  gateway = undefined;
-  await h?.cleanup();
-});
+const keep = releaseAfterEach();
 
 async function setup(overrides: ConfigOverrides) {
-  h = await harness();
+  h = keep(await harness(), (made) => made.cleanup());
   agent = await h.realAgent(overrides);
   const adapter = new RecordingAdapter();
-  gateway = new Gateway({ agent, config: testConfig(), env: { GATEWAY_ALLOW_ALL_USERS: 'true' } });
+  gateway = keep(new Gateway({ agent, config: testConfig(), env: { GATEWAY_ALLOW_ALL_USERS: 'true' } }), (made) => made.stop());
   gateway.register(adapter);
   await gateway.start();
   return adapter;
