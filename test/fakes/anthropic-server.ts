@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RequestLog, type ScriptedFake } from './scripted-fake.js';
 
 /**
  * A fake Anthropic Messages API on 127.0.0.1 for tests, spoken as the real one is: POST
@@ -67,15 +68,8 @@ export interface FakeAnthropicOptions {
   models?: string[];
 }
 
-export interface FakeAnthropic {
-  /** The base URL the SDK takes (it adds /v1/messages). */
-  url: string;
-  requests: AnthropicRecordedRequest[];
-  enqueue(...replies: FakeAnthropicReply[]): void;
-  /** Resolves when at least `count` message requests have arrived. */
-  waitForRequests(count: number): Promise<AnthropicRecordedRequest>;
-  close(): Promise<void>;
-}
+/** Its url is the base URL the SDK takes (it adds /v1/messages). */
+export type FakeAnthropic = ScriptedFake<AnthropicRecordedRequest, FakeAnthropicReply>;
 
 /** About four characters a token, as the tests' other fakes count. */
 function tokensOf(value: unknown): number {
@@ -219,8 +213,8 @@ async function stream(res: ServerResponse, message: Record<string, unknown>, con
 
 export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const script: FakeAnthropicReply[] = [];
-  const requests: AnthropicRecordedRequest[] = [];
-  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const log = new RequestLog<AnthropicRecordedRequest>();
+  const { requests } = log;
   const cache = new PromptCache();
   let ids = 0;
   const counter = () => ++ids;
@@ -278,11 +272,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
         return sendError(res, 400, 'invalid_request_error', 'the body is not JSON');
       }
       const request: AnthropicRecordedRequest = { method: req.method, path, headers: req.headers, body };
-      requests.push(request);
-      for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve();
-      }
+      log.record(request);
       const reply = script.shift() ?? options.fallback ?? { status: 500, type: 'api_error', message: 'the fake Anthropic script ran out of replies' };
       await play(reply, request, res);
     })().catch((error: unknown) => {
@@ -296,10 +286,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     url: `http://127.0.0.1:${port}`,
     requests,
     enqueue: (...replies) => void script.push(...replies),
-    waitForRequests(count) {
-      if (requests.length >= count) return Promise.resolve(requests[count - 1]);
-      return new Promise((resolve) => waiters.push({ count, resolve: () => resolve(requests[count - 1]) }));
-    },
+    waitForRequests: (count) => log.waitFor(count),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

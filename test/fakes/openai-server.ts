@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { contextLengthError, replyTokens, requestTokens } from './token-counts.js';
+import { RequestLog, type ScriptedFake } from './scripted-fake.js';
 
 /**
  * A fake OpenAI-compatible Chat Completions server on 127.0.0.1 for tests: it plays
@@ -85,16 +86,8 @@ export interface FakeOpenAIOptions {
   listModels?: string[];
 }
 
-export interface FakeOpenAI {
-  /** The base URL to give the client (`http://127.0.0.1:<port>/v1`). */
-  url: string;
-  requests: RecordedRequest[];
-  /** Adds replies to the end of the script. */
-  enqueue(...replies: FakeReply[]): void;
-  /** Resolves when at least `count` chat requests have arrived. */
-  waitForRequests(count: number): Promise<RecordedRequest>;
-  close(): Promise<void>;
-}
+/** Its url is `http://127.0.0.1:<port>/v1`; its requests are the chat requests. */
+export type FakeOpenAI = ScriptedFake<RecordedRequest, FakeReply>;
 
 let callCounter = 0;
 
@@ -192,8 +185,8 @@ async function writeCompletion(
 /** Starts the fake server on an ephemeral port of 127.0.0.1. */
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const script: FakeReply[] = [];
-  const requests: RecordedRequest[] = [];
-  const waiters: Array<{ count: number; resolve: (request: RecordedRequest) => void }> = [];
+  const log = new RequestLog<RecordedRequest>();
+  const { requests } = log;
   const open = new Set<ServerResponse>();
 
   const play = async (reply: FakeReply, request: RecordedRequest, res: ServerResponse): Promise<void> => {
@@ -251,16 +244,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       return;
     }
     const request: RecordedRequest = { method: req.method, path: req.url, headers: req.headers, body, aborted: false };
-    requests.push(request);
     res.on('close', () => {
       open.delete(res);
       if (!res.writableFinished) request.aborted = true;
     });
     open.add(res);
-    for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve(request);
-    }
+    log.record(request);
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       sendJson(res, 401, {
         error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
@@ -301,10 +290,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     enqueue: (...replies) => void script.push(...replies),
-    waitForRequests(count) {
-      if (requests.length >= count) return Promise.resolve(requests[count - 1]);
-      return new Promise((resolve) => waiters.push({ count, resolve: () => resolve(requests[count - 1]) }));
-    },
+    waitForRequests: (count) => log.waitFor(count),
     async close() {
       for (const res of open) res.destroy();
       server.closeAllConnections();
