@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findExecutable } from '../../src/environments/index.js';
@@ -9,6 +9,7 @@ import { SCRIPT_MCP_REASON } from '../../src/mcp/index.js';
 import { harness, toolMessages, type Harness } from '../agent/harness.js';
 import { everythingStdio, filesystemStdio } from './servers.js';
 import { tempFoldersPerTest } from '../helpers/temp-folders.js';
+import { releaseAfterEach } from '../helpers/release-after-each.js';
 
 /*
  * Scripts call MCP servers through `from hermes_tools import mcp`, over the same RPC as the
@@ -20,11 +21,16 @@ if (!hasPython && process.env.CI !== 'true') console.log('test/mcp/scripts: pyth
 const temp = tempFoldersPerTest();
 const tempFolder = () => temp('hermes-mcp-script-');
 let h: Harness;
-afterEach(async () => {
-  await h?.cleanup();
-});
+const keep = releaseAfterEach();
 
-const realAgent = (overrides: ConfigOverrides): Promise<Agent> => h.realAgent(overrides);
+/** A fresh harness (cleaned up after the test) and its real agent with `overrides`. */
+async function realAgent(overrides: ConfigOverrides): Promise<Agent> {
+  h = keep(await harness(), (made) => made.cleanup());
+  return h.realAgent(overrides);
+}
+
+/** server-everything for scripts, asking no approval. */
+const everythingForScripts = (more: Record<string, unknown> = {}) => ({ everything: everythingStdio({ scripts: true, script_approval: 'off', ...more }) });
 
 interface CodeResult {
   status: string;
@@ -44,8 +50,7 @@ async function runScript(running: Agent, source: string, requestApproval?: (requ
 
 describe.runIf(hasPython || process.env.CI === 'true')('MCP from execute_code scripts', () => {
   it('a script makes ten MCP calls in one execute_code: one model turn, ten calls counted, results in the MCP content shape', async () => {
-    h = await harness();
-    const running = await realAgent({ mcp_servers: { everything: everythingStdio({ scripts: true, script_approval: 'off' }) } } as ConfigOverrides);
+    const running = await realAgent({ mcp_servers: everythingForScripts() } as ConfigOverrides);
     const result = await runScript(
       running,
       'from hermes_tools import mcp\n' +
@@ -62,8 +67,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('MCP from execute_code sc
   }, 60_000);
 
   it('mcp.tools() lists the tools of servers enabled for scripts, with their input schemas', async () => {
-    h = await harness();
-    const running = await realAgent({ mcp_servers: { everything: everythingStdio({ scripts: true, script_approval: 'off', tools: { include: ['echo', 'get-sum'] } }) } } as ConfigOverrides);
+    const running = await realAgent({ mcp_servers: everythingForScripts({ tools: { include: ['echo', 'get-sum'] } }) } as ConfigOverrides);
     const result = await runScript(
       running,
       'from hermes_tools import mcp\nimport json\n' +
@@ -78,10 +82,9 @@ describe.runIf(hasPython || process.env.CI === 'true')('MCP from execute_code sc
   });
 
   it('MCP calls count in the script budget: past code_execution.max_tool_calls a call gets the limit error', async () => {
-    h = await harness();
     const running = await realAgent({
       code_execution: { max_tool_calls: 3 },
-      mcp_servers: { everything: everythingStdio({ scripts: true, script_approval: 'off' }) },
+      mcp_servers: everythingForScripts(),
     } as ConfigOverrides);
     const result = await runScript(
       running,
@@ -93,8 +96,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('MCP from execute_code sc
   });
 
   it('errors come back as {"error": …}: an unknown server, an unknown tool, bad arguments', async () => {
-    h = await harness();
-    const running = await realAgent({ mcp_servers: { everything: everythingStdio({ scripts: true, script_approval: 'off' }) } } as ConfigOverrides);
+    const running = await realAgent({ mcp_servers: everythingForScripts() } as ConfigOverrides);
     const result = await runScript(
       running,
       'from hermes_tools import mcp\n' +
@@ -109,7 +111,6 @@ describe.runIf(hasPython || process.env.CI === 'true')('MCP from execute_code sc
   });
 
   it('attack: server-filesystem cannot be used from a script while its scripts setting is off, by mcp.call or by its tool name over the RPC', async () => {
-    h = await harness();
     const folder = tempFolder();
     writeFileSync(join(folder, 'secret.txt'), 'TOP-SECRET-CONTENT\n');
     const running = await realAgent({ mcp_servers: { files: filesystemStdio(folder) } } as ConfigOverrides);
@@ -129,7 +130,6 @@ describe.runIf(hasPython || process.env.CI === 'true')('MCP from execute_code sc
   });
 
   it('approvals: with script_approval ask a script\'s MCP call waits for the user (server and tool named), runs when approved, is refused when denied or when nobody can be asked', async () => {
-    h = await harness();
     const folder = tempFolder();
     writeFileSync(join(folder, 'note.txt'), 'note-body\n');
     const running = await realAgent({ mcp_servers: { files: filesystemStdio(folder, { scripts: true }) } } as ConfigOverrides);
