@@ -1,6 +1,5 @@
 export { SessionStore, SessionStoreError, type SessionStoreOptions } from './store.js';
-export { MIGRATIONS, MIGRATION_LOCK_KEY, migrate, migratePostgres } from './migrations.js';
-export { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
+export { MIGRATIONS, POSTGRES_MIGRATIONS, MIGRATION_LOCK_KEY, migrate, migratePostgres } from './migrations.js';
 export { openStateDb, type StateDb } from './state-db.js';
 export { stateLocationFrom, POSTGRES_URL_VARIABLES, type StateLocation, type PostgresLocation } from './state-location.js';
 export { Statements } from './statements.js';
