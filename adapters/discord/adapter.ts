@@ -287,13 +287,20 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     }
   }
 
+  /**
+   * Every message but the bot's own goes to the gateway with the facts its group policy needs
+   * (a mention, a reply to the bot or a thread it is in, a bot author): the policy decides.
+   * A person's mention in a channel opens a thread from that message, the thread being the
+   * session; anything else in a channel (a wake word, `require_mention: false`) is answered in
+   * the channel, whose session is the channel.
+   */
   private async onMessage(message: Message, handler: MessageHandler<DiscordReplyTarget>): Promise<void> {
     const me = this.client?.user;
-    if (!me || message.author.bot || message.system) return;
+    if (!me || message.system || message.author.id === me.id) return;
     const text = stripBotMention(message.content, me.id);
     const files = discordAttachments(message);
     const attachments = files.length > 0 ? { attachments: files } : {};
-    const user = { id: message.author.id, name: message.author.username };
+    const user = { id: message.author.id, name: message.author.username, ...(message.author.bot ? { isBot: true } : {}) };
     if (!message.guildId || message.channel.type === ChannelType.DM) {
       if (!(await this.claim('message', message.id))) return;
       const threadKey = discordThreadKey(null, message.channelId);
@@ -302,23 +309,26 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
       return;
     }
     const mentioned = message.mentions.users.has(me.id);
+    const repliedToBot = message.mentions.repliedUser?.id === me.id;
     const channel = message.channel;
-    let threadId: string;
+    // Claimed before a thread is opened: one instance opens it.
+    if (!(await this.claim('message', message.id))) return;
+    let threadId = message.channelId;
+    let inBotThread = false;
     if (channel.isThread()) {
-      if (!mentioned && !this.botThreads.has(channel.id) && channel.ownerId !== me.id) return;
-      if (!(await this.claim('message', message.id))) return;
-      threadId = channel.id;
-    } else {
-      // Claimed before the thread is opened: one instance opens it.
-      if (!mentioned || !(await this.claim('message', message.id))) return;
+      // A thread the bot opened or was called into, or a forum post it answers: no mention needed there.
+      inBotThread = this.botThreads.has(channel.id) || channel.ownerId === me.id;
+      if (mentioned) this.botThreads.add(channel.id);
+    } else if (mentioned && !message.author.bot) {
       threadId = await this.openThread(message, text);
+      this.botThreads.add(threadId);
     }
-    this.botThreads.add(threadId);
     const threadKey = discordThreadKey(message.guildId, threadId);
     // The message stays in the channel it was written in, also when it opened the thread.
     const replyTo: DiscordReplyTarget = { threadKey, channelId: threadId, reactTo: { channelId: message.channelId, messageId: message.id } };
     const type = threadId === message.channelId && !channel.isThread() ? 'channel' : 'thread';
-    await handler({ platform: 'discord', threadKey, chat: { id: threadId, type }, user, text, messageId: message.id, replyTo, ...attachments });
+    const group = { mentioned, repliedToBot: repliedToBot || inBotThread };
+    await handler({ platform: 'discord', threadKey, chat: { id: threadId, type }, user, text, messageId: message.id, replyTo, group, ...attachments });
   }
 
   /** Opens a thread from the mentioning message; without the permission the channel itself is the session. */

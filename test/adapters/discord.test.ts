@@ -88,16 +88,20 @@ describe('Discord adapter against a fake REST API and Gateway', () => {
     await discord.waitForCall('POST', new RegExp(`^/channels/${message.chat.id}/typing$`));
   });
 
-  it('continues a bot thread without a mention and ignores unmentioned channel messages and bots', async () => {
+  it('reports the facts the group policy needs: a bot thread needs no mention, channel messages and bots come with theirs', async () => {
     discord.userMessage({ author: alice, content: 'start', mentionBot: true });
     const first = await rec.nth(1);
+    expect(first.group).toEqual({ mentioned: true, repliedToBot: false });
     discord.userMessage({ author: alice, content: 'no mention in the channel' });
+    const inChannel = await rec.nth(2);
+    expect(inChannel).toMatchObject({ threadKey: `discord:${discord.guildId}:${discord.channelId}`, chat: { type: 'channel' }, group: { mentioned: false, repliedToBot: false } });
     discord.userMessage({ author: otherBot, content: 'bot chatter', channelId: first.chat.id });
+    const fromBot = await rec.nth(3);
+    expect(fromBot.user).toMatchObject({ id: otherBot.id, isBot: true });
     discord.userMessage({ author: alice, content: 'follow-up', channelId: first.chat.id });
-    const second = await rec.nth(2);
-    expect(second.threadKey).toBe(first.threadKey);
-    expect(second.text).toBe('follow-up');
-    expect(rec.messages.map((m) => m.text)).toEqual(['start', 'follow-up']);
+    const followUp = await rec.nth(4);
+    expect(followUp).toMatchObject({ threadKey: first.threadKey, text: 'follow-up', group: { mentioned: false, repliedToBot: true } });
+    // Only a person's mention in a channel opens a thread.
     expect(discord.callsTo('POST', /\/threads$/)).toHaveLength(1);
   });
 

@@ -59,6 +59,7 @@ const UPLOAD_LIMIT = 10 * 1024 * 1024;
 const GUILD_TEXT = 0;
 const DM = 1;
 const PUBLIC_THREAD = 11;
+const GUILD_FORUM = 15;
 
 /**
  * Discord on 127.0.0.1: the REST API under `/api/v10` (gateway/bot, users/@me, applications/@me,
@@ -75,6 +76,8 @@ export class FakeDiscord extends EventEmitter {
   applicationFlags = 1 << 18;
   readonly guildId = '910000000000000001';
   readonly channelId = '920000000000000001';
+  /** A forum channel (GUILD_FORUM) of the guild: its posts are threads. */
+  readonly forumChannelId = '920000000000000002';
   readonly calls: DiscordCall[] = [];
   readonly messages: FakeDiscordMessage[] = [];
   /** Every IDENTIFY payload (`d`) received. */
@@ -209,8 +212,12 @@ export class FakeDiscord extends EventEmitter {
     files?: Array<{ filename: string; contentType: string; bytes: Buffer; size?: number }>;
     /** A voice message: flags IS_VOICE_MESSAGE (1 << 13), its one file with `duration_secs` and `waveform`. */
     voice?: { durationSecs: number; waveform: string };
+    /** A reply to this message of the bot's (Discord's message_reference and referenced_message). */
+    replyTo?: string;
+    /** The message's id (a forum post's first message has its thread's). */
+    id?: string;
   }): string {
-    const id = this.snowflake();
+    const id = options.id ?? this.snowflake();
     const channelId = options.channelId ?? this.channelId;
     const content = options.mentionBot ? `<@${this.bot.id}> ${options.content}` : options.content;
     const data: Record<string, unknown> = {
@@ -238,6 +245,7 @@ export class FakeDiscord extends EventEmitter {
       pinned: false,
       type: 0,
       nonce: id,
+      ...this.replyFields(options.replyTo, channelId),
     };
     if (options.dm) {
       data.channel_type = DM;
@@ -248,6 +256,44 @@ export class FakeDiscord extends EventEmitter {
     }
     this.userMessages.set(id, channelId);
     this.dispatch('MESSAGE_CREATE', data);
+    return id;
+  }
+
+  /** The fields of a reply to the bot's message `messageId` (type 19, REPLY); none without one. */
+  private replyFields(messageId: string | undefined, channelId: string): Record<string, unknown> {
+    if (!messageId) return {};
+    const replied = this.messages.find((m) => m.id === messageId);
+    return {
+      type: 19,
+      message_reference: { type: 0, message_id: messageId, channel_id: channelId, guild_id: this.guildId },
+      ...(replied ? { referenced_message: this.messageObject(replied) } : {}),
+    };
+  }
+
+  /**
+   * A person's new post in the guild's forum channel (`forumChannelId`, GUILD_FORUM): a thread
+   * whose parent is the forum, owned by its author, and its first message, which has the
+   * thread's id. Returns the post's (thread's) id.
+   */
+  forumPost(options: { author: FakeDiscordUser; title: string; content: string; mentionBot?: boolean }): string {
+    const id = this.snowflake();
+    const thread = {
+      id,
+      type: PUBLIC_THREAD,
+      guild_id: this.guildId,
+      parent_id: this.forumChannelId,
+      owner_id: options.author.id,
+      name: options.title,
+      last_message_id: id,
+      rate_limit_per_user: 0,
+      message_count: 0,
+      member_count: 1,
+      applied_tags: [],
+      thread_metadata: { archived: false, auto_archive_duration: 4320, archive_timestamp: new Date().toISOString(), locked: false },
+    };
+    this.threads.set(id, thread);
+    this.dispatch('THREAD_CREATE', { ...thread, newly_created: true });
+    this.userMessage({ author: options.author, content: options.content, channelId: id, id, ...(options.mentionBot ? { mentionBot: true } : {}) });
     return id;
   }
 
@@ -345,6 +391,10 @@ export class FakeDiscord extends EventEmitter {
     return { id: this.channelId, type: GUILD_TEXT, guild_id: this.guildId, name: 'general', position: 0, permission_overwrites: [], nsfw: false, parent_id: null };
   }
 
+  private forumObject(): Record<string, unknown> {
+    return { ...this.channelObject(), id: this.forumChannelId, type: GUILD_FORUM, name: 'help', available_tags: [], default_reaction_emoji: null, default_sort_order: null, default_forum_layout: 0 };
+  }
+
   private sendTo(socket: WebSocket, t: string, d: Record<string, unknown>): void {
     this.sequence += 1;
     socket.send(JSON.stringify({ op: 0, t, s: this.sequence, d }));
@@ -389,7 +439,7 @@ export class FakeDiscord extends EventEmitter {
       shard: [0, 1],
       application: { id: this.applicationId, flags: 0 },
     });
-    this.sendTo(socket, 'GUILD_CREATE', guildCreatePayload(this.guildId, [this.channelObject()], [...this.threads.values()]));
+    this.sendTo(socket, 'GUILD_CREATE', guildCreatePayload(this.guildId, [this.channelObject(), this.forumObject()], [...this.threads.values()]));
   }
 
   /** Files the bot attached to messages in a channel or thread, oldest first. */
