@@ -1,7 +1,12 @@
+import { z } from 'zod';
 import type { Logger } from '../shared/logger.js';
 import type { Statements } from './statements.js';
 import { readableMessageRows } from './validate.js';
 import type { ContextEntry, ContextRow } from './types.js';
+
+const contextRow = z.object({ seq: z.number(), message: z.string(), tokens: z.number() });
+const revRow = z.object({ context_rev: z.number() });
+const seqRow = z.object({ seq: z.number() });
 
 /**
  * The model's view of each session (the `context` table): what the next request sends.
@@ -17,22 +22,21 @@ export class ContextRows {
   /** The view in order; a row that cannot be read is skipped with a log line. */
   rows(sessionId: string): ContextRow[] {
     const rows = this.sql
-      .get<[string], { seq: number; message: string; tokens: number }>('SELECT seq, message, tokens FROM context WHERE session_id = ? ORDER BY seq')
-      .all(sessionId);
+      .get<[string]>('SELECT seq, message, tokens FROM context WHERE session_id = ? ORDER BY seq')
+      .all(sessionId)
+      .map((row) => contextRow.parse(row));
     return readableMessageRows(rows, { logger: this.logger, sessionId, table: 'context' }).map(({ row, message }) => ({ seq: row.seq, message, tokens: row.tokens }));
   }
 
   /** How many times the session's view has changed. */
   rev(sessionId: string): number {
-    return this.sql.get<[string], { context_rev: number }>('SELECT context_rev FROM sessions WHERE id = ?').get(sessionId)?.context_rev ?? 0;
+    return revOf(this.sql.get<[string]>('SELECT context_rev FROM sessions WHERE id = ?').get(sessionId));
   }
 
   /** Adds one message to the end of the view (inside the caller's transaction); returns its seq. */
   insert(sessionId: string, entry: ContextEntry): number {
-    const row = this.sql
-      .get<[string, string, number], { seq: number }>('INSERT INTO context (session_id, message, tokens) VALUES (?, ?, ?) RETURNING seq')
-      .get(sessionId, JSON.stringify(entry.message), entry.tokens);
-    return row!.seq;
+    const row = this.sql.get<[string, string, number]>('INSERT INTO context (session_id, message, tokens) VALUES (?, ?, ?) RETURNING seq').get(sessionId, JSON.stringify(entry.message), entry.tokens);
+    return seqRow.parse(row).seq;
   }
 
   /** Replaces the whole view (a compaction); returns the new rows' seqs. */
@@ -55,6 +59,11 @@ export class ContextRows {
   /** Records a change of the view; returns the new revision. */
   bump(sessionId: string): number {
     // One statement (RETURNING) rather than an update and a read: a round trip each on PostgreSQL.
-    return this.sql.get<[string], { context_rev: number }>('UPDATE sessions SET context_rev = context_rev + 1 WHERE id = ? RETURNING context_rev').get(sessionId)?.context_rev ?? 0;
+    return revOf(this.sql.get<[string]>('UPDATE sessions SET context_rev = context_rev + 1 WHERE id = ? RETURNING context_rev').get(sessionId));
   }
+}
+
+/** A session's revision; 0 for a session not there. */
+function revOf(row: unknown): number {
+  return row === undefined ? 0 : revRow.parse(row).context_rev;
 }

@@ -1,8 +1,16 @@
+import { z } from 'zod';
 import type { Logger } from '../shared/logger.js';
 import type { Statements } from './statements.js';
 import type { ThreadSettings } from './types.js';
 
-const PROGRESS = new Set(['off', 'new', 'all']);
+const settingsRow = z.object({ settings: z.string() });
+
+/** The stored settings: a setting this version does not understand is dropped alone, the others kept. */
+const storedSettings = z.object({
+  model: z.string().min(1).optional().catch(undefined),
+  toolProgress: z.enum(['off', 'new', 'all']).optional().catch(undefined),
+  voice: z.enum(['on', 'only']).optional().catch(undefined),
+});
 
 /** Settings a thread keeps across its sessions (the `thread_settings` table). */
 export class ThreadSettingsTable {
@@ -12,19 +20,21 @@ export class ThreadSettingsTable {
   ) {}
 
   get(key: string): ThreadSettings {
-    const row = this.sql.get<[string], { settings: string }>('SELECT settings FROM thread_settings WHERE key = ?').get(key);
-    if (!row) return {};
+    const row = this.sql.get<[string]>('SELECT settings FROM thread_settings WHERE key = ?').get(key);
+    if (row === undefined) return {};
+    let stored: z.infer<typeof storedSettings>;
     try {
-      const value = JSON.parse(row.settings) as Record<string, unknown>;
-      const settings: ThreadSettings = {};
-      if (typeof value.model === 'string' && value.model) settings.model = value.model;
-      if (typeof value.toolProgress === 'string' && PROGRESS.has(value.toolProgress)) settings.toolProgress = value.toolProgress as ThreadSettings['toolProgress'];
-      if (value.voice === 'on' || value.voice === 'only') settings.voice = value.voice;
-      return settings;
+      stored = storedSettings.parse(JSON.parse(settingsRow.parse(row).settings));
     } catch {
       this.logger.warn({ thread: key }, 'state.db: unreadable thread settings ignored');
       return {};
     }
+    // Only the settings present, so an absent one is no key at all.
+    const settings: ThreadSettings = {};
+    if (stored.model !== undefined) settings.model = stored.model;
+    if (stored.toolProgress !== undefined) settings.toolProgress = stored.toolProgress;
+    if (stored.voice !== undefined) settings.voice = stored.voice;
+    return settings;
   }
 
   /** Lays `patch` over the thread's settings (`undefined` removes a setting); returns the result. */

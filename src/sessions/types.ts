@@ -29,9 +29,8 @@ export interface ContextEntry {
   tokens: number;
 }
 
-/** Tokens spent on one turn's model calls, or on one summary call (compaction). */
-export interface UsageRecord {
-  kind: 'turn' | 'summary';
+/** Token totals of one model: of one turn or summary call, or summed within a session. */
+export interface ModelUsage {
   model: string;
   calls: number;
   promptTokens: number;
@@ -41,18 +40,12 @@ export interface UsageRecord {
   /** Of the prompt tokens, those read from the provider's prompt cache, and those written to it. */
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
-  createdAt: number;
 }
 
-/** Token totals of one model within a session. */
-export interface ModelUsage {
-  model: string;
-  calls: number;
-  promptTokens: number;
-  completionTokens: number;
-  estimated: boolean;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
+/** Tokens spent on one turn's model calls, or on one summary call (compaction). */
+export interface UsageRecord extends ModelUsage {
+  kind: 'turn' | 'summary';
+  createdAt: number;
 }
 
 /** What /usage reports. */

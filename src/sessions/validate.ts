@@ -1,41 +1,43 @@
+import { z } from 'zod';
 import type { Logger } from '../shared/logger.js';
 import { errorMessage } from '../shared/errors.js';
 import type { ChatMessage } from './types.js';
 
-const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
+// What the Chat Completions API would reject, as schemas: each error names the problem for the log line.
+const anyContent = z.union([z.string(), z.array(z.unknown()), z.null()], { error: 'content is neither text nor a list of parts' }).optional();
+const contentFor = (role: string) =>
+  z.union([z.string(), z.array(z.unknown())], {
+    error: (issue) => (issue.input === null || issue.input === undefined ? `${role} message without content` : 'content is neither text nor a list of parts'),
+  });
+// Every part of a tool call says the same: the call list as a whole is what the API refuses.
+const malformed = { error: 'malformed tool_calls' };
+const toolCall = z.object({ id: z.string(malformed), function: z.object({ name: z.string(malformed), arguments: z.string(malformed) }, malformed) }, malformed);
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const byRole = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('system'), content: contentFor('system') }),
+  z.object({ role: z.literal('user'), content: contentFor('user') }),
+  z.object({ role: z.literal('developer'), content: anyContent }),
+  z.object({ role: z.literal('assistant'), content: anyContent, tool_calls: z.array(toolCall, malformed).optional() }),
+  z.object({ role: z.literal('tool'), content: anyContent, tool_call_id: z.string({ error: 'tool message without tool_call_id' }) }),
+]);
 
-function validToolCall(call: unknown): boolean {
-  if (!isObject(call) || typeof call.id !== 'string' || !isObject(call.function)) return false;
-  return typeof call.function.name === 'string' && typeof call.function.arguments === 'string';
-}
+/** A stored message: first an object with a known role (loose, so the role's schema sees every field). */
+const storedMessage = z
+  .looseObject(
+    { role: z.enum(['system', 'developer', 'user', 'assistant', 'tool'], { error: (issue) => `unknown role ${JSON.stringify(issue.input)}` }) },
+    { error: 'not a JSON object' },
+  )
+  .pipe(byRole);
 
-/**
- * Why a stored message cannot be sent to the model, or undefined when it can.
- * The check is structural: what the Chat Completions API would reject.
- */
+/** Why a stored message cannot be sent to the model, or undefined when it can. */
 export function messageProblem(value: unknown): string | undefined {
-  if (!isObject(value)) return 'not a JSON object';
-  if (typeof value.role !== 'string' || !ROLES.has(value.role)) return `unknown role ${JSON.stringify(value.role)}`;
-  const content = value.content;
-  const contentOk = typeof content === 'string' || Array.isArray(content) || content === null || content === undefined;
-  if (!contentOk) return 'content is neither text nor a list of parts';
-  if (value.role === 'tool' && typeof value.tool_call_id !== 'string') return 'tool message without tool_call_id';
-  if (value.role === 'assistant' && value.tool_calls !== undefined) {
-    if (!Array.isArray(value.tool_calls) || !value.tool_calls.every(validToolCall)) return 'malformed tool_calls';
-  }
-  if ((value.role === 'user' || value.role === 'system') && typeof content !== 'string' && !Array.isArray(content)) {
-    return `${value.role} message without content`;
-  }
-  return undefined;
+  const parsed = storedMessage.safeParse(value);
+  return parsed.success ? undefined : (parsed.error.issues[0]?.message ?? 'not a message');
 }
 
-/** Narrowing form of {@link messageProblem}. */
+/** Narrowing form of {@link messageProblem} (the value itself, not zod's copy, so no field is dropped). */
 export function isChatMessage(value: unknown): value is ChatMessage {
-  return messageProblem(value) === undefined;
+  return storedMessage.safeParse(value).success;
 }
 
 /** A stored message's JSON read back: the message, or why it cannot be sent to the model. */
