@@ -185,7 +185,7 @@ async function webHundred(home: string, env: Environment, source: string): Promi
       await saved;
     });
     const outbound = await peakAbove(async () => {
-      await adapter.sendFile({ threadKey: `web:${thread}`, threadId: thread }, { name: 'web.bin', mimeType: 'application/octet-stream', size: 100 * MB, open: () => downloadFrom(env, 'uploads/web.bin') });
+      await adapter.files.send({ threadKey: `web:${thread}`, threadId: thread }, { name: 'web.bin', mimeType: 'application/octet-stream', size: 100 * MB, open: () => downloadFrom(env, 'uploads/web.bin') });
       const entries = ((await (await fetch(api(`/api/threads/${thread}`), { headers })).json()) as { entries: Array<{ kind: string; url?: string }> }).entries;
       const url = entries.find((entry) => entry.kind === 'file')?.url;
       const download = await fetch(api(url ?? '/missing'), { headers });

@@ -13,7 +13,16 @@ import {
   type Interaction,
   type Message,
 } from 'discord.js';
-import type { InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, TurnReaction } from '../../src/gateway/types.js';
+import type {
+  ApprovalCapability,
+  FileCapability,
+  InboundMessage,
+  MessageHandler,
+  OutboundFile,
+  PlatformAdapter,
+  PresenceCapability,
+  TurnReaction,
+} from '../../src/gateway/types.js';
 import type { EventClaims } from '../../src/coordination/event-claims.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
 import { approvalRow, fitMessage } from './approval.js';
@@ -76,10 +85,16 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
   readonly maxMessageLength = 2000;
   readonly thread = DISCORD_THREAD;
   /** Message edits share a per-channel bucket of about 5 per 5 s. */
-  readonly minEditIntervalMs = 1000;
+  readonly streaming = { minEditIntervalMs: 1000 };
+  /** Buttons under the request (see `approval.ts`). */
+  readonly approvals = { ask: (to, text, id) => this.askApproval(to, text, id) } satisfies ApprovalCapability<DiscordReplyTarget>;
+  readonly files = { maxBytes: DISCORD_FILE_MAX_BYTES, send: (to, file) => this.sendFile(to, file) } satisfies FileCapability<DiscordReplyTarget>;
   /** Discord shows "typing…" for about 10 s per request. */
-  readonly typingIntervalMs = 8000;
-  readonly maxFileBytes = DISCORD_FILE_MAX_BYTES;
+  readonly presence = {
+    typing: (to) => this.typing(to),
+    typingIntervalMs: 8000,
+    react: (target, reaction) => this.react(target, reaction),
+  } satisfies PresenceCapability<DiscordReplyTarget>;
   /** Voice notes out (`/voice on`): a voice message with its duration and waveform. */
   readonly voice = discordVoice(() => this.rest());
 
@@ -148,7 +163,7 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
   }
 
   /** A message with the file attached (`payload_json` and `files[0]`), the caption as its text. */
-  async sendFile(replyTo: DiscordReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
+  private async sendFile(replyTo: DiscordReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
     const target = replyTo;
     const upload = await discordUpload(file);
     const open = this.openInteraction(target);
@@ -168,7 +183,7 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
   }
 
   /** Sends the request with an action row of approval buttons (see `approval.ts`). */
-  async askApproval(replyTo: DiscordReplyTarget, text: string, requestId: string): Promise<{ messageId: string }> {
+  private async askApproval(replyTo: DiscordReplyTarget, text: string, requestId: string): Promise<{ messageId: string }> {
     const target = replyTo;
     const content = fitMessage(text, this.maxMessageLength);
     const components = [approvalRow(requestId)];
@@ -196,7 +211,7 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     });
   }
 
-  async typing(replyTo: DiscordReplyTarget): Promise<void> {
+  private async typing(replyTo: DiscordReplyTarget): Promise<void> {
     const target = replyTo;
     // A deferred slash command already shows "<bot> is thinking…".
     const open = this.openInteraction(target);
@@ -210,7 +225,7 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
    * 👀 on the message the turn answers while it runs, then ✅ or ❌ (`none` takes 👀 off): the
    * bot's own reactions, put and deleted through REST. Slash commands have no message to mark.
    */
-  async react(target: DiscordReplyTarget, reaction: TurnReaction): Promise<void> {
+  private async react(target: DiscordReplyTarget, reaction: TurnReaction): Promise<void> {
     const on = target.reactTo;
     if (!on) return;
     const rest = this.rest();

@@ -2,18 +2,30 @@ import type { AddressInfo } from 'node:net';
 import { slackVoice } from './voice.js';
 import type { Server } from 'node:http';
 import { App, type AppOptions } from '@slack/bolt';
-import type { DeliveryVerdict, MessageHandler, OutboundFile, PlatformAdapter, StreamedMessage, TurnNotice, TurnReaction } from '../../src/gateway/types.js';
+import type {
+  ApprovalCapability,
+  DeliveryVerdict,
+  FileCapability,
+  MessageHandler,
+  OutboundFile,
+  PlatformAdapter,
+  PresenceCapability,
+  StreamedMessage,
+  StreamingCapability,
+  TurnNotice,
+  TurnReaction,
+} from '../../src/gateway/types.js';
 import type { AgentEvent } from '../../src/agent/types.js';
 import { errorMessage, HermesError, silentLogger, type Logger } from '../../src/shared/index.js';
 import { readSlackEvent, type SlackIdentity, type SlackMessageEvent, type SlackReplyTarget } from './inbound.js';
-import { approvalBlocks, readApprovalPress, SLACK_APPROVAL_ACTION, type SlackButtonPress } from './approval.js';
+import { approvalBlocks, readApprovalPress, SLACK_APPROVAL_ACTION } from './approval.js';
 import { sendSlackFile, slackAttachments, SLACK_FILE_MAX_BYTES } from './files.js';
 import { markdownToMrkdwn } from './mrkdwn.js';
 import { RecentSet } from './recent-set.js';
 import type { SlackEventClaims } from './event-claims.js';
 import { slackLogger } from './slack-logger.js';
 import { chatStream, platformError, slackVerdict, SLACK_STREAM_INTERVAL_MS } from './stream.js';
-import { readHermesCommand, type SlackSlashCommand } from './slash-command.js';
+import { readHermesCommand, slackSlashCommandSchema } from './slash-command.js';
 import { SLACK_THREAD } from './thread-ref.js';
 
 /** How the Slack adapter connects. */
@@ -61,8 +73,17 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
    */
   readonly maxMessageLength = 3000;
   /** chat.update is a Tier 3 method (about 50 a minute); one edit per 1.2 s stays under it. */
-  readonly minEditIntervalMs = Math.max(1200, SLACK_STREAM_INTERVAL_MS);
-  readonly maxFileBytes = SLACK_FILE_MAX_BYTES;
+  readonly streaming = {
+    minEditIntervalMs: Math.max(1200, SLACK_STREAM_INTERVAL_MS),
+    open: (target, resume) => this.openStream(target, resume),
+  } satisfies StreamingCapability<SlackReplyTarget>;
+  /** Buttons under the request (see `approval.ts`). */
+  readonly approvals = { ask: (to, text, id) => this.askApproval(to, text, id) } satisfies ApprovalCapability<SlackReplyTarget>;
+  readonly files = { maxBytes: SLACK_FILE_MAX_BYTES, send: (to, file) => this.sendFile(to, file) } satisfies FileCapability<SlackReplyTarget>;
+  readonly presence = {
+    typing: (to) => this.typing(to),
+    react: (target, reaction) => this.react(target, reaction),
+  } satisfies PresenceCapability<SlackReplyTarget>;
   /** Voice notes out (`/voice on`): an audio file in the thread. */
   readonly voice = slackVoice((target, file) => this.sendFile(target, file));
 
@@ -137,7 +158,7 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
   }
 
   /** Uploads a file into the conversation's thread through Slack's external upload flow, with the caption. */
-  async sendFile(replyTo: SlackReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
+  private async sendFile(replyTo: SlackReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
     const target = replyTo;
     const sent = await sendSlackFile(this.client(), target, file);
     if (target.threadTs) this.threads.set(`${target.channel}:${target.threadTs}`, true);
@@ -145,7 +166,7 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
   }
 
   /** Posts the request in the conversation's thread with the approval buttons (see `approval.ts`). */
-  async askApproval(replyTo: SlackReplyTarget, text: string, requestId: string): Promise<{ messageId: string }> {
+  private async askApproval(replyTo: SlackReplyTarget, text: string, requestId: string): Promise<{ messageId: string }> {
     const target = replyTo;
     const mrkdwn = markdownToMrkdwn(text);
     const result = await this.client().chat.postMessage({
@@ -172,7 +193,7 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
    * `stopStream`); a DM's main timeline, and a workspace without chat streams, get a message
    * sent once and edited (the gateway's default).
    */
-  openStream(target: SlackReplyTarget, resume?: { messageId: string }): StreamedMessage | undefined {
+  private openStream(target: SlackReplyTarget, resume?: { messageId: string }): StreamedMessage | undefined {
     if (!target.threadTs || this.noStreams) return undefined;
     return chatStream(
       {
@@ -194,7 +215,7 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
 
   /** A target the outbox kept, read back; undefined unless it names a channel and a message. */
   /** 👀 on the asking message while the turn runs, then ✅ or ❌ (`display.reactions`). */
-  async react(target: SlackReplyTarget, reaction: TurnReaction): Promise<void> {
+  private async react(target: SlackReplyTarget, reaction: TurnReaction): Promise<void> {
     const key = `${target.channel}:${target.messageTs}`;
     const before = this.reactions.get(key);
     const name = reaction === 'none' ? undefined : TURN_REACTIONS[reaction];
@@ -213,7 +234,7 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
    * for this app and thread, else an hourglass reaction on the asking message, once per turn;
    * both go when the turn ends.
    */
-  async typing(replyTo: SlackReplyTarget): Promise<void> {
+  private async typing(replyTo: SlackReplyTarget): Promise<void> {
     const target = replyTo;
     if (target.threadTs && !this.noAssistantStatus) {
       try {
@@ -307,7 +328,9 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
       try {
         const me = this.me;
         if (!me) return;
-        const reading = readHermesCommand(command as SlackSlashCommand, me.teamId, (channel, user) => this.lastThread.get(`${channel}:${user}`));
+        const payload = slackSlashCommandSchema.safeParse(command);
+        if (!payload.success) return void this.logger.error({ problem: payload.error.message }, 'malformed Slack /hermes payload ignored');
+        const reading = readHermesCommand(payload.data, me.teamId, (channel, user) => this.lastThread.get(`${channel}:${user}`));
         if (reading.kind === 'reply') return void (await respond({ response_type: 'ephemeral', text: reading.text }));
         await handler(reading.message);
       } catch (error) {
@@ -320,10 +343,11 @@ export class SlackAdapter implements PlatformAdapter<SlackReplyTarget> {
       // Slack shows an error to the presser unless the press is acknowledged within 3 s.
       await ack();
       try {
-        const message = readApprovalPress(body as unknown as SlackButtonPress, this.me?.teamId ?? '');
-        if (!message) return void this.logger.warn('approval button press without channel, message or a value of ours ignored');
+        const reading = readApprovalPress(body, this.me?.teamId ?? '');
+        if (reading.kind === 'malformed') return void this.logger.error({ problem: reading.problem }, `malformed Slack approval button press ignored (${reading.problem})`);
+        if (reading.kind === 'not_ours') return void this.logger.warn('approval button press without channel, message or a value of ours ignored');
         // The gateway authorizes it like any message from the presser, and checks the request it names.
-        await handler(message);
+        await handler(reading.message);
       } catch (error) {
         this.logger.error({ err: errorMessage(error) }, 'slack button press failed');
       }

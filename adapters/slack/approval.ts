@@ -1,4 +1,5 @@
 import type { types } from '@slack/bolt';
+import { z } from 'zod';
 import type { InboundMessage } from '../../src/gateway/types.js';
 import type { SlackReplyTarget } from './inbound.js';
 import { APPROVAL_BUTTONS, approvalButtonData, readApprovalButtonData, type ApprovalButton } from '../../src/gateway/approval-buttons.js';
@@ -35,36 +36,51 @@ export function approvalBlocks(mrkdwn: string, requestId: string): types.KnownBl
   ];
 }
 
-/** The fields of a `block_actions` payload a press is read from. */
-export interface SlackButtonPress {
-  team?: { id: string } | null;
-  user: { id: string; name?: string; username?: string; team_id?: string };
-  channel?: { id: string };
-  message?: { ts: string; thread_ts?: string };
-  actions?: Array<{ value?: string }>;
-  container?: Record<string, unknown>;
-}
+/** The fields of a `block_actions` payload a press is read from (Slack sends more; the rest is dropped). */
+const slackButtonPressSchema = z.object({
+  team: z.object({ id: z.string() }).nullish(),
+  user: z.object({ id: z.string().min(1), name: z.string().nullish(), username: z.string().nullish(), team_id: z.string().nullish() }),
+  channel: z.object({ id: z.string() }).nullish(),
+  message: z.object({ ts: z.string(), thread_ts: z.string().nullish() }).nullish(),
+  actions: z.array(z.object({ value: z.string().nullish() })).nullish(),
+  container: z.record(z.string(), z.unknown()).nullish(),
+});
 
 /**
- * The press of an approval button as a message from the presser with empty text and the typed
- * answer its value carries, in the thread the buttons were posted in (the same threadKey the
- * conversation has), or undefined when the payload lacks the channel, the message or a value
- * of ours (not one of our message buttons).
+ * What a button press's payload is: the press of one of our approval buttons as a message from
+ * the presser; not one of ours (no channel, no message, or a value that is not our data); or
+ * malformed (the payload has not the shape of a `block_actions` press), with what is wrong.
  */
-export function readApprovalPress(body: SlackButtonPress, fallbackTeam: string): InboundMessage<SlackReplyTarget> | undefined {
+export type SlackPressReading =
+  | { kind: 'press'; message: InboundMessage<SlackReplyTarget> }
+  | { kind: 'not_ours' }
+  | { kind: 'malformed'; problem: string };
+
+/**
+ * Reads a press of an approval button, validated: a message from the presser with empty text
+ * and the typed answer its value carries, in the thread the buttons were posted in (the same
+ * threadKey the conversation has).
+ */
+export function readApprovalPress(payload: unknown, fallbackTeam: string): SlackPressReading {
+  const parsed = slackButtonPressSchema.safeParse(payload);
+  if (!parsed.success) {
+    const problem = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'payload'}: ${issue.message}`).join('; ');
+    return { kind: 'malformed', problem };
+  }
+  const body = parsed.data;
   const press = readApprovalButtonData(body.actions?.[0]?.value);
-  if (!press) return undefined;
-  const channel = body.channel?.id ?? stringField(body.container, 'channel_id');
-  const messageTs = body.message?.ts ?? stringField(body.container, 'message_ts');
-  if (!channel || !messageTs) return undefined;
+  if (!press) return { kind: 'not_ours' };
+  const channel = body.channel?.id ?? stringField(body.container ?? undefined, 'channel_id');
+  const messageTs = body.message?.ts ?? stringField(body.container ?? undefined, 'message_ts');
+  if (!channel || !messageTs) return { kind: 'not_ours' };
   const team = body.team?.id ?? body.user.team_id ?? fallbackTeam;
   const isDm = channel.startsWith('D');
   // The buttons are posted into the conversation's thread; a DM's main timeline has none.
-  const threadTs = body.message?.thread_ts ?? stringField(body.container, 'thread_ts') ?? (isDm ? undefined : messageTs);
+  const threadTs = body.message?.thread_ts ?? stringField(body.container ?? undefined, 'thread_ts') ?? (isDm ? undefined : messageTs);
   const threadKey = threadTs ? `slack:${team}:${channel}:${threadTs}` : `slack:${team}:${channel}`;
   const replyTo: SlackReplyTarget = { threadKey, channel, messageTs };
   if (threadTs) replyTo.threadTs = threadTs;
-  return {
+  const message: InboundMessage<SlackReplyTarget> = {
     platform: 'slack',
     threadKey,
     chat: { id: channel, type: isDm ? 'dm' : 'thread' },
@@ -74,6 +90,7 @@ export function readApprovalPress(body: SlackButtonPress, fallbackTeam: string):
     replyTo,
     approval: press,
   };
+  return { kind: 'press', message };
 }
 
 function stringField(record: Record<string, unknown> | undefined, key: string): string | undefined {

@@ -1,15 +1,17 @@
+import { z } from 'zod';
 import type { InboundMessage } from '../../src/gateway/types.js';
 import type { SlackReplyTarget } from './inbound.js';
 
-/** The fields of a slash command payload the adapter reads. */
-export interface SlackSlashCommand {
-  command: string;
-  text?: string;
-  user_id: string;
-  user_name?: string;
-  channel_id: string;
-  team_id?: string;
-}
+/** The fields of a slash command payload the adapter reads (Slack sends more; the rest is dropped). */
+export const slackSlashCommandSchema = z.object({
+  command: z.string(),
+  text: z.string().optional(),
+  user_id: z.string().min(1),
+  user_name: z.string().optional(),
+  channel_id: z.string().min(1),
+  team_id: z.string().optional(),
+});
+export type SlackSlashCommand = z.infer<typeof slackSlashCommandSchema>;
 
 export type HermesCommandReading = { kind: 'message'; message: InboundMessage<SlackReplyTarget> } | { kind: 'reply'; text: string };
 

@@ -6,7 +6,22 @@ import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import type { Message } from 'grammy/types';
 import { portRangeText, readPort, type HermesConfig } from '../../src/config/index.js';
 import { COMMANDS, GatewayError } from '../../src/gateway/index.js';
-import type { AttachmentDescription, DeliveryVerdict, InboundAttachment, InboundMessage, MessageHandler, OutboundFile, PlatformAdapter, ReplyTarget, StreamedMessage, TurnReaction } from '../../src/gateway/index.js';
+import type {
+  ApprovalCapability,
+  AttachmentDescription,
+  DeliveryVerdict,
+  FileCapability,
+  InboundAttachment,
+  InboundMessage,
+  MessageHandler,
+  OutboundFile,
+  PlatformAdapter,
+  PresenceCapability,
+  ReplyTarget,
+  StreamedMessage,
+  StreamingCapability,
+  TurnReaction,
+} from '../../src/gateway/index.js';
 import type { PlatformCoordination } from '../../src/coordination/index.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
@@ -78,17 +93,30 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
   readonly maxMessageLength = 4096;
   readonly thread = TELEGRAM_THREAD;
   /** Telegram tolerates about one edit a second per chat. */
-  readonly minEditIntervalMs = TELEGRAM_EDIT_INTERVAL_MS;
-  /** "typing…" shows for five seconds. */
-  readonly typingIntervalMs = 4500;
+  readonly streaming = {
+    minEditIntervalMs: TELEGRAM_EDIT_INTERVAL_MS,
+    open: (target, resume) => this.openStream(target, resume),
+  } satisfies StreamingCapability<TelegramReplyTarget>;
+  /** A press comes back as the presser's typed answer to this request. */
+  readonly approvals = { ask: (to, text, id) => this.askApproval(to, text, id) } satisfies ApprovalCapability<TelegramReplyTarget>;
   /** The cloud Bot API takes uploads of up to 50 MB. */
-  readonly maxFileBytes = TELEGRAM_FILE_MAX_BYTES;
+  readonly files = {
+    maxBytes: TELEGRAM_FILE_MAX_BYTES,
+    send: (to, file) => this.sendFile(to, file),
+    reopen: (ref, described) => this.reopenAttachment(ref, described),
+  } satisfies FileCapability<TelegramReplyTarget>;
+  /** "typing…" shows for five seconds. */
+  readonly presence = {
+    typing: (to) => this.typing(to),
+    typingIntervalMs: 4500,
+    react: (target, reaction) => this.react(target, reaction),
+  } satisfies PresenceCapability<TelegramReplyTarget>;
   /** Voice notes out (`/voice on`): sendVoice. */
   readonly voice = telegramVoice(() => this.bot.api);
   readonly bot: Bot;
   /** The Bot API root grammY calls (seen on its first call): file downloads go there too. */
   private apiRoot = '';
-  private readonly files: TelegramFileSource;
+  private readonly fileSource: TelegramFileSource;
   private readonly logger: Logger;
   private readonly throttler: TelegramThrottler;
   private runner: RunnerHandle | undefined;
@@ -108,7 +136,7 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
       return `${root}/bot${token}/${env === 'test' ? 'test/' : ''}${method}`;
     };
     this.bot = new Bot(options.token, { client: { ...(options.apiRoot ? { apiRoot: options.apiRoot.replace(/\/+$/, '') } : {}), buildUrl } });
-    this.files = { api: this.bot.api, token: options.token, root: () => this.apiRoot };
+    this.fileSource = { api: this.bot.api, token: options.token, root: () => this.apiRoot };
     this.bot.catch((error) => this.logger.error({ err: error.error, update: error.ctx.update.update_id }, 'telegram update failed'));
     // The runner is told to be silent; failed API calls are logged here instead.
     this.bot.api.config.use(async (prev, method, payload, signal) => {
@@ -210,7 +238,7 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
   }
 
   /** Sends the request with the approval buttons; a press comes back as the presser's typed answer to this request. */
-  async askApproval(replyTo: TelegramReplyTarget, text: string, requestId: string): Promise<{ messageId: string }> {
+  private async askApproval(replyTo: TelegramReplyTarget, text: string, requestId: string): Promise<{ messageId: string }> {
     return this.sendWith(replyTo, text, { reply_markup: approvalKeyboard(requestId) });
   }
 
@@ -232,7 +260,7 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
   }
 
   /** sendPhoto for pictures that fit, else sendDocument, in the chat and topic, with the caption. */
-  async sendFile(replyTo: TelegramReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
+  private async sendFile(replyTo: TelegramReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
     return sendTelegramFile(this.bot.api, replyTo, file, (text) => this.send(replyTo, text));
   }
 
@@ -256,7 +284,7 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
    * A private chat's reply streams as a message draft; groups and chats that refused drafts
    * get a message sent once and edited (the gateway's default).
    */
-  openStream(target: TelegramReplyTarget, resume?: { messageId: string }): StreamedMessage | undefined {
+  private openStream(target: TelegramReplyTarget, resume?: { messageId: string }): StreamedMessage | undefined {
     if (resume || target.chatId < 0 || this.draftsRefused || this.noDrafts.has(target.chatId)) return undefined;
     return draftMessage(
       {
@@ -274,7 +302,7 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
   }
 
   /** 👀 while the turn runs, then 👍 or 👎 (Telegram's own reaction set), on the message it answers. */
-  async react(target: TelegramReplyTarget, reaction: TurnReaction): Promise<void> {
+  private async react(target: TelegramReplyTarget, reaction: TurnReaction): Promise<void> {
     if (target.messageId === undefined) return;
     await this.bot.api.setMessageReaction(target.chatId, target.messageId, reaction === 'none' ? [] : [{ type: 'emoji', emoji: REACTIONS[reaction] }]);
   }
@@ -284,7 +312,7 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
   }
 
   /** A target the outbox kept, read back; undefined unless it has a Telegram chat id. */
-  async typing(replyTo: TelegramReplyTarget): Promise<void> {
+  private async typing(replyTo: TelegramReplyTarget): Promise<void> {
     const target = replyTo;
     await this.bot.api.sendChatAction(
       target.chatId,
@@ -294,13 +322,13 @@ export class TelegramAdapter implements PlatformAdapter<TelegramReplyTarget> {
   }
 
   /** A file another instance of this bot received (passed with its message): fetched again by its file id. */
-  async reopenAttachment(ref: unknown, described: AttachmentDescription): Promise<InboundAttachment | undefined> {
-    return reopenTelegramAttachment(ref, described, this.files);
+  private async reopenAttachment(ref: unknown, described: AttachmentDescription): Promise<InboundAttachment | undefined> {
+    return reopenTelegramAttachment(ref, described, this.fileSource);
   }
 
   /** The inbound message for a Telegram message, or undefined when the bot should not answer. */
   private toInbound(message: Message): InboundMessage<TelegramReplyTarget> | undefined {
-    const attachments = telegramAttachments(message, this.files);
+    const attachments = telegramAttachments(message, this.fileSource);
     const me = this.bot.botInfo;
     if ((!message.text && attachments.length === 0) || !message.from || message.from.id === me.id) return undefined;
     const isPrivate = message.chat.type === 'private';

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { GrammyError, InputFile, type Api } from 'grammy';
 import type { Message } from 'grammy/types';
+import { z } from 'zod';
 import type { AttachmentDescription, InboundAttachment, OutboundFile } from '../../src/gateway/index.js';
 
 /** The Bot API's limits on its cloud server: a photo up to 10 MB, any upload up to 50 MB, a caption up to 1,024 characters. */
@@ -44,15 +45,17 @@ export function telegramAttachments(message: Message, source: TelegramFileSource
 
 /** Telegram's file ids are URL-safe base64 tokens; anything else is not one it gave. */
 const FILE_ID = /^[A-Za-z0-9_-]{1,256}$/;
+/** A Telegram file's ref as another instance passed it: exactly these two keys. */
+const telegramFileRefSchema = z.strictObject({ platform: z.literal('telegram'), fileId: z.string().regex(FILE_ID) });
 
 /**
  * A file another instance received, reopened from its ref (a file id stays valid for the bot
  * that received it: all instances are that bot); undefined for a ref that is not a plain Telegram file id.
  */
 export function reopenTelegramAttachment(ref: unknown, described: AttachmentDescription, source: TelegramFileSource): InboundAttachment | undefined {
-  if (typeof ref !== 'object' || ref === null) return undefined;
-  const { platform, fileId, ...rest } = ref as Record<string, unknown>;
-  if (platform !== 'telegram' || typeof fileId !== 'string' || !FILE_ID.test(fileId) || Object.keys(rest).length > 0) return undefined;
+  const parsed = telegramFileRefSchema.safeParse(ref);
+  if (!parsed.success) return undefined;
+  const { platform, fileId } = parsed.data;
   return { ...described, ref: { platform, fileId }, open: (signal) => downloadTelegramFile(source, fileId, signal) };
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentEvent } from '../../src/agent/types.js';
 import type { TurnNotice } from '../../src/gateway/types.js';
+import { APPROVAL_BUTTONS, approvalButtonData } from '../../src/gateway/approval-buttons.js';
 import type { LiveChannel } from './live-hub.js';
 import type { TranscriptStore } from './transcript.js';
 import type { FileEntry, FileRef, NoticeEntry, ToolEntry, WebEntry } from './types.js';
@@ -70,16 +71,23 @@ export class ThreadActivity {
     return this.put(threadId, { kind: 'notice', id: entryId('n'), at: Date.now(), text, tone });
   }
 
-  /** Records an approval request with its buttons; returns its entry id. */
-  approval(threadId: string, text: string): string {
-    return this.put(threadId, { kind: 'approval', id: entryId('p'), at: Date.now(), text, state: 'waiting' }).id;
+  /** Records an approval request with its buttons (`APPROVAL_BUTTONS`, each carrying its typed press); returns its entry id. */
+  approval(threadId: string, text: string, requestId: string): string {
+    const buttons = APPROVAL_BUTTONS.map(({ label, tone, choice }) => ({ label, tone, data: approvalButtonData(requestId, choice) }));
+    return this.put(threadId, { kind: 'approval', id: entryId('p'), at: Date.now(), text, state: 'waiting', requestId, buttons }).id;
+  }
+
+  /** Whether the thread has this approval request still waiting (a press for anything else is refused). */
+  isWaitingApproval(threadId: string, requestId: string): boolean {
+    return this.store.entries(threadId).some((entry) => entry.kind === 'approval' && entry.state === 'waiting' && entry.requestId === requestId);
   }
 
   /** Replaces an approval request's text with how it ended; its buttons go. */
   settleApproval(threadId: string, id: string, text: string): void {
     const entry = this.store.entry(threadId, id);
     if (entry?.kind !== 'approval') throw new Error(`web chat: no approval request ${id} in thread ${threadId}`);
-    this.put(threadId, { ...entry, text, state: 'settled' });
+    const { buttons: _gone, ...rest } = entry;
+    this.put(threadId, { ...rest, text, state: 'settled' });
   }
 
   /** Renders an AgentEvent or a TurnNotice the gateway passes to `onAgentEvent`. */

@@ -2,7 +2,9 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
+import { z } from 'zod';
 import { errorMessage } from '../../src/shared/errors.js';
+import { readApprovalButtonData, type ApprovalPress } from '../../src/gateway/approval-buttons.js';
 import type { Asset } from './assets.js';
 import { requireToken, sameOriginOnly } from './access.js';
 import type { ThreadActivity } from './activity.js';
@@ -41,6 +43,8 @@ export interface WebAppDeps {
   status: () => WebStatus;
   /** Records the user's message (with the ids of files uploaded for it) and hands it to the gateway; resolves once it is taken. */
   submit: (threadId: string, text: string, files: string[]) => Promise<WebEntry>;
+  /** Hands an approval button's press to the gateway; false when the thread has no such request waiting. */
+  press: (threadId: string, press: ApprovalPress) => Promise<boolean>;
   /** Uploads waiting for their message, and files the agent sent. */
   files: WebFiles;
   /** `files.max_inbound_mb` in bytes. */
@@ -52,6 +56,13 @@ export interface WebAppDeps {
   /** Removes a thread's transcript and files. */
   deleteThread: (threadId: string) => Promise<void>;
 }
+
+/** A message from the page: its text and the ids of files uploaded for it (anything else in `files` is ignored). */
+const messageBody = z.object({ text: z.string(), files: z.unknown() });
+/** A new title for a thread. */
+const renameBody = z.object({ title: z.string() });
+/** A press from the page: the data of the button pressed. */
+const pressBody = z.object({ data: z.string() });
 
 /** Longest thread title, in characters. */
 const MAX_TITLE_CHARS = 120;
@@ -106,9 +117,9 @@ export function createWebApp(deps: WebAppDeps): Hono {
   app.patch('/api/threads/:id', bodyLimit({ maxSize: 4096 }), async (c) => {
     const id = c.req.param('id');
     if (!deps.store.hasThread(id)) return c.json({ error: `no web thread "${id}"` }, 404);
-    const body = await c.req.json<unknown>().catch(() => undefined);
-    const title = typeof body === 'object' && body !== null ? (body as { title?: unknown }).title : undefined;
-    if (typeof title !== 'string' || !title.trim() || title.length > MAX_TITLE_CHARS) {
+    const body = renameBody.safeParse(await c.req.json<unknown>().catch(() => undefined));
+    const title = body.success ? body.data.title : undefined;
+    if (title === undefined || !title.trim() || title.length > MAX_TITLE_CHARS) {
       return c.json({ error: `send {"title": "…"} with 1 to ${MAX_TITLE_CHARS} characters` }, 400);
     }
     deps.store.rename(id, title);
@@ -133,17 +144,34 @@ export function createWebApp(deps: WebAppDeps): Hono {
   app.post('/api/threads/:id/messages', bodyLimit({ maxSize: 4 * MAX_INPUT_CHARS + 1024 }), async (c) => {
     const id = c.req.param('id');
     if (!deps.store.hasThread(id)) return c.json({ error: `no web thread "${id}"; start one with the New thread button` }, 404);
-    const body = await c.req.json<unknown>().catch(() => undefined);
-    const text = typeof body === 'object' && body !== null ? (body as { text?: unknown }).text : undefined;
-    const given = typeof body === 'object' && body !== null ? (body as { files?: unknown }).files : undefined;
+    const body = messageBody.safeParse(await c.req.json<unknown>().catch(() => undefined));
+    const text = body.success ? body.data.text : undefined;
+    const given = body.success ? body.data.files : undefined;
     const files = Array.isArray(given) ? given.filter((file): file is string => typeof file === 'string') : [];
-    if (typeof text !== 'string' || (!text.trim() && files.length === 0)) return c.json({ error: 'send {"text": "…"} with a non-empty message (or "files" you uploaded)' }, 400);
+    if (text === undefined || (!text.trim() && files.length === 0)) return c.json({ error: 'send {"text": "…"} with a non-empty message (or "files" you uploaded)' }, 400);
     if (text.length > MAX_INPUT_CHARS) return c.json({ error: `a message may have at most ${MAX_INPUT_CHARS} characters` }, 413);
     try {
       const entry = await deps.submit(id, text, files);
       return c.json({ entry }, 202);
     } catch (error) {
       const message = `The gateway did not take the message: ${errorMessage(error)}`;
+      deps.activity.notice(id, message, 'error');
+      return c.json({ error: message }, 500);
+    }
+  });
+
+  // A press of an approval button: the button's data, authorized as any message of the thread.
+  app.post('/api/threads/:id/approval', bodyLimit({ maxSize: 1024 }), async (c) => {
+    const id = c.req.param('id');
+    if (!deps.store.hasThread(id)) return c.json({ error: `no web thread "${id}"` }, 404);
+    const body = pressBody.safeParse(await c.req.json<unknown>().catch(() => undefined));
+    const press = body.success ? readApprovalButtonData(body.data.data) : undefined;
+    if (!press) return c.json({ error: 'send {"data": "…"} with the data of one of the request\'s buttons' }, 400);
+    try {
+      if (!(await deps.press(id, press))) return c.json({ error: `no approval request ${press.requestId} is waiting in this thread` }, 409);
+      return c.json({ taken: true }, 202);
+    } catch (error) {
+      const message = `The gateway did not take the answer: ${errorMessage(error)}`;
       deps.activity.notice(id, message, 'error');
       return c.json({ error: message }, 500);
     }

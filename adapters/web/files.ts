@@ -7,10 +7,14 @@ import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Hono } from 'hono';
+import { z } from 'zod';
 import { formatSize, safeFileName } from '../../src/gateway/file-names.js';
 import type { InboundAttachment, OutboundFile } from '../../src/gateway/types.js';
 import type { TranscriptStore } from './transcript.js';
 import type { FileRef } from './types.js';
+
+/** A web upload's ref as another instance passed it: exactly these two keys. */
+const webFileRefSchema = z.strictObject({ platform: z.literal('web'), upload: z.string() });
 
 /** The web chat keeps files it shows on this machine's disk: up to 256 MiB each. */
 export const WEB_FILE_MAX_BYTES = 256 * 1024 * 1024;
@@ -83,10 +87,8 @@ export class WebFiles {
    * `{ platform: 'web', upload: <id> }` naming a plain file in the inbox; undefined for anything else.
    */
   async reopen(ref: unknown): Promise<InboundAttachment | undefined> {
-    if (typeof ref !== 'object' || ref === null) return undefined;
-    const { platform, upload, ...rest } = ref as Record<string, unknown>;
-    if (platform !== 'web' || typeof upload !== 'string' || Object.keys(rest).length > 0) return undefined;
-    return this.attachment(upload);
+    const parsed = webFileRefSchema.safeParse(ref);
+    return parsed.success ? this.attachment(parsed.data.upload) : undefined;
   }
 
   /** Keeps a file the agent sent to a thread; returns what the page shows of it. */

@@ -89,6 +89,17 @@ export interface ApprovalEntry extends EntryBase {
   /** Markdown: the request, then how to answer, or how it ended. */
   text: string;
   state: 'waiting' | 'settled';
+  /** The gateway's id of the request: a press must name it (absent on entries older than typed presses). */
+  requestId?: string;
+  /** While it waits: the buttons of `APPROVAL_BUTTONS`, each with the data its press sends back. */
+  buttons?: ApprovalButtonView[];
+}
+
+/** One approval button as the page renders it: its label, its tone, and `approvalButtonData(requestId, choice)`. */
+export interface ApprovalButtonView {
+  label: string;
+  tone: 'approve' | 'primary' | 'neutral' | 'deny';
+  data: string;
 }
 
 /** A thread as the thread list shows it. */

@@ -11,7 +11,19 @@ import { setDotEnvValue } from '../../src/config/dotenv.js';
 import type { ConfigChange } from '../../src/config/settings-store.js';
 import { savedKeyFor } from '../../src/config/key-scope.js';
 import type { HermesPaths } from '../../src/config/paths.js';
-import type { InboundAttachment, MessageHandler, OutboundFile, PlatformAdapter, StreamedMessage, TurnNotice, VoiceCapability } from '../../src/gateway/types.js';
+import type {
+  ApprovalCapability,
+  FileCapability,
+  InboundAttachment,
+  MessageHandler,
+  OutboundFile,
+  PlatformAdapter,
+  StreamedMessage,
+  StreamingCapability,
+  TurnNotice,
+  VoiceCapability,
+} from '../../src/gateway/types.js';
+import type { ApprovalPress } from '../../src/gateway/approval-buttons.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { isLoopbackHost, WebChatError } from './access.js';
@@ -76,13 +88,24 @@ export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
   readonly audience = 'owner' as const;
   /** The page shows long answers whole; the gateway need not split them. */
   readonly maxMessageLength = 100_000;
+  /** A reply streams into one entry of the page as the model writes it. */
+  readonly streaming = { open: (target) => this.openStream(target) } satisfies StreamingCapability<WebReplyTarget>;
+  /** The request's bubble has the buttons; it says how it ended and loses them (the page has no textual `edit`). */
+  readonly approvals = {
+    ask: (to, text, id) => this.askApproval(to, text, id),
+    settle: (to, messageId, text) => this.settleApproval(to, messageId, text),
+  } satisfies ApprovalCapability<WebReplyTarget>;
   /** Files the agent sends are kept on this machine's disk, up to 256 MiB each. */
-  readonly maxFileBytes = WEB_FILE_MAX_BYTES;
+  readonly files = {
+    maxBytes: WEB_FILE_MAX_BYTES,
+    send: (to, file) => this.sendFile(to, file),
+    reopen: (ref) => this.reopenAttachment(ref),
+  } satisfies FileCapability<WebReplyTarget>;
   // No `edit`: the gateway's textual tool-progress message needs it, and the page shows
   // tool activity itself (onAgentEvent), so it would only be shown twice.
 
   private readonly store: TranscriptStore;
-  private readonly files: WebFiles;
+  private readonly fileStore: WebFiles;
   private readonly hub: LiveChannel;
   private readonly activity: ThreadActivity;
   private readonly logger: Logger;
@@ -96,7 +119,7 @@ export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
     const threads = join(options.paths.home, 'web', 'threads');
     // Shared: a call still running is live while a turn runs in its thread on any instance.
     this.store = options.sharing ? new TranscriptStore(threads, { turnRunning: (id) => this.activity.isBusy(id) }) : new TranscriptStore(threads);
-    this.files = new WebFiles(join(options.paths.home, 'web', 'files'));
+    this.fileStore = new WebFiles(join(options.paths.home, 'web', 'files'));
     this.activity = new ThreadActivity(this.store, this.hub);
     this.logger = (options.logger ?? silentLogger()).child({ platform: 'web' });
   }
@@ -130,7 +153,8 @@ export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
       maxStreams: web.max_streams,
       status: () => this.status(),
       submit: (threadId, text, files) => this.submit(threadId, text, files),
-      files: this.files,
+      press: (threadId, press) => this.press(threadId, press),
+      files: this.fileStore,
       maxUploadBytes: Math.floor((this.options.config.files?.max_inbound_mb ?? 20) * 1024 * 1024),
       signal: this.stopping.signal,
       settings: {
@@ -194,15 +218,15 @@ export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
   };
 
   /** Keeps the file and shows it in the thread: a picture inline (PNG, JPEG, GIF, WebP), and a download link. */
-  async sendFile(replyTo: WebReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
+  private async sendFile(replyTo: WebReplyTarget, file: OutboundFile): Promise<{ messageId: string }> {
     const { threadId } = replyTo;
-    const kept = await this.files.keep(threadId, file);
+    const kept = await this.fileStore.keep(threadId, file);
     const url = `/api/threads/${threadId}/files/${kept.id}`;
     return { messageId: this.activity.file(threadId, { file: kept, url, preview: previewable(kept.mimeType), ...(file.caption ? { caption: file.caption } : {}) }) };
   }
 
   /** A reply streams into one entry of the page as the model writes it; its final text is that entry. */
-  openStream(target: WebReplyTarget): StreamedMessage {
+  private openStream(target: WebReplyTarget): StreamedMessage {
     const { threadId } = target;
     let id: string | undefined;
     return {
@@ -217,13 +241,40 @@ export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
     };
   }
 
-  /** Shows the request with Approve once, This session, Always and Deny; a press sends that command from the page. */
-  async askApproval(replyTo: WebReplyTarget, text: string): Promise<{ messageId: string }> {
-    return { messageId: this.activity.approval(replyTo.threadId, text) };
+  /** Shows the request with the buttons of `APPROVAL_BUTTONS`; a press comes back through `press` as the typed answer. */
+  private async askApproval(replyTo: WebReplyTarget, text: string, requestId: string): Promise<{ messageId: string }> {
+    return { messageId: this.activity.approval(replyTo.threadId, text, requestId) };
+  }
+
+  /**
+   * A press of an approval button on the page: handed to the gateway as the page's user's
+   * message in this thread with the typed `approval`, like any message of the thread. A press
+   * naming a request this thread has not waiting (a forged or stale one) goes no further:
+   * false.
+   */
+  private async press(threadId: string, press: ApprovalPress): Promise<boolean> {
+    const handler = this.handler;
+    if (!handler) throw new WebChatError('WEB_NOT_STARTED', 'web chat: not started');
+    if (!this.activity.isWaitingApproval(threadId, press.requestId)) {
+      this.logger.warn({ thread: threadId, request: press.requestId }, 'refused an approval press for a request this thread has not waiting');
+      return false;
+    }
+    const threadKey = webThreadKey(threadId);
+    await handler({
+      platform: 'web',
+      threadKey,
+      chat: { id: threadId, type: 'dm' },
+      user: { ...WEB_USER },
+      text: '',
+      messageId: `press-${press.requestId}-${press.choice}`,
+      replyTo: { threadKey, threadId },
+      approval: press,
+    });
+    return true;
   }
 
   /** The request's bubble says how it ended and loses its buttons (the page has no textual `edit`). */
-  async settleApproval(replyTo: WebReplyTarget, messageId: string, text: string): Promise<void> {
+  private async settleApproval(replyTo: WebReplyTarget, messageId: string, text: string): Promise<void> {
     this.activity.settleApproval(replyTo.threadId, messageId, text);
   }
 
@@ -238,8 +289,8 @@ export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
   }
 
   /** An upload another instance received (passed with its message): read from the inbox all instances share. */
-  async reopenAttachment(ref: unknown): Promise<InboundAttachment | undefined> {
-    return this.files.reopen(ref);
+  private async reopenAttachment(ref: unknown): Promise<InboundAttachment | undefined> {
+    return this.fileStore.reopen(ref);
   }
 
   private async submit(threadId: string, text: string, fileIds: string[] = []): Promise<WebEntry> {
@@ -248,7 +299,7 @@ export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
     const attachments: InboundAttachment[] = [];
     const refs: FileRef[] = [];
     for (const id of fileIds) {
-      const attachment = await this.files.attachment(id);
+      const attachment = await this.fileStore.attachment(id);
       if (!attachment) throw new WebChatError('WEB_NO_UPLOAD', `web chat: no uploaded file "${id}"; upload it again`);
       attachments.push(attachment);
       refs.push({ id, name: attachment.name ?? 'file', mimeType: attachment.mimeType ?? 'application/octet-stream', size: attachment.size ?? 0 });

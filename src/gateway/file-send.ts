@@ -18,14 +18,14 @@ export interface SendFileRequest {
 
 /**
  * Pulls a file out of the session's environment (streamed, at most the platform's
- * `maxFileBytes`) and posts it with the adapter's `sendFile`. Rejects with an Error that says
+ * `files.maxBytes`) and posts it with the adapter's `files.send`. Rejects with an Error that says
  * what was wrong and what to do: no such file, a folder, over the platform's limit.
  */
 export async function sendFileFrom(adapter: PlatformAdapter, replyTo: ReplyTarget, request: SendFileRequest): Promise<SentFile> {
-  const send = adapter.sendFile?.bind(adapter);
+  const send = adapter.files?.send?.bind(adapter.files);
   if (!send) throw new Error(`${adapter.name} cannot take files from the gateway; tell the user the file's path instead`);
   const { path, environment, signal } = request;
-  const maxBytes = adapter.maxFileBytes;
+  const maxBytes = adapter.files?.maxBytes;
   const name = safeFileName(posix.basename(path.replace(/\/+$/, '')), 'file');
   const mimeType = lookup(name) || 'application/octet-stream';
   const limits = { maxBytes, signal };

@@ -437,6 +437,7 @@ export class Gateway {
     const prompt = approvalPrompt(request, requester, seconds);
     let shown: { messageId: string; buttons: boolean } | undefined;
     let announced: Promise<void> | undefined;
+    const buttons = adapter.approvals;
     const id = newApprovalRequestId();
     const outcome = await this.approvals.ask({
       sessionKey: replyTo.threadKey,
@@ -446,8 +447,8 @@ export class Gateway {
       signal,
       announce: () =>
         (announced = (async () => {
-          shown = adapter.askApproval
-            ? { ...(await adapter.askApproval(replyTo, prompt.text, id)), buttons: true }
+          shown = buttons
+            ? { ...(await buttons.ask(replyTo, prompt.text, id)), buttons: true }
             : { ...(await adapter.send(replyTo, prompt.text)), buttons: false };
         })()),
     });
@@ -457,7 +458,7 @@ export class Gateway {
     if (outcome.kind === 'undelivered') {
       this.logger.warn({ err: outcome.error, thread: replyTo.threadKey }, 'could not show an approval request; it is refused');
     }
-    const settle = adapter.settleApproval?.bind(adapter) ?? (shown?.buttons ? adapter.edit?.bind(adapter) : undefined);
+    const settle = buttons?.settle?.bind(buttons) ?? (shown?.buttons ? adapter.edit?.bind(adapter) : undefined);
     if (shown && settle && outcome.kind !== 'preapproved' && outcome.kind !== 'undelivered') {
       // The buttons go once the request has ended, so nobody presses a dead one.
       await settle(replyTo, shown.messageId, `${prompt.header}\n\n${approvalOutcomeText(outcome, seconds)}`).catch((error: unknown) =>

@@ -36,7 +36,8 @@ export async function reopenPassedAttachments(passed: unknown, adapter: Platform
     const shown = described.name ? `"${described.name.replace(/[\p{Cc}\p{Cf}]+/gu, ' ').slice(0, 80)}"` : `The ${described.kind ?? 'file'}`;
     let attachment: InboundAttachment | undefined;
     try {
-      attachment = ref === undefined || !adapter.reopenAttachment ? undefined : await adapter.reopenAttachment(ref, described);
+      const reopen = adapter.files?.reopen;
+      attachment = ref === undefined || !reopen ? undefined : await reopen.call(adapter.files, ref, described);
     } catch (error) {
       logger.warn({ err: error, platform: adapter.name }, 'could not reopen a file passed from another instance');
     }

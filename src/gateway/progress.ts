@@ -11,7 +11,7 @@ const DEFAULT_EDIT_INTERVAL_MS = 1000;
 
 /**
  * Tool activity of one turn, shown in one message that is edited in place and throttled to
- * the adapter's `minEditIntervalMs`. `new` adds a line when the tool changes, `all` adds one
+ * the adapter's `streaming.minEditIntervalMs`. `new` adds a line when the tool changes, `all` adds one
  * per call. Adapters without `edit` get no progress message.
  */
 export class ToolProgress {
@@ -97,7 +97,7 @@ export class ToolProgress {
       return;
     }
     if (this.timer) return;
-    const interval = this.adapter.minEditIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS;
+    const interval = this.adapter.streaming?.minEditIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS;
     const wait = Math.max(0, this.lastEdit + interval - Date.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;

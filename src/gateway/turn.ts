@@ -57,8 +57,9 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
     }
   };
   const react = (reaction: TurnReaction) => {
-    if (!deps.reactions || !adapter.react) return;
-    adapter.react(replyTo, reaction).catch((error: unknown) => logger.debug({ err: error, reaction }, 'could not set the reaction'));
+    const presence = adapter.presence;
+    if (!deps.reactions || !presence?.react) return;
+    presence.react(replyTo, reaction).catch((error: unknown) => logger.debug({ err: error, reaction }, 'could not set the reaction'));
   };
   /** Texts that are not the agent's (refused files, errors), sent in order. */
   const says: Promise<void>[] = [];
@@ -178,7 +179,8 @@ export async function runRenderedTurn(deps: TurnDeps, messages: InboundMessage[]
   await Promise.all([...finishing, ...says]);
   react(status === 'completed' ? 'done' : status === 'interrupted' ? 'none' : 'failed');
   notice({ type: 'turn_finished', status });
-  logger.info({ status }, 'turn finished');
+  // debug: the agent logs each turn's end at info already.
+  logger.debug({ status }, 'turn finished');
   return result;
 }
 
@@ -196,12 +198,13 @@ export async function sendSplit(adapter: PlatformAdapter, replyTo: ReplyTarget, 
 
 /** Shows "typing…" now and again every interval until the returned function is called. */
 function startTyping(adapter: PlatformAdapter, replyTo: ReplyTarget, logger: Logger): () => void {
-  if (!adapter.typing) return () => {};
+  const presence = adapter.presence;
+  if (!presence?.typing) return () => {};
   const typing = () => {
-    adapter.typing?.(replyTo).catch((error: unknown) => logger.debug({ err: error }, 'typing indicator failed'));
+    presence.typing?.(replyTo).catch((error: unknown) => logger.debug({ err: error }, 'typing indicator failed'));
   };
   typing();
-  const timer = setInterval(typing, adapter.typingIntervalMs ?? DEFAULT_TYPING_INTERVAL_MS);
+  const timer = setInterval(typing, presence.typingIntervalMs ?? DEFAULT_TYPING_INTERVAL_MS);
   timer.unref?.();
   return () => clearInterval(timer);
 }

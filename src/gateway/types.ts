@@ -48,7 +48,7 @@ export interface InboundAttachment {
   /** A stream of the file's bytes from the platform. */
   open(signal: AbortSignal): Promise<Readable>;
   /**
-   * Plain data another instance can reopen the file from (its adapter's `reopenAttachment`)
+   * Plain data another instance can reopen the file from (its adapter's `files.reopen`)
    * when the message is passed to the instance that holds the thread; without it the file
    * stays behind.
    */
@@ -57,7 +57,7 @@ export interface InboundAttachment {
 
 /**
  * Where a file can be fetched again, as plain data its platform's adapter made (a file id, an
- * upload's name); only that adapter reads the rest, through `reopenAttachment`.
+ * upload's name); only that adapter reads the rest, through `files.reopen`.
  */
 export type AttachmentRef = { readonly platform: string } & Readonly<Record<string, string | number>>;
 
@@ -67,7 +67,7 @@ export type AttachmentDescription = Omit<InboundAttachment, 'open' | 'ref'>;
 /** An attachment as plain data, as it travels to another instance; its `ref` is untrusted there. */
 export type PassedAttachment = AttachmentDescription & { ref?: unknown };
 
-/** A file on its way to a chat, as `sendFile` gets it. */
+/** A file on its way to a chat, as `files.send` gets it. */
 export interface OutboundFile {
   /** A plain file name (no folders), as the chat shows it. */
   name: string;
@@ -128,53 +128,71 @@ export interface PlatformAdapter<Target extends ReplyTarget = ReplyTarget> {
   send(replyTo: Target, text: string): Promise<{ messageId: string }>;
   /** Replaces a sent message's text, and removes any buttons it had (a settled approval request). */
   edit?(replyTo: Target, messageId: string, text: string): Promise<void>;
-  /** Shows "typing…" once; the gateway repeats it while a turn runs. */
-  typing?(replyTo: Target): Promise<void>;
-  /**
-   * Sends an approval request with the buttons of `APPROVAL_BUTTONS` (src/gateway/approval-buttons.ts),
-   * each carrying `approvalButtonData(requestId, choice)`. A press comes back through the message
-   * handler as a message from the presser, in the same thread, with empty text and the typed
-   * `approval` (request id and choice), so it is authorized like any other message and reaches
-   * only that request. Without this method the gateway sends `text` and users type the command.
-   * Once the request ends the gateway settles this message to say how (`settleApproval`, else
-   * `edit`), which removes the buttons.
-   */
-  askApproval?(replyTo: Target, text: string, requestId: string): Promise<{ messageId: string }>;
-  /**
-   * Replaces an approval request's text with how it ended and removes its buttons; the
-   * gateway uses `edit` when this is absent (an adapter without a textual `edit` has this).
-   */
-  settleApproval?(replyTo: Target, messageId: string, text: string): Promise<void>;
-  /**
-   * Posts a file in the thread as the platform's own attachment (a photo where it shows one),
-   * with its caption. The gateway never hands it more than `maxFileBytes`.
-   */
-  sendFile?(replyTo: Target, file: OutboundFile): Promise<{ messageId: string }>;
-  /** Largest file `sendFile` takes, in bytes (the platform's limit). */
-  readonly maxFileBytes?: number;
-  /** Least milliseconds between two edits of one message the platform tolerates. */
+  /** Whether an error from `send`, `edit` or a stream is worth another try (default: yes, a few times). */
+  deliveryVerdict?(error: unknown): DeliveryVerdict;
+  /** Optional richer rendering of agent events (the web chat streams them live). */
+  onAgentEvent?(replyTo: Target, event: AgentEvent | TurnNotice): void;
+  // The optional rest, one group per concern; a platform without one leaves it out and the gateway does without.
+  /** How a reply shows while it is written: the platform's own stream and the pace of edits. */
+  readonly streaming?: StreamingCapability<Target>;
+  /** Approval requests with buttons and a typed answer; without it the gateway sends text and users type `/approve`. */
+  readonly approvals?: ApprovalCapability<Target>;
+  /** Files out, and files passed from another instance reopened. */
+  readonly files?: FileCapability<Target>;
+  /** "typing…" while a turn runs, and the reaction on the message it answers. */
+  readonly presence?: PresenceCapability<Target>;
+  /** Voice out (`/voice on`): the platform's own voice message; absent where it has none. */
+  readonly voice?: VoiceCapability<Target>;
+}
+
+/** Streaming: how the platform shows one message of a reply while it is written. */
+export interface StreamingCapability<Target extends ReplyTarget = ReplyTarget> {
+  /** Least milliseconds between two edits of one message the platform tolerates (the gateway's default when absent). */
   readonly minEditIntervalMs?: number;
-  /** How often the gateway repeats `typing` while a turn runs (default 4000 ms). */
-  readonly typingIntervalMs?: number;
   /**
    * The platform's own way to stream one message of a reply (a draft, a platform's chat
    * stream), or undefined where it has none for this target: the gateway then sends once and
    * edits at `minEditIntervalMs`. `resume` is a message an earlier run left unfinished.
    */
-  openStream?(target: Target, resume?: { messageId: string }): StreamedMessage | undefined;
-  /** Whether an error from `send`, `edit` or a stream is worth another try (default: yes, a few times). */
-  deliveryVerdict?(error: unknown): DeliveryVerdict;
-  /** Puts `reaction` on the message the turn answers, replacing the one before (`display.reactions`). */
-  react?(target: Target, reaction: TurnReaction): Promise<void>;
+  open?(target: Target, resume?: { messageId: string }): StreamedMessage | undefined;
+}
+
+/**
+ * Approval requests with a typed answer. `ask` sends the request with the buttons of
+ * `APPROVAL_BUTTONS` (src/gateway/approval-buttons.ts), each carrying
+ * `approvalButtonData(requestId, choice)`. A press comes back through the message handler as a
+ * message from the presser, in the same thread, with empty text and the typed `approval`
+ * (request id and choice), so it is authorized like any other message and reaches only that
+ * request. Once the request ends the gateway settles the message to say how (`settle`, else the
+ * adapter's `edit`), which removes the buttons.
+ */
+export interface ApprovalCapability<Target extends ReplyTarget = ReplyTarget> {
+  ask(replyTo: Target, text: string, requestId: string): Promise<{ messageId: string }>;
+  /** Replaces the request's text with how it ended and removes its buttons (an adapter without a textual `edit` has this). */
+  settle?(replyTo: Target, messageId: string, text: string): Promise<void>;
+}
+
+/** Files: sending the platform's own attachment, and reopening one another instance received. */
+export interface FileCapability<Target extends ReplyTarget = ReplyTarget> {
+  /** Largest file `send` takes, in bytes (the platform's limit); the gateway never hands it more. */
+  readonly maxBytes?: number;
+  /** Posts a file in the thread as the platform's own attachment (a photo where it shows one), with its caption. */
+  send?(replyTo: Target, file: OutboundFile): Promise<{ messageId: string }>;
   /**
    * The file a `ref` this adapter made names, for a message another instance passed here; undefined
    * when the ref is not one this adapter can vouch for (wrong shape, outside its files).
    */
-  reopenAttachment?(ref: unknown, described: AttachmentDescription): Promise<InboundAttachment | undefined>;
-  /** Optional richer rendering of agent events (the web chat streams them live). */
-  onAgentEvent?(replyTo: Target, event: AgentEvent | TurnNotice): void;
-  /** Voice out (`/voice on`): the platform's own voice message; absent where it has none. */
-  readonly voice?: VoiceCapability<Target>;
+  reopen?(ref: unknown, described: AttachmentDescription): Promise<InboundAttachment | undefined>;
+}
+
+/** Signs of life while a turn runs. */
+export interface PresenceCapability<Target extends ReplyTarget = ReplyTarget> {
+  /** Shows "typing…" once; the gateway repeats it every `typingIntervalMs` while a turn runs. */
+  typing?(replyTo: Target): Promise<void>;
+  /** How often the gateway repeats `typing` (default 4000 ms). */
+  readonly typingIntervalMs?: number;
+  /** Puts `reaction` on the message the turn answers, replacing the one before (`display.reactions`). */
+  react?(target: Target, reaction: TurnReaction): Promise<void>;
 }
 
 /** A spoken answer on its way to a chat: OGG Opus, its length and its waveform (src/voice makes it). */

@@ -84,7 +84,7 @@ describe('Discord adapter against a fake REST API and Gateway', () => {
     await adapter.edit(message.replyTo, messageId, 'done');
     const patch = await discord.waitForCall('PATCH', new RegExp(`^/channels/${message.chat.id}/messages/${messageId}$`));
     expect(patch.body).toMatchObject({ content: 'done' });
-    await adapter.typing(message.replyTo);
+    await adapter.presence.typing(message.replyTo);
     await discord.waitForCall('POST', new RegExp(`^/channels/${message.chat.id}/typing$`));
   });
 

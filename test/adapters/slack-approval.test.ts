@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { pino, type Logger } from 'pino';
 import { join } from 'node:path';
 import { SlackAdapter } from '../../adapters/slack/index.js';
 import { Gateway, approvalQueueFor } from '../../src/gateway/index.js';
@@ -23,7 +24,7 @@ interface Setup {
  * The real gateway with the Slack adapter; each turn asks for approval of one command. U1, U3
  * and U5 are allowed; U5 is an approvals admin.
  */
-async function setup(mode: 'http' | 'socket'): Promise<Setup> {
+async function setup(mode: 'http' | 'socket', logger?: Logger): Promise<Setup> {
   const fake = (slack = await new FakeSlack().listen());
   const answers: boolean[] = [];
   const rulesFile = join(tempDir('hermes-slack-approvals-'), 'approvals.yaml');
@@ -36,7 +37,7 @@ async function setup(mode: 'http' | 'socket'): Promise<Setup> {
   const start = async () => {
     const adapter =
       mode === 'http'
-        ? new SlackAdapter({ botToken: fake.botToken, mode, signingSecret: fake.signingSecret, port: 0, host: '127.0.0.1', apiUrl: fake.apiUrl })
+        ? new SlackAdapter({ botToken: fake.botToken, mode, signingSecret: fake.signingSecret, port: 0, host: '127.0.0.1', apiUrl: fake.apiUrl, ...(logger ? { logger } : {}) })
         : new SlackAdapter({ botToken: fake.botToken, mode, appToken: fake.appToken, apiUrl: fake.apiUrl });
     const config = testConfig({ approvals: { timeout: 300, admins: { slack: ['U5'] } } });
     gateway = new Gateway({ agent, config, env: { SLACK_ALLOWED_USERS: 'U1,U3,U5' }, approvals: approvalQueueFor(config, { rulesFile }) });
@@ -240,6 +241,23 @@ describe('Slack approval buttons through the gateway', () => {
     await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), genuine);
     await until(() => s.answers.length === 1, 'the approval answer');
     expect(s.answers).toEqual([false]);
+  });
+
+  it('logs a clear error for a malformed press (a message ts that is not a string) and goes on; the real button still answers', async () => {
+    const logged: string[] = [];
+    const s = await setup('http', pino({ level: 'info' }, { write: (line: string) => void logged.push(line) }));
+    const { buttons } = await askInThread(s);
+    const malformed = s.slack.blockActionsPayload({ actionId: 'hermes_approval_once', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) });
+    malformed.message = { ts: 12345 };
+    expect((await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), malformed)).status).toBe(200);
+    await until(() => logged.some((line) => line.includes('malformed Slack approval button press')), 'the error line');
+    const line = logged.find((l) => l.includes('malformed Slack approval button press'))!;
+    expect(JSON.parse(line)).toMatchObject({ level: 50, problem: expect.stringContaining('message.ts') });
+    expect(s.answers).toEqual([]);
+    const genuine = s.slack.blockActionsPayload({ actionId: 'hermes_approval_once', user: 'U1', channel: 'C1', ts: postedTs(s.slack, buttons) });
+    await s.slack.deliverInteractiveHttp(eventsUrl(s.adapter), genuine);
+    await until(() => s.answers.length === 1, 'the approval answer');
+    expect(s.answers).toEqual([true]);
   });
 
   it('takes a press over Socket Mode as an interactive envelope, acknowledges it and approves', async () => {

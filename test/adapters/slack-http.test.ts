@@ -182,7 +182,7 @@ describe('Slack adapter over HTTP (Bolt receiver, signed events)', () => {
     const ts = slack.nextTs();
     await deliver(mention({ channel: 'C1', user: 'U1', text: `<@${slack.botUserId}> work`, ts }));
     const message = await rec.nth(1);
-    await adapter.typing(message.replyTo);
+    await adapter.presence.typing(message.replyTo);
     expect(slack.statuses).toEqual([{ channel: 'C1', thread_ts: ts, status: 'is working…' }]);
     adapter.onAgentEvent(message.replyTo, { type: 'turn_finished', status: 'completed' });
     await slack.waitForCall('assistant.threads.setStatus', (call) => call.params.status === '');
@@ -194,8 +194,8 @@ describe('Slack adapter over HTTP (Bolt receiver, signed events)', () => {
     const ts = slack.nextTs();
     await deliver(mention({ channel: 'C1', user: 'U1', text: `<@${slack.botUserId}> work`, ts }));
     const message = await rec.nth(1);
-    await adapter.typing(message.replyTo);
-    await adapter.typing(message.replyTo);
+    await adapter.presence.typing(message.replyTo);
+    await adapter.presence.typing(message.replyTo);
     expect(slack.callsTo('reactions.add').map((c) => c.params)).toEqual([
       { channel: 'C1', timestamp: ts, name: 'hourglass_flowing_sand' },
     ]);

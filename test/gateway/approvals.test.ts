@@ -121,13 +121,15 @@ describe('approvals through the gateway', () => {
     const adapter = new RecordingAdapter();
     let refuse = true;
     const asked: string[] = [];
-    adapter.askApproval = async (_replyTo, text) => {
-      if (refuse) {
-        refuse = false;
-        throw new Error('Bad Request: BUTTON_DATA_INVALID');
-      }
-      asked.push(text);
-      return { messageId: 'buttons-2' };
+    adapter.approvals = {
+      ask: async (_replyTo, text) => {
+        if (refuse) {
+          refuse = false;
+          throw new Error('Bad Request: BUTTON_DATA_INVALID');
+        }
+        asked.push(text);
+        return { messageId: 'buttons-2' };
+      },
     };
     const { answers, queue, say } = await setup({ adapter, requests: [rm, rm] });
     await say(ada, 'clean up');

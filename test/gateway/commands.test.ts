@@ -138,9 +138,11 @@ describe('Gateway chat commands', () => {
     });
     const { gateway, adapter } = await setup(agent);
     const asked: string[] = [];
-    adapter.askApproval = async (_replyTo, text) => {
-      asked.push(text);
-      return { messageId: 'buttons-1' };
+    adapter.approvals = {
+      ask: async (_replyTo, text) => {
+        asked.push(text);
+        return { messageId: 'buttons-1' };
+      },
     };
     await gateway.dispatch(message('open it up'));
     await until(() => asked.length === 1);

@@ -1,6 +1,16 @@
 import type { AgentEvent, AgentRunner, RunTurnOptions, SessionInfo, TurnResult } from '../../src/agent/types.js';
 import { defaultConfig, deepMerge, validateConfig, type ConfigOverrides, type HermesConfig } from '../../src/config/index.js';
-import { KEY_ONLY_THREAD_REF, type InboundMessage, type MessageHandler, type PlatformAdapter, type ReplyTarget, type TurnNotice } from '../../src/gateway/index.js';
+import {
+  KEY_ONLY_THREAD_REF,
+  type ApprovalCapability,
+  type InboundMessage,
+  type MessageHandler,
+  type PlatformAdapter,
+  type PresenceCapability,
+  type ReplyTarget,
+  type StreamingCapability,
+  type TurnNotice,
+} from '../../src/gateway/index.js';
 
 /** A config with overrides laid over the defaults. */
 export function testConfig(overrides: ConfigOverrides = {}): HermesConfig {
@@ -23,15 +33,20 @@ export class RecordingAdapter implements PlatformAdapter {
   handler: MessageHandler | undefined;
   stopped = false;
   /** Set by a test to act as a platform with approval buttons. */
-  askApproval?: PlatformAdapter['askApproval'];
+  approvals?: ApprovalCapability;
+  readonly streaming: StreamingCapability;
+  readonly presence: PresenceCapability;
   private next = 1;
 
   constructor(
     readonly name = 'test',
     readonly maxMessageLength = 4096,
-    readonly minEditIntervalMs = 0,
-    readonly typingIntervalMs = 4000,
-  ) {}
+    minEditIntervalMs = 0,
+    typingIntervalMs = 4000,
+  ) {
+    this.streaming = { minEditIntervalMs };
+    this.presence = { typingIntervalMs, typing: async (replyTo) => void this.typings.push(replyTo.threadKey) };
+  }
 
   async start(handler: MessageHandler): Promise<void> {
     this.handler = handler;
@@ -46,9 +61,6 @@ export class RecordingAdapter implements PlatformAdapter {
   }
   async edit(_replyTo: ReplyTarget, messageId: string, text: string): Promise<void> {
     this.edits.push({ messageId, text });
-  }
-  async typing(replyTo: ReplyTarget): Promise<void> {
-    this.typings.push(replyTo.threadKey);
   }
   onAgentEvent(_replyTo: ReplyTarget, event: AgentEvent | TurnNotice): void {
     this.events.push(event);

@@ -19,7 +19,7 @@ function telegramAdapter(asked: string[]): PlatformAdapter {
     start: async () => {},
     stop: async () => {},
     send: async () => ({ messageId: '1' }),
-    reopenAttachment: async (ref: unknown, described: AttachmentDescription) => reopenTelegramAttachment(ref, described, source),
+    files: { reopen: async (ref: unknown, described: AttachmentDescription) => reopenTelegramAttachment(ref, described, source) },
   };
 }
 

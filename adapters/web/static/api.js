@@ -59,6 +59,9 @@ export const deleteThread = (id) => request('DELETE', thread(id), {});
 export const sendMessage = (threadId, text, files = []) =>
   request('POST', `${thread(threadId)}/messages`, files.length > 0 ? { text, files } : { text });
 
+/** Sends a press of an approval button: the button's data (`hermes:approval:<id>:<choice>`), for that request only. */
+export const pressApproval = (threadId, data) => request('POST', `${thread(threadId)}/approval`, { data });
+
 /** `{ provider, baseUrl, model, apiKeyEnv, keySet, canSave }`: the key itself never comes back. */
 export const getSettings = () => request('GET', '/api/settings');
 /** The endpoint's model ids, `{ models, note? }`: asked with the given key, or the saved one only at its own base URL (`note` says when it was not sent). */

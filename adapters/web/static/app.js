@@ -1,7 +1,7 @@
 /* global document, window, history, EventSource, requestAnimationFrame, URLSearchParams, setInterval, clearInterval, setTimeout, clearTimeout, navigator, MediaRecorder, File */
 // The web chat page: a thread list, the open thread's entries (kept live over server-sent
 // events) and a message box. No build step: plain ES modules, served as they are.
-import { createThread, eventsUrl, getStatus, onReachable, sendMessage, uploadFile } from './api.js';
+import { createThread, eventsUrl, getStatus, onReachable, pressApproval, sendMessage, uploadFile } from './api.js';
 import { icon } from './icons.js';
 import { formatSize, h, renderEntry } from './render.js';
 import { renderSetup } from './setup.js';
@@ -284,14 +284,14 @@ els.form.addEventListener('submit', (event) => {
   void submit();
 });
 
-// An approval button sends its command (`/approve session`, `/deny`…) as a message from the page,
-// as a press does on the other platforms; the gateway answers and settles the request.
+// An approval button sends its typed press (the request and the choice), as a press does on the
+// other platforms; the gateway answers that request only and settles it.
 els.messages.addEventListener('click', (event) => {
-  const button = event.target.closest('button[data-answer]');
+  const button = event.target.closest('button[data-press]');
   if (!button || !state.threadId) return;
   const group = button.closest('.approval-actions');
   for (const other of group.querySelectorAll('button')) other.disabled = true;
-  sendMessage(state.threadId, button.dataset.answer).catch((error) => {
+  pressApproval(state.threadId, button.dataset.press).catch((error) => {
     for (const other of group.querySelectorAll('button')) other.disabled = false;
     showError(error.message);
   });

@@ -147,27 +147,25 @@ function codeBlock(text, language) {
   return holder.firstChild;
 }
 
-/** The answers an approval request offers: the label and the command a press sends. */
-const APPROVAL_ANSWERS = [
-  { label: 'Approve once', command: '/approve', className: 'primary' },
-  { label: 'This session', command: '/approve session' },
-  { label: 'Always', command: '/approve always' },
-  { label: 'Deny', command: '/deny', className: 'danger' },
-];
+/** How a button's tone (from the gateway's `APPROVAL_BUTTONS`) looks on the page. */
+const TONE_CLASS = { approve: 'primary', deny: 'danger' };
 
 function renderApproval(entry) {
   const body = h('div', { className: 'body markdown' });
   renderMarkdown(body, entry.text);
+  // The buttons come with the entry (the gateway's one table); each carries the press it sends.
+  const buttons = Array.isArray(entry.buttons) ? entry.buttons : [];
   const waiting = entry.state === 'waiting';
   return h(
     'article',
     { className: `entry approval state-${entry.state}`, 'data-id': entry.id, 'data-state': entry.state, 'aria-label': waiting ? 'Approval needed' : 'Approval request' },
     body,
     waiting &&
+      buttons.length > 0 &&
       h(
         'div',
         { className: 'approval-actions', role: 'group', 'aria-label': 'Answer the approval request' },
-        APPROVAL_ANSWERS.map((answer) => h('button', { type: 'button', className: answer.className, 'data-answer': answer.command }, answer.label)),
+        buttons.map((button) => h('button', { type: 'button', className: TONE_CLASS[button.tone] ?? '', 'data-press': button.data }, button.label)),
       ),
   );
 }

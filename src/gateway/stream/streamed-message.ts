@@ -5,7 +5,7 @@ const DEFAULT_EDIT_INTERVAL_MS = 1000;
 
 /**
  * The message one part of a reply is streamed into, where the adapter has no stream of its
- * own: sent once, then edited in place at the adapter's `minEditIntervalMs`, its code block
+ * own: sent once, then edited in place at the adapter's `streaming.minEditIntervalMs`, its code block
  * closed at every edit; `finish` is the last edit (or the one send). Without `edit`, nothing
  * shows until `finish` sends the part.
  */
@@ -20,7 +20,7 @@ export function editedMessage<T extends ReplyTarget>(adapter: PlatformAdapter<T>
     shown = body;
   };
   return {
-    minIntervalMs: adapter.minEditIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS,
+    minIntervalMs: adapter.streaming?.minEditIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS,
     get messageId() {
       return messageId;
     },
@@ -36,5 +36,5 @@ export function editedMessage<T extends ReplyTarget>(adapter: PlatformAdapter<T>
 
 /** The adapter's own stream for a part (a draft, a platform's chat stream) where it has one, else `editedMessage`. */
 export function openMessage<T extends ReplyTarget>(adapter: PlatformAdapter<T>, target: T, resume?: { messageId: string }): StreamedMessage {
-  return adapter.openStream?.(target, resume) ?? editedMessage(adapter, target, resume);
+  return adapter.streaming?.open?.(target, resume) ?? editedMessage(adapter, target, resume);
 }

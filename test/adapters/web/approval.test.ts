@@ -49,6 +49,30 @@ describe.skipIf(Boolean(skip))('web chat approvals (browser, real gateway)', { t
     return tab;
   }
 
+  /** The approval requests waiting in every thread, as the page's API lists them (with the page's login). */
+  async function waitingRequests(page: BrowserPage['page']): Promise<Array<{ threadId: string; requestId: string }>> {
+    return page.evaluate(async () => {
+      const found: Array<{ threadId: string; requestId: string }> = [];
+      const { threads } = (await (await fetch('/api/threads')).json()) as { threads: Array<{ id: string }> };
+      for (const { id } of threads) {
+        const { entries } = (await (await fetch(`/api/threads/${id}`)).json()) as { entries: Array<{ kind: string; state?: string; requestId?: string }> };
+        for (const entry of entries) if (entry.kind === 'approval' && entry.state === 'waiting' && entry.requestId) found.push({ threadId: id, requestId: entry.requestId });
+      }
+      return found;
+    });
+  }
+
+  /** Posts a press to a thread's approval endpoint from the page, as its buttons do. */
+  async function post(page: BrowserPage['page'], threadId: string, data: string): Promise<{ status: number; body: string }> {
+    return page.evaluate(
+      async ([thread, press]) => {
+        const response = await fetch(`/api/threads/${thread}/approval`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ data: press }) });
+        return { status: response.status, body: await response.text() };
+      },
+      [threadId, data] as const,
+    );
+  }
+
   beforeAll(async () => {
     browser = await openBrowser();
   });
@@ -81,9 +105,46 @@ describe.skipIf(Boolean(skip))('web chat approvals (browser, real gateway)', { t
     expect(await answersGroup.count()).toBe(0);
     await page.locator('.msg.assistant strong', { hasText: 'rm -rf build' }).waitFor();
     expect(answers).toEqual([true]);
-    // The press went as the page's own message; the gateway's reply follows it.
-    expect(await page.locator('.msg.user').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('/approve session')]));
+    // The press went as a typed answer, not as a `/approve` message from the page.
+    expect(await page.locator('.msg.user').allTextContents()).toEqual([expect.stringContaining('clean the build')]);
     await screenshot(page, 'web-approval-settled');
+    expect(errors).toEqual([]);
+  });
+
+  it('a press settles only its own request; a forged press for another request, or malformed data, is refused', async () => {
+    home = mkdtempSync(join(tmpdir(), 'hermes-web-approval-'));
+    await start();
+    const { page, errors } = await ask('first job');
+    const [first] = await waitingRequests(page);
+    // A second thread with its own request, open in the same tab.
+    await page.getByRole('button', { name: 'New thread' }).click();
+    const input = page.getByRole('textbox', { name: 'Message' });
+    await input.fill('second job');
+    await input.press('Enter');
+    await page.locator('.approval[data-state="waiting"]').waitFor();
+    await expect.poll(async () => (await waitingRequests(page)).length, { timeout: 20_000 }).toBe(2);
+    const second = (await waitingRequests(page)).find((request) => request.threadId !== first.threadId)!;
+    expect(second.requestId).not.toBe(first.requestId);
+
+    // Forged: the second thread's endpoint with the first thread's request id; the page's login is the same.
+    const forged = await post(page, second.threadId, `hermes:approval:${first.requestId}:once`);
+    expect(forged.status).toBe(409);
+    expect(forged.body).toContain(`no approval request ${first.requestId} is waiting in this thread`);
+    // A well-formed id that names no request, and data that is not a button's.
+    expect((await post(page, second.threadId, 'hermes:approval:0123456789abcdef:always')).status).toBe(409);
+    expect((await post(page, second.threadId, 'hermes:approval:nope:once')).status).toBe(400);
+    expect((await post(page, second.threadId, '/approve')).status).toBe(400);
+    expect(answers).toEqual([]);
+
+    // The second thread's own button: it settles that request and no other.
+    await page.locator('.approval').getByRole('button', { name: 'Approve once' }).click();
+    await page.locator('.approval[data-state="settled"]').waitFor();
+    await until(() => answers.length === 1, 'the answer');
+    expect(answers).toEqual([true]);
+    expect((await waitingRequests(page)).map((request) => request.requestId)).toEqual([first.requestId]);
+    // Pressed again once settled: nothing is waiting under that id any more.
+    expect((await post(page, second.threadId, `hermes:approval:${second.requestId}:deny`)).status).toBe(409);
+    expect(answers).toEqual([true]);
     expect(errors).toEqual([]);
   });
 

@@ -108,7 +108,7 @@ describe.skipIf(Boolean(skip))('web chat layout: each page state, screenshotted 
     const { page, errors } = await open();
     await converse(page);
     const threadId = new URL(page.url()).searchParams.get('thread')!;
-    const stream = adapter.openStream({ threadKey: `web:${threadId}`, threadId });
+    const stream = adapter.streaming.open({ threadKey: `web:${threadId}`, threadId });
     await stream.update('Here is a longer answer, still arriving:\n\n```python\nfor i in range(3):\n    print(i)\n```\n\nand more');
     const streaming = page.locator('.msg.assistant.streaming');
     await streaming.waitFor();
