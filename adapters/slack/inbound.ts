@@ -35,8 +35,9 @@ export interface SlackReplyTarget extends ReplyTarget {
   teamId?: string;
 }
 
-// Subtypes that are still a person writing; every other subtype (edits, deletions, joins, bots) is ignored.
-const USER_SUBTYPES = new Set(['thread_broadcast', 'file_share']);
+// Subtypes that are still someone writing (a person, or another bot: the gateway's group policy
+// decides about bots); every other subtype (edits, deletions, joins) is ignored.
+const WRITING_SUBTYPES = new Set(['thread_broadcast', 'file_share', 'bot_message']);
 
 /** What an event means to the bot before thread membership is known. */
 export type SlackEventReading =
@@ -48,9 +49,12 @@ export type SlackEventReading =
  * else is a session per thread (`slack:<team>:<channel>:<thread_ts or ts>`), answered in that thread.
  */
 export function readSlackEvent(event: SlackMessageEvent, teamId: string | undefined, me: SlackIdentity): SlackEventReading {
-  if (event.subtype && !USER_SUBTYPES.has(event.subtype)) return { kind: 'ignore', reason: `subtype ${event.subtype}` };
-  if (event.bot_id || !event.user) return { kind: 'ignore', reason: 'bot message' };
-  if (event.user === me.botUserId) return { kind: 'ignore', reason: 'own message' };
+  if (event.subtype && !WRITING_SUBTYPES.has(event.subtype)) return { kind: 'ignore', reason: `subtype ${event.subtype}` };
+  if (event.user === me.botUserId || (event.bot_id !== undefined && event.bot_id === me.botId)) return { kind: 'ignore', reason: 'own message' };
+  // Another bot: a bot user's message has both ids, an integration's (bot_message) only bot_id.
+  const author = event.user ?? event.bot_id;
+  if (!author) return { kind: 'ignore', reason: 'no author' };
+  const isBot = event.bot_id !== undefined || event.subtype === 'bot_message';
   const team = teamId ?? event.team ?? me.teamId;
   const raw = event.text ?? '';
   const mentionTag = `<@${me.botUserId}>`;
@@ -60,7 +64,7 @@ export function readSlackEvent(event: SlackMessageEvent, teamId: string | undefi
   const inThread = event.thread_ts !== undefined && event.thread_ts !== event.ts;
   const threadTs = isDm && !inThread ? undefined : (event.thread_ts ?? event.ts);
   const threadKey = threadTs ? `slack:${team}:${event.channel}:${threadTs}` : `slack:${team}:${event.channel}`;
-  const replyTo: SlackReplyTarget = { threadKey, channel: event.channel, messageTs: event.ts, userId: event.user, teamId: team };
+  const replyTo: SlackReplyTarget = { threadKey, channel: event.channel, messageTs: event.ts, userId: author, teamId: team };
   if (threadTs) replyTo.threadTs = threadTs;
   return {
     kind: 'message',
@@ -70,7 +74,7 @@ export function readSlackEvent(event: SlackMessageEvent, teamId: string | undefi
       platform: 'slack',
       threadKey,
       chat: { id: event.channel, type: isDm ? 'dm' : 'thread' },
-      user: { id: event.user },
+      user: { id: author, ...(isBot ? { isBot: true } : {}) },
       text,
       messageId: event.ts,
       replyTo,

@@ -139,7 +139,7 @@ describe('Slack adapter over HTTP (Bolt receiver, signed events)', () => {
     expect(rec.messages.map((m) => m.text)).toEqual(['double', 'marker']);
   });
 
-  it('ignores bot messages, its own messages and edits', async () => {
+  it('passes other bots on marked as bots (the group policy decides), ignores its own messages and edits', async () => {
     const ts = slack.nextTs();
     await deliver({ type: 'message', subtype: 'bot_message', channel: 'D1', channel_type: 'im', bot_id: 'B9', text: 'beep', ts });
     await deliver(slackMessage({ channel: 'D1', user: slack.botUserId, text: 'my own words', ts: slack.nextTs() }));
@@ -152,8 +152,9 @@ describe('Slack adapter over HTTP (Bolt receiver, signed events)', () => {
       message: { user: 'U1', text: 'edited', ts },
     });
     await deliver(slackMessage({ channel: 'D1', user: 'U1', text: 'marker', ts: slack.nextTs() }));
-    await rec.nth(1);
-    expect(rec.messages.map((m) => m.text)).toEqual(['marker']);
+    await rec.nth(2);
+    expect(rec.messages.map((m) => m.text)).toEqual(['beep', 'marker']);
+    expect(rec.messages[0].user).toEqual({ id: 'B9', isBot: true });
   });
 
   it('makes a DM one session of its own and answers in the DM, not a thread', async () => {
