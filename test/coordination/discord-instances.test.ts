@@ -1,37 +1,25 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupAlive } from '../../src/environments/index.js';
 import { FakeDiscord, type DiscordCall, type FakeDiscordUser } from '../fakes/discord-server.js';
 import type { FakeOpenAI } from '../fakes/openai-server.js';
 import { release, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
-import { redisSkipReason } from '../helpers/redis.js';
-import { gatewayStarted, processesMissing, spawnGateway, stopChild } from './gateway-processes.js';
 import { until } from './helpers.js';
-import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
+import { instancesMissing, startPlatformWorld, type PlatformWorld } from './platform-world.js';
 
 /*
  * Three `hermes gateway` processes on one HERMES_HOME and one Redis, each connected to the fake
  * Discord's Gateway as the same bot: every event reaches all three, as with Discord itself.
  */
-const missingRedis = redisSkipReason('the Discord several-instances tests');
-const missingProcesses = process.env.CI === 'true' ? undefined : processesMissing();
-if (missingProcesses) console.warn(`the Discord several-instances tests cannot run here: ${missingProcesses}`);
+const missing = instancesMissing('the Discord several-instances tests');
 
 const KEY_VAR = 'HERMES_DISCORD_INSTANCES_KEY';
 const alice: FakeDiscordUser = { id: '800000000000000001', username: 'alice' };
 
-describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway processes on one Discord bot and one Redis', () => {
-  let world: PlatformWorld | undefined;
+describe.runIf(!missing)('three hermes gateway processes on one Discord bot and one Redis', () => {
+  let world: PlatformWorld<FakeDiscord> | undefined;
   let discord: FakeDiscord;
   let model: FakeOpenAI;
   let home: string;
-  const children: ChildProcess[] = [];
-
-  const start = async (name: string): Promise<void> => {
-    const gateway = spawnGateway(home, { [KEY_VAR]: 'sk-fake', DISCORD_BOT_TOKEN: discord.token, DISCORD_ALLOWED_USERS: alice.id });
-    children.push(gateway.child);
-    await gatewayStarted(gateway, 'started discord', `instance ${name}`);
-  };
 
   /** The model requests whose last message is the user's text with `tag`. */
   const asked = (tag: string) =>
@@ -44,19 +32,14 @@ describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway process
   const threadsFrom = (messageId: string) => discord.callsTo('POST', new RegExp(`^/channels/\\d+/messages/${messageId}/threads$`));
 
   beforeAll(async () => {
-    discord = await new FakeDiscord().listen();
-    world = await startPlatformWorld({ tag: 'discord-instances', keyVar: KEY_VAR, platform: 'discord', settings: { api_url: discord.apiUrl } });
-    ({ home, model } = world);
-    for (const name of ['A', 'B', 'C']) await start(name);
+    world = await startPlatformWorld({ tag: 'discord-instances', keyVar: KEY_VAR, platform: 'discord', startFake: () => new FakeDiscord().listen(), settings: (fake) => ({ api_url: fake.apiUrl }) });
+    ({ home, model, fake: discord } = world);
+    for (const name of ['A', 'B', 'C']) await world.start(name, { DISCORD_BOT_TOKEN: discord.token, DISCORD_ALLOWED_USERS: alice.id }, 'started discord');
     await until(() => discord.sessionCount === 3, 'three Gateway sessions', 30_000);
     await until(() => discord.callsTo('PUT', /\/commands$/).length === 3, 'the slash commands of all three', 30_000);
   }, 180_000);
 
-  afterAll(async () => {
-    await Promise.all(children.map(stopChild));
-    await world?.close();
-    await discord?.close();
-  }, 60_000);
+  afterAll(() => world?.close(), 60_000);
 
   it('a mention every instance receives opens one thread, makes one model request and is answered once', async () => {
     const first = discord.userMessage({ author: alice, content: 'just once [ONCE]', mentionBot: true });

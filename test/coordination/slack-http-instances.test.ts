@@ -1,50 +1,38 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupAlive } from '../../src/environments/index.js';
 import type { FakeOpenAI } from '../fakes/openai-server.js';
 import { requestFor, toolResultsFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { FakeSlack, slackMessage, type SlackCall } from '../fakes/slack-server.js';
-import { redisSkipReason } from '../helpers/redis.js';
-import { freePort, gatewayStarted, processesMissing, spawnGateway, stopChild } from './gateway-processes.js';
+import { freePort, type SpawnedGateway } from './gateway-processes.js';
 import { until } from './helpers.js';
-import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
+import { instancesMissing, startPlatformWorld, type PlatformWorld } from './platform-world.js';
 
 /*
  * Three `hermes gateway` processes in Slack's HTTP mode (the Events API: signed requests to
  * /slack/events) on one HERMES_HOME and one Redis, each on its own port (SLACK_HTTP_PORT), behind
  * a fake Slack that sends each event to the next instance in turn, as a load balancer would.
  */
-const missingRedis = redisSkipReason('the Slack HTTP several-instances tests');
-const missingProcesses = process.env.CI === 'true' ? undefined : processesMissing();
-if (missingProcesses) console.warn(`the Slack HTTP several-instances tests cannot run here: ${missingProcesses}`);
+const missing = instancesMissing('the Slack HTTP several-instances tests');
 
 const KEY_VAR = 'HERMES_SLACK_HTTP_INSTANCES_KEY';
 
-interface Instance {
+interface Instance extends SpawnedGateway {
   name: string;
   port: number;
-  child: ChildProcess;
-  output: () => string;
 }
 
-describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway processes in Slack HTTP mode on one Redis, events sent round robin', () => {
-  let world: PlatformWorld | undefined;
+describe.runIf(!missing)('three hermes gateway processes in Slack HTTP mode on one Redis, events sent round robin', () => {
+  let world: PlatformWorld<FakeSlack> | undefined;
   let slack: FakeSlack;
   let model: FakeOpenAI;
   let home: string;
   const instances: Instance[] = [];
 
-  const start = async (name: string): Promise<Instance> => {
+  /** An instance on its own port for Slack's HTTP events. */
+  const start = async (on: PlatformWorld<FakeSlack>, name: string): Promise<Instance> => {
     const port = await freePort();
-    const gateway = spawnGateway(home, {
-      [KEY_VAR]: 'sk-fake',
-      SLACK_BOT_TOKEN: slack.botToken,
-      SLACK_SIGNING_SECRET: slack.signingSecret,
-      SLACK_ALLOWED_USERS: 'U1',
-      SLACK_HTTP_PORT: String(port),
-    });
-    await gatewayStarted(gateway, 'started slack', `instance ${name}`);
-    return { name, port, ...gateway };
+    const env = { SLACK_BOT_TOKEN: slack.botToken, SLACK_SIGNING_SECRET: slack.signingSecret, SLACK_ALLOWED_USERS: 'U1', SLACK_HTTP_PORT: String(port) };
+    return { name, port, ...(await on.start(name, env, 'started slack')) };
   };
 
   const url = (to: Instance) => `http://127.0.0.1:${to.port}/slack/events`;
@@ -64,17 +52,12 @@ describe.runIf(!missingRedis && !missingProcesses)('three hermes gateway process
     requestFor(model.requests, tag)?.body.messages.filter((m) => m.role === 'user').map((m) => String(m.content)) ?? [];
 
   beforeAll(async () => {
-    slack = await new FakeSlack().listen();
-    world = await startPlatformWorld({ tag: 'slack-instances', keyVar: KEY_VAR, platform: 'slack', settings: { mode: 'http', api_url: slack.apiUrl, host: '127.0.0.1' } });
-    ({ home, model } = world);
-    for (const name of ['A', 'B', 'C']) instances.push(await start(name));
+    world = await startPlatformWorld({ tag: 'slack-instances', keyVar: KEY_VAR, platform: 'slack', startFake: () => new FakeSlack().listen(), settings: (fake) => ({ mode: 'http', api_url: fake.apiUrl, host: '127.0.0.1' }) });
+    ({ home, model, fake: slack } = world);
+    for (const name of ['A', 'B', 'C']) instances.push(await start(world, name));
   }, 180_000);
 
-  afterAll(async () => {
-    await Promise.all(instances.map(({ child }) => stopChild(child)));
-    await world?.close();
-    await slack?.close();
-  }, 60_000);
+  afterAll(() => world?.close(), 60_000);
 
   it('two threads written to round robin over A, B and C are answered in order, each turn with the whole thread', async () => {
     const order = instances;

@@ -1,11 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeOpenAI } from '../fakes/openai-server.js';
 import { FakeSlack, slackMessage, type SlackCall } from '../fakes/slack-server.js';
-import { redisSkipReason } from '../helpers/redis.js';
-import { gatewayStarted, processesMissing, spawnGateway, stopChild } from './gateway-processes.js';
 import { until } from './helpers.js';
-import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
+import { instancesMissing, startPlatformWorld, type PlatformWorld } from './platform-world.js';
 
 /*
  * Two `hermes gateway` processes in Slack's Socket Mode on one HERMES_HOME and one Redis. Slack
@@ -14,24 +11,14 @@ import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
  * wins the claim in Redis (the thread router, which would pass the other copy to the turn's
  * instance, where it interrupts a turn that may not have asked the model yet, backs it up).
  */
-const missingRedis = redisSkipReason('the Slack Socket Mode several-instances tests');
-const missingProcesses = process.env.CI === 'true' ? undefined : processesMissing();
-if (missingProcesses) console.warn(`the Slack Socket Mode several-instances tests cannot run here: ${missingProcesses}`);
+const missing = instancesMissing('the Slack Socket Mode several-instances tests');
 
 const KEY_VAR = 'HERMES_SLACK_SOCKET_INSTANCES_KEY';
 
-describe.runIf(!missingRedis && !missingProcesses)('two hermes gateway processes in Slack Socket Mode on one Redis', () => {
-  let world: PlatformWorld | undefined;
+describe.runIf(!missing)('two hermes gateway processes in Slack Socket Mode on one Redis', () => {
+  let world: PlatformWorld<FakeSlack> | undefined;
   let slack: FakeSlack;
   let model: FakeOpenAI;
-  let home: string;
-  const children: ChildProcess[] = [];
-
-  const start = async (name: string): Promise<void> => {
-    const gateway = spawnGateway(home, { [KEY_VAR]: 'sk-fake', SLACK_BOT_TOKEN: slack.botToken, SLACK_APP_TOKEN: slack.appToken, SLACK_ALLOWED_USERS: 'U1' });
-    children.push(gateway.child);
-    await gatewayStarted(gateway, 'started slack', `instance ${name}`);
-  };
 
   const answersIn = (root: string) =>
     slack
@@ -40,18 +27,13 @@ describe.runIf(!missingRedis && !missingProcesses)('two hermes gateway processes
       .map((call) => String(call.params.text));
 
   beforeAll(async () => {
-    slack = await new FakeSlack().listen();
-    world = await startPlatformWorld({ tag: 'slack-socket-instances', keyVar: KEY_VAR, platform: 'slack', settings: { mode: 'socket', api_url: slack.apiUrl } });
-    ({ home, model } = world);
-    for (const name of ['A', 'B']) await start(name);
+    world = await startPlatformWorld({ tag: 'slack-socket-instances', keyVar: KEY_VAR, platform: 'slack', startFake: () => new FakeSlack().listen(), settings: (fake) => ({ mode: 'socket', api_url: fake.apiUrl }) });
+    ({ model, fake: slack } = world);
+    for (const name of ['A', 'B']) await world.start(name, { SLACK_BOT_TOKEN: slack.botToken, SLACK_APP_TOKEN: slack.appToken, SLACK_ALLOWED_USERS: 'U1' }, 'started slack');
     await until(() => slack.socketCount === 2, 'two Socket Mode connections', 30_000);
   }, 180_000);
 
-  afterAll(async () => {
-    await Promise.all(children.map(stopChild));
-    await world?.close();
-    await slack?.close();
-  }, 60_000);
+  afterAll(() => world?.close(), 60_000);
 
   it('a mention sent as app_mention and as message over both connections is answered once', async () => {
     const root = slack.nextTs();
