@@ -5,6 +5,8 @@
  * a separator. The lexer does not expand anything; shell-expand.ts does that.
  */
 
+import { PartsBuilder } from './parts-builder.js';
+
 /** One piece of a word. `quoted` parts are not field-split or globbed. */
 export type Part =
   | { kind: 'lit'; text: string; quoted: boolean }
@@ -336,37 +338,28 @@ export class Lexer {
   /** Reads one word's parts; `all` reads to the end of the text (a `${x:-…}` argument, a here-doc). */
   wordParts(all: boolean): { parts: Part[] } {
     const text = this.text;
-    const parts: Part[] = [];
-    let lit = '';
-    const flushLit = () => {
-      if (lit) parts.push({ kind: 'lit', text: lit, quoted: false });
-      lit = '';
-    };
-    const push = (part: Part) => {
-      flushLit();
-      parts.push(part);
-    };
+    const out = new PartsBuilder(false);
     while (this.i < text.length) {
       const c = text[this.i];
       if (!all && META.has(c)) {
         if ((c === '<' || c === '>') && text[this.i + 1] === '(') {
           const end = closeParen(text, this.i + 2);
-          push({ kind: 'procsub', script: text.slice(this.i + 2, end - 1) });
+          out.push({ kind: 'procsub', script: text.slice(this.i + 2, end - 1) });
           this.i = end;
           continue;
         }
         // `@(a|b)`, `!(x)`, `+(…)`, `*(…)`, `?(…)`: an extended glob keeps its parentheses in the word, and a `#` after them is not a comment.
-        if (c === '(' && /[@!+*?]$/.test(lit)) {
+        if (c === '(' && /[@!+*?]$/.test(out.pending)) {
           const end = closeParen(text, this.i + 1);
           if (end >= text.length && text[end - 1] !== ')') this.notes.unterminated = true;
-          lit += text.slice(this.i, end);
+          out.add(text.slice(this.i, end));
           this.i = end;
           continue;
         }
         // `arr=(a b)`: a compound assignment keeps its parenthesised list in the word.
-        if (c === '(' && /^[A-Za-z_]\w*(\[[^\]]*\])?\+?=$/.test(lit) && parts.length === 0) {
+        if (c === '(' && /^[A-Za-z_]\w*(\[[^\]]*\])?\+?=$/.test(out.pending) && out.parts.length === 0) {
           const end = closeParen(text, this.i + 1);
-          lit += text.slice(this.i, end);
+          out.add(text.slice(this.i, end));
           this.i = end;
           continue;
         }
@@ -375,7 +368,7 @@ export class Lexer {
       if (c === '\\') {
         if (text[this.i + 1] === '\n') this.i += 2;
         else {
-          push({ kind: 'lit', text: text[this.i + 1] ?? '', quoted: true });
+          out.push({ kind: 'lit', text: text[this.i + 1] ?? '', quoted: true });
           this.i += 2;
         }
         continue;
@@ -383,17 +376,16 @@ export class Lexer {
       if (c === "'") {
         const end = skipTo(text, this.i + 1, "'");
         if (end >= text.length) this.notes.unterminated = true;
-        push({ kind: 'lit', text: text.slice(this.i + 1, end), quoted: true });
+        out.push({ kind: 'lit', text: text.slice(this.i + 1, end), quoted: true });
         this.i = end + 1;
         continue;
       }
       if (c === '"') {
         const end = closeDouble(text, this.i + 1);
         if (end >= text.length) this.notes.unterminated = true;
-        flushLit();
         const inner = new Lexer(text.slice(this.i + 1, end));
         const body = inner.doubleBody(end - this.i - 1, false);
-        parts.push(...(body.length > 0 ? body : [{ kind: 'lit' as const, text: '', quoted: true }]));
+        out.push(...(body.length > 0 ? body : [{ kind: 'lit' as const, text: '', quoted: true }]));
         this.i = end + 1;
         continue;
       }
@@ -404,20 +396,20 @@ export class Lexer {
         if (text[j] === "'") {
           const end = closeAnsi(text, j + 1);
           if (end >= text.length) this.notes.unterminated = true;
-          push({ kind: 'lit', text: ansiC(text.slice(j + 1, end)), quoted: true });
+          out.push({ kind: 'lit', text: ansiC(text.slice(j + 1, end)), quoted: true });
           this.i = end + 1;
         } else if (text[j] === '"') this.i = j;
         else {
           // Any other expansion split this way is not read here: the command is asked about.
           this.notes.unterminated = true;
-          lit += '$';
+          out.add('$');
           this.i = j;
         }
         continue;
       }
       if (c === '$' && text[this.i + 1] === "'") {
         const end = closeAnsi(text, this.i + 2);
-        push({ kind: 'lit', text: ansiC(text.slice(this.i + 2, end)), quoted: true });
+        out.push({ kind: 'lit', text: ansiC(text.slice(this.i + 2, end)), quoted: true });
         this.i = end + 1;
         continue;
       }
@@ -426,60 +418,51 @@ export class Lexer {
         continue;
       }
       if (c === '$' || c === '`') {
-        const part = this.dollar(false);
-        if (part) push(part);
-        else {
-          lit += c;
-          this.i++;
-        }
+        this.expansionInto(out, false);
         continue;
       }
-      lit += c;
+      out.add(c);
       this.i++;
     }
-    flushLit();
-    return { parts };
+    return { parts: out.done() };
   }
 
   /** The parts of the inside of "…" (or of an unquoted here-doc body, where `"` is literal). */
   doubleBody(length: number, heredoc: boolean): Part[] {
     const text = this.text;
-    const parts: Part[] = [];
-    let lit = '';
-    const flushLit = () => {
-      if (lit) parts.push({ kind: 'lit', text: lit, quoted: true });
-      lit = '';
-    };
+    const out = new PartsBuilder(true);
     while (this.i < length) {
       const c = text[this.i];
       if (c === '\\') {
         const next = text[this.i + 1] ?? '';
         if (next === '\n') this.i += 2;
         else if ('$`\\'.includes(next) || (!heredoc && next === '"')) {
-          lit += next;
+          out.add(next);
           this.i += 2;
         } else {
-          lit += c;
+          out.add(c);
           this.i++;
         }
         continue;
       }
       if (c === '$' || c === '`') {
-        const part = this.dollar(true);
-        if (part) {
-          flushLit();
-          parts.push(part);
-        } else {
-          lit += c;
-          this.i++;
-        }
+        this.expansionInto(out, true);
         continue;
       }
-      lit += c;
+      out.add(c);
       this.i++;
     }
-    flushLit();
-    return parts;
+    return out.done();
+  }
+
+  /** A `$…` or backtick expansion at the cursor into `out`, or the `$` or backtick as literal text. */
+  private expansionInto(out: PartsBuilder, quoted: boolean): void {
+    const part = this.dollar(quoted);
+    if (part) out.push(part);
+    else {
+      out.add(this.text[this.i] ?? '');
+      this.i++;
+    }
   }
 
   /** A `$…` or backtick expansion at the cursor, or undefined when `$` is literal. */
