@@ -11,11 +11,7 @@ export class LocalProvider implements TerminalEnvironmentProvider {
   readonly name = 'local';
   readonly displayName = 'Local';
   readonly description = 'Run commands directly on this host, as the user running the gateway.';
-  readonly isRemote = false;
-  readonly isContainer = false;
-  readonly skipContainerGuards = false;
-  readonly cachePathBase = null;
-  readonly stripEnvKeys: readonly string[] = [];
+  // Flags equal to SafeProvider's defaults are not restated: runs on this host, not a container, no cache path, no variables stripped.
   readonly sessionIsolatedWhenNonpersistent = false;
   readonly envDescription = 'Commands run directly on the host machine, with the same files and network as the user running the gateway.';
 

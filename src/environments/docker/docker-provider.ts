@@ -22,7 +22,6 @@ export class DockerProvider implements TerminalEnvironmentProvider {
   readonly isContainer = true;
   readonly skipContainerGuards = true;
   readonly cachePathBase = '/tmp/hermes-cache';
-  readonly stripEnvKeys: readonly string[] = [];
   readonly sessionIsolatedWhenNonpersistent = true;
 
   constructor(private readonly deps: { config: HermesConfig; paths: HermesPaths }) {}

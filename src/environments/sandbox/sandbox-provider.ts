@@ -32,11 +32,7 @@ export class SandboxProvider implements TerminalEnvironmentProvider {
   readonly name = 'sandbox';
   readonly displayName = 'Sandbox (bubblewrap)';
   readonly description = 'Run commands on this Linux host inside a bubblewrap sandbox: system read-only, workspace writable, no network by default.';
-  readonly isRemote = false;
-  readonly isContainer = false;
-  readonly skipContainerGuards = false;
-  readonly cachePathBase = null;
-  readonly stripEnvKeys: readonly string[] = [];
+  // Flags equal to SafeProvider's defaults are not restated: runs on this host, not a container, no cache path, no variables stripped.
   readonly sessionIsolatedWhenNonpersistent = true;
   /** One session's sandbox sees nothing of another's, whatever `container_persistent` says. */
   readonly alwaysSessionIsolated = true;

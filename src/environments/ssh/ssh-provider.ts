@@ -14,10 +14,7 @@ export class SshProvider implements TerminalEnvironmentProvider {
   readonly displayName = 'SSH';
   readonly description = 'Run commands on another machine over SSH (system OpenSSH client, shared connection).';
   readonly isRemote = true;
-  readonly isContainer = false;
-  readonly skipContainerGuards = false;
-  readonly cachePathBase = null;
-  readonly stripEnvKeys: readonly string[] = [];
+  // Flags equal to SafeProvider's defaults are not restated: not a container, no cache path, no variables stripped.
   readonly sessionIsolatedWhenNonpersistent = false;
 
   constructor(private readonly deps: { config: HermesConfig; paths: HermesPaths }) {}
