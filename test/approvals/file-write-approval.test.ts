@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,6 +8,7 @@ import { findExecutable } from '../../src/environments/index.js';
 import { patchTool, writeFileTool } from '../../src/tools/builtin/index.js';
 import type { ToolContext } from '../../src/tools/index.js';
 import { makeToolContext, tempDir } from '../helpers/tool-context.js';
+import { throwawayHomeEachTest } from './throwaway-home.js';
 import { FakeAgent, RecordingAdapter, message, testConfig, until } from '../gateway/helpers.js';
 
 /*
@@ -18,17 +19,8 @@ const ADA: ApprovalPerson = { platform: 'test', id: 'ada', name: 'ada' };
 const BOB: ApprovalPerson = { platform: 'test', id: 'bob', name: 'bob' };
 const KEY = 'ssh-ed25519 AAAAC3Nza attacker@example\n';
 
-let realHome: string | undefined;
 let home: string;
-
-beforeEach(() => {
-  realHome = process.env.HOME;
-  home = tempDir('hermes-throwaway-home-');
-  process.env.HOME = home;
-});
-afterEach(() => {
-  process.env.HOME = realHome;
-});
+throwawayHomeEachTest(() => (home = tempDir('hermes-throwaway-home-')));
 
 /** A ToolContext whose requestApproval waits in `queue` for thread `t`, asked by Ada. */
 function contextFor(queue: ApprovalQueue, overrides: Parameters<typeof makeToolContext>[0] = {}): ToolContext {

@@ -1,11 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assessCommand, pathContext } from '../../src/approvals/index.js';
 import { findExecutable } from '../../src/environments/index.js';
-import type { ToolContext } from '../../src/tools/index.js';
 import { makeToolContext, tempDir } from '../helpers/tool-context.js';
+import { runScript, throwawayHomeEachTest, writeCanaries } from './throwaway-home.js';
 
 /*
  * The floor end to end: a real execute_code script calls terminal() with every spelling of
@@ -19,26 +19,14 @@ import { makeToolContext, tempDir } from '../helpers/tool-context.js';
  */
 const hasPython = findExecutable('python3') !== undefined;
 
-let realHome: string | undefined;
 let home: string;
 
-beforeEach(() => {
-  realHome = process.env.HOME;
+throwawayHomeEachTest(() => {
   home = tempDir('hermes-floor-home-');
-  // The gateway's own `~` (homedir()) and every child's HOME: the terminal's shell and the script.
-  process.env.HOME = home;
-  mkdirSync(join(home, '.ssh'));
-  writeFileSync(join(home, '.ssh', 'authorized_keys'), 'ssh-ed25519 AAAA marker\n');
-  writeFileSync(join(home, 'marker.txt'), 'still here\n');
-  mkdirSync(join(home, 'projects', 'keep'), { recursive: true });
-  writeFileSync(join(home, 'projects', 'keep', 'file.txt'), 'keep me\n');
+  writeCanaries(home, 'marker');
   mkdirSync(join(home, 'scratch'));
   writeFileSync(join(home, 'scratch', 'tmp.txt'), 'may go\n');
-});
-
-afterEach(() => {
-  if (realHome === undefined) delete process.env.HOME;
-  else process.env.HOME = realHome;
+  return home;
 });
 
 /** Every spelling of issue 13's list, aimed at the throwaway home `h` (`gone` is where `mv ~` would take it). */
@@ -74,16 +62,6 @@ function spellings(h: string, gone: string): string[] {
     'rm -rf ${HOME:?}',
     'hermes config set approvals.mode off',
   ];
-}
-
-async function runScript(code: string, ctx: ToolContext): Promise<{ output?: string; error?: string }> {
-  const { createCodeExecutor, executeCodeTool } = await import('../../src/execute-code/index.js');
-  const executor = createCodeExecutor({ loaded: { config: ctx.config, paths: ctx.paths, warnings: [] } });
-  try {
-    return (await executeCodeTool(executor, ctx.config).handler({ code }, ctx)) as { output?: string; error?: string };
-  } finally {
-    await executor.close();
-  }
 }
 
 /** Python that runs each command through terminal() and prints the results as one JSON line. */

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { findExecutable } from '../../src/environments/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
 import type { ToolContext } from '../../src/tools/index.js';
 import { makeToolContext } from '../helpers/tool-context.js';
+import { runScript, throwawayHomeEachTest, writeCanaries } from './throwaway-home.js';
 
 /*
  * Issue 22's script paths end to end: real execute_code scripts (a real Python kernel) with a
@@ -25,7 +26,6 @@ import { makeToolContext } from '../helpers/tool-context.js';
  */
 const hasPython = findExecutable('python3') !== undefined;
 
-let realHome: string | undefined;
 let base: string;
 let home: string;
 let witness: string;
@@ -34,18 +34,12 @@ let tarball: string;
 /** As root, the folders sit where the plain user's leg can reach them too (the run's own temp folder is root's). */
 const asRoot = process.getuid?.() === 0;
 
-beforeEach(() => {
-  realHome = process.env.HOME;
+throwawayHomeEachTest(() => {
   base = mkdtempSync(join(asRoot ? dirname(tmpdir()) : tmpdir(), 'hermes-floor-scripts-'));
   chmodSync(base, 0o755);
   home = join(base, 'home');
   mkdirSync(home);
-  process.env.HOME = home;
-  mkdirSync(join(home, '.ssh'));
-  writeFileSync(join(home, '.ssh', 'authorized_keys'), 'ssh-ed25519 AAAA canary\n');
-  writeFileSync(join(home, 'marker.txt'), 'still here\n');
-  mkdirSync(join(home, 'projects', 'keep'), { recursive: true });
-  writeFileSync(join(home, 'projects', 'keep', 'file.txt'), 'keep me\n');
+  writeCanaries(home, 'canary');
   const outside = join(base, 'outside');
   mkdirSync(outside);
   witness = join(outside, 'started.txt');
@@ -55,28 +49,15 @@ beforeEach(() => {
   writeFileSync(join(payload, 'marker.txt'), 'overwritten\n');
   tarball = join(outside, 'payload.tar');
   execFileSync('tar', ['-C', payload, '-cf', tarball, 'marker.txt']);
+  return home;
 });
 
-afterEach(() => {
-  if (realHome === undefined) delete process.env.HOME;
-  else process.env.HOME = realHome;
-  rmSync(base, { recursive: true, force: true });
-});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 function expectHomeIntact(): void {
   expect(readFileSync(join(home, 'marker.txt'), 'utf8')).toBe('still here\n');
   expect(readFileSync(join(home, '.ssh', 'authorized_keys'), 'utf8')).toBe('ssh-ed25519 AAAA canary\n');
   expect(readFileSync(join(home, 'projects', 'keep', 'file.txt'), 'utf8')).toBe('keep me\n');
-}
-
-async function runScript(code: string, ctx: ToolContext): Promise<{ output?: string; error?: string }> {
-  const { createCodeExecutor, executeCodeTool } = await import('../../src/execute-code/index.js');
-  const executor = createCodeExecutor({ loaded: { config: ctx.config, paths: ctx.paths, warnings: [] } });
-  try {
-    return (await executeCodeTool(executor, ctx.config).handler({ code }, ctx)) as { output?: string; error?: string };
-  } finally {
-    await executor.close();
-  }
 }
 
 interface ScriptPath {
