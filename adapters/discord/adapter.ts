@@ -342,7 +342,9 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     // The message stays in the channel it was written in, also when it opened the thread.
     const replyTo: DiscordReplyTarget = { threadKey, channelId: threadId, reactTo: { channelId: message.channelId, messageId: message.id } };
     const type = threadId === message.channelId && !channel.isThread() ? 'channel' : 'thread';
-    const group = { mentioned, repliedToBot: repliedToBot || inBotThread };
+    // `allowed_chats` may name the channel of a thread (a forum for its posts).
+    const parentId = channel.isThread() ? (channel.parentId ?? undefined) : threadId !== message.channelId ? message.channelId : undefined;
+    const group = { mentioned, repliedToBot: repliedToBot || inBotThread, ...(parentId ? { parentId } : {}) };
     await handler({ platform: 'discord', threadKey, chat: { id: threadId, type }, user, text, messageId: message.id, replyTo, group, ...attachments });
   }
 

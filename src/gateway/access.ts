@@ -1,5 +1,6 @@
 import { allowsAllUsers, type HermesConfig, type SettingsEnv } from '../config/index.js';
 import type { PairingStore } from '../pairing/index.js';
+import { inAllowedChat } from './group-policy.js';
 import { peopleSettings } from './people-settings.js';
 import type { InboundMessage } from './types.js';
 
@@ -49,7 +50,7 @@ export class AccessPolicy {
     if (this.pairing?.isPaired(platform, userId)) return { kind: 'allowed', allowListed: false };
     const settings = peopleSettings(this.config, platform);
     if (message.chat.type !== 'dm') {
-      return settings.allowedChats.includes(message.chat.id) ? { kind: 'allowed', allowListed: false } : { kind: 'refused' };
+      return inAllowedChat(message, settings.allowedChats) ? { kind: 'allowed', allowListed: false } : { kind: 'refused' };
     }
     if (settings.dmPolicy === 'open') return { kind: 'allowed', allowListed: false };
     if (settings.dmPolicy === 'pairing' && this.pairing) return { kind: 'pairing' };

@@ -42,7 +42,7 @@ export class GroupPolicy {
       this.botTimes.delete(thread);
     }
     if (message.chat.type === 'dm') return { kind: 'answer', message };
-    if (settings.allowedChats.length > 0 && !settings.allowedChats.includes(message.chat.id)) return { kind: 'ignore', reason: 'a chat not in allowed_chats' };
+    if (settings.allowedChats.length > 0 && !inAllowedChat(message, settings.allowedChats)) return { kind: 'ignore', reason: 'a chat not in allowed_chats' };
     if (settings.requireMention && !addressed(message, settings)) return { kind: 'ignore', reason: 'a group message that does not address the bot' };
     return { kind: 'answer', message: settings.groupSessions === 'per_user' ? perUser(message) : message };
   }
@@ -70,6 +70,12 @@ function addressed(message: InboundMessage, settings: PeopleSettings): boolean {
   if (!message.group) return true;
   if (message.group.mentioned || message.group.repliedToBot) return true;
   return settings.wakeWords.some((word) => word.test(message.text));
+}
+
+/** The chat, or the channel its thread is in, is one `allowed_chats` names. */
+export function inAllowedChat(message: InboundMessage, allowedChats: readonly string[]): boolean {
+  const parent = message.group?.parentId;
+  return allowedChats.includes(message.chat.id) || (parent !== undefined && allowedChats.includes(parent));
 }
 
 /** The thread key of one person in a group thread: the same reply target, a session of their own. */

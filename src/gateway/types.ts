@@ -23,10 +23,11 @@ export interface InboundMessage<Target extends ReplyTarget = ReplyTarget> {
   messageId: string;
   /**
    * Facts of a message in a group chat, as the platform reports them (src/gateway/group-policy.ts
-   * decides): it mentions the bot, or replies to one of its messages. Absent: the adapter passed
-   * only what addresses the bot.
+   * decides): it mentions the bot, or replies to one of its messages; `parentId`, the channel a
+   * thread is in (Discord), which `allowed_chats` may name instead of the thread. Absent: the
+   * adapter passed only what addresses the bot.
    */
-  group?: { mentioned: boolean; repliedToBot: boolean };
+  group?: { mentioned: boolean; repliedToBot: boolean; parentId?: string };
   /** Where replies go; opaque to the gateway, meaningful to the adapter's `send`. */
   replyTo: Target;
   /** A press of an approval button (its `text` is empty): the typed answer the gateway checks and gives. */

@@ -82,6 +82,17 @@ describe("Discord guild channels through the gateway's one group policy (fake Di
     expect(postedIn(discord, thread)).toHaveLength(3);
   }, 90_000);
 
+  it('allowed_chats names a channel: anyone may talk in it and in the threads opened there, other channels are ignored', async () => {
+    const { discord, model } = await start({ allowed_chats: ['920000000000000001'] }, []);
+    const thread = discord.userMessage({ author: bob, content: 'a stranger asks [C1]', mentionBot: true });
+    await answered(discord, thread, '[C1]');
+    discord.userMessage({ author: bob, content: 'and more [C2]', channelId: thread });
+    await answered(discord, thread, '[C2]');
+    discord.forumPost({ author: bob, title: 'Elsewhere', content: 'in the forum [C3]', mentionBot: true });
+    await sleep(500);
+    expect(modelSaw(model, '[C3]')).toBe(false);
+  }, 90_000);
+
   it('other bots are ignored by default', async () => {
     const { discord, model } = await start({ require_mention: false }, [ada.id, robot.id]);
     discord.userMessage({ author: robot, content: 'beep [R0]', mentionBot: true });
