@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,8 +6,7 @@ import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from '../fakes/opena
 import { e2eModel, release, waitForPgid } from '../fakes/slack-e2e-model.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import type { WebEntry } from '../../adapters/web/index.js';
-import { builtCli } from '../helpers/hermes-process.js';
-import { freePort, ownerOf, postUpdate, stopGatewayProcess, textUpdate, type GatewayProcess } from './gateway-processes.js';
+import { freePort, gatewayStarted, ownerOf, postUpdate, spawnGateway, stopGatewayProcess, textUpdate, type GatewayProcess } from './gateway-processes.js';
 import { until } from './helpers.js';
 import { instancesCanRun, useTelegramInstances } from './telegram-instances.js';
 
@@ -106,19 +104,10 @@ describe.runIf(runs)('web uploads posted to an instance that does not hold the t
 
   const startWeb = async (): Promise<GatewayProcess> => {
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const key of Object.keys(env)) {
-      if (/^(TELEGRAM|SLACK|DISCORD|HERMES)_/.test(key) || key === 'GATEWAY_ALLOW_ALL_USERS' || key === 'REDIS_URL' || key.endsWith('_API_KEY')) delete env[key];
-    }
-    env[KEY_VAR] = 'sk-fake';
-    let output = '';
-    const child: ChildProcess = spawn(process.execPath, [builtCli, '--home', home, 'gateway', '--web-port', String(port)], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const instance: GatewayProcess = { port, child, output: () => output };
+    const gateway = spawnGateway(home, { [KEY_VAR]: 'sk-fake' }, ['--web-port', String(port)]);
+    const instance: GatewayProcess = { port, ...gateway };
     instances.push(instance);
-    await until(() => output.includes('started web') || child.exitCode !== null, 'the web instance to start', 30_000);
-    if (!output.includes('started web')) throw new Error(`hermes gateway did not start: ${output}`);
+    await gatewayStarted(gateway, 'started web', 'the web instance');
     return instance;
   };
   const call = async (to: GatewayProcess, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {

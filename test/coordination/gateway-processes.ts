@@ -78,12 +78,12 @@ export interface SpawnedGateway {
 
 /**
  * Spawns `hermes gateway` (and `args`) on `home`, with nothing of this environment's own platforms,
- * allow-lists, Redis, database or HERMES_* settings, and `extraEnv`.
+ * allow-lists, Redis, database, API keys or HERMES_* settings, and `extraEnv`.
  */
 export function spawnGateway(home: string, extraEnv: Record<string, string>, args: string[] = []): SpawnedGateway {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) {
-    if (/^(TELEGRAM|SLACK|DISCORD|HERMES)_/.test(key) || ['GATEWAY_ALLOW_ALL_USERS', 'REDIS_URL', 'DATABASE_URL'].includes(key)) delete env[key];
+    if (/^(TELEGRAM|SLACK|DISCORD|HERMES)_/.test(key) || ['GATEWAY_ALLOW_ALL_USERS', 'REDIS_URL', 'DATABASE_URL'].includes(key) || key.endsWith('_API_KEY')) delete env[key];
   }
   Object.assign(env, extraEnv);
   let output = '';

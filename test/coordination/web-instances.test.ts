@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,9 +6,9 @@ import type { LiveEvent, WebEntry } from '../../adapters/web/index.js';
 import { groupAlive } from '../../src/environments/index.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.js';
 import { e2eModel, requestFor, waitForGroupGone, waitForPgid } from '../fakes/slack-e2e-model.js';
-import { builtCli, hermes } from '../helpers/hermes-process.js';
+import { hermes } from '../helpers/hermes-process.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { freePort, ownerOf, processesMissing, stopGatewayProcess } from './gateway-processes.js';
+import { freePort, gatewayStarted, ownerOf, processesMissing, spawnGateway, stopGatewayProcess, type GatewayProcess } from './gateway-processes.js';
 import { until } from './helpers.js';
 
 /*
@@ -25,11 +24,8 @@ const runs = !missingRedis && (!missing || process.env.CI === 'true');
 
 const KEY_VAR = 'HERMES_WEB_INSTANCES_KEY';
 
-interface WebInstance {
+interface WebInstance extends GatewayProcess {
   name: string;
-  port: number;
-  child: ChildProcess;
-  output: () => string;
   /** The address it printed, with the token. */
   openUrl: string;
 }
@@ -134,22 +130,12 @@ describe.runIf(runs)('the web chat behind a load balancer: three gateway instanc
 
   const startInstance = async (name: string): Promise<WebInstance> => {
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    // Nothing of the environment's own platforms, allow-lists, Redis or HERMES_* settings.
-    for (const key of Object.keys(env)) {
-      if (/^(TELEGRAM|SLACK|DISCORD|HERMES)_/.test(key) || key === 'GATEWAY_ALLOW_ALL_USERS' || key === 'REDIS_URL' || key.endsWith('_API_KEY')) delete env[key];
-    }
-    env[KEY_VAR] = 'sk-fake';
-    let output = '';
     // Each instance gets its own web chat port; config.yaml is the one they share.
-    const child = spawn(process.execPath, [builtCli, '--home', home, 'gateway', '--web-port', String(port)], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const instance: WebInstance = { name, port, child, output: () => output, openUrl: '' };
+    const gateway = spawnGateway(home, { [KEY_VAR]: 'sk-fake' }, ['--web-port', String(port)]);
+    const instance: WebInstance = { name, port, ...gateway, openUrl: '' };
     instances.push(instance);
-    await until(() => output.includes('started web') || child.exitCode !== null, `${name} to start`, 30_000);
-    if (!output.includes('started web')) throw new Error(`hermes gateway ${name} did not start: ${output}`);
-    instance.openUrl = /web chat: (http\S+)/.exec(output)?.[1] ?? '';
+    await gatewayStarted(gateway, 'started web', `hermes gateway ${name}`);
+    instance.openUrl = /web chat: (http\S+)/.exec(gateway.output())?.[1] ?? '';
     return instance;
   };
 
