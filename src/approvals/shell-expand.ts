@@ -6,6 +6,7 @@
  */
 import { lexString, type Part } from './shell-lexer.js';
 import { UNKNOWN } from './command.js';
+import { extendReadings } from './readings.js';
 import type { PathContext } from './paths.js';
 
 /** What a variable may hold: its candidate values, and whether it may hold something else too. */
@@ -211,15 +212,7 @@ export class Expander {
   fields(parts: Part[]): Field[][] {
     let alternatives: Piece[][] = [[]];
     parts.forEach((part, index) => {
-      const options = this.partPieces(part, index === 0);
-      if (alternatives.length === 1 && options.length === 1) {
-        // One reading: grow it in place (a word of 5000 quoted pieces stays linear).
-        for (const piece of options[0]) alternatives[0].push(piece);
-        return;
-      }
-      const next: Piece[][] = [];
-      for (const prefix of alternatives) for (const option of options) if (next.length < MAX_ALTERNATIVES) next.push([...prefix, ...option]);
-      alternatives = next;
+      alternatives = extendReadings(alternatives, this.partPieces(part, index === 0), MAX_ALTERNATIVES);
     });
     return alternatives.map((pieces) => this.split(pieces));
   }

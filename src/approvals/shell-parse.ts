@@ -13,6 +13,7 @@ import { Expander, MAX_TEXT, capText, lookup, type Field, type Scope, type Subst
 import { baseName, fileProgram, unwrap, type NestedScript, type WrittenFile } from './carriers.js';
 import { UNKNOWN, isUnknown, showWord, type Finding, type Redirect, type SimpleCommand, type Stdin } from './command.js';
 import { commandOutput } from './outputs.js';
+import { extendReadings } from './readings.js';
 import { codeLanguage, readCode } from './interpreter-code.js';
 import { expandPath, type PathContext } from './paths.js';
 import { writeTargets } from './write-targets.js';
@@ -352,15 +353,7 @@ class Analyzer {
         variants = variants.map((v) => [...v, { text: word.raw, expanded: false, glob: false }]);
         continue;
       }
-      const alternatives = this.wordFields(word, expander);
-      if (variants.length === 1 && alternatives.length === 1) {
-        // The usual case, one reading of every word: grow the list in place (20 000 words stay linear).
-        for (const field of alternatives[0]) variants[0].push(field);
-        continue;
-      }
-      const next: Field[][] = [];
-      for (const prefix of variants) for (const alternative of alternatives) if (next.length < MAX_VARIANTS) next.push([...prefix, ...alternative]);
-      variants = next;
+      variants = extendReadings(variants, this.wordFields(word, expander), MAX_VARIANTS);
     }
     const redirects: Redirect[] = node.redirects.map((r) => this.redirect(r, expander));
     const stdin = this.stdinOf(redirects, node.redirects, scope, stdinSource);
