@@ -58,7 +58,7 @@ export interface WebAppDeps {
 }
 
 /** A message from the page: its text and the ids of files uploaded for it (anything else in `files` is ignored). */
-const messageBody = z.object({ text: z.string(), files: z.unknown() });
+const messageBody = z.object({ text: z.string(), files: z.unknown().optional() });
 /** A new title for a thread. */
 const renameBody = z.object({ title: z.string() });
 /** A press from the page: the data of the button pressed. */
