@@ -4,7 +4,7 @@ import { createCodeExecutor, type DefaultCodeExecutor } from '../../../src/execu
 import { makeToolContext, tempDir } from '../../helpers/tool-context.js';
 import { scriptToolsWithEchoSearch } from '../../helpers/script-registry.js';
 import { engineSkipReason, startTestContainer } from '../../helpers/container-engine.js';
-import { filesOnly } from '../../execute-code/remote/helpers.js';
+import { filesOnly, sixToolCallsScript } from '../../execute-code/remote/helpers.js';
 
 const missing = await engineSkipReason();
 if (missing) console.warn(`execute_code on a real Docker engine cannot run here: ${missing}`);
@@ -37,15 +37,7 @@ describe.runIf(!missing)('execute_code in a real container without its stream (f
     const result = await executor(false).execute({
       sessionId: 'd1',
       context: context(),
-      code: [
-        'import os',
-        'from hermes_tools import web_search, terminal, write_file, read_file',
-        'print(os.getcwd())',
-        'print([web_search(query="q%d" % i)["echoed"] for i in range(3)])',
-        'write_file(path="made.txt", content="hello from the container")',
-        'print(read_file(path="made.txt")["content"].strip())',
-        'print(terminal(command="cat /etc/debian_version >/dev/null && echo from-terminal")["output"].strip())',
-      ].join('\n'),
+      code: sixToolCallsScript('hello from the container', 'cat /etc/debian_version >/dev/null && echo from-terminal'),
     });
     expect(result, JSON.stringify(result)).toMatchObject({ status: 'success', tool_calls_made: 6 });
     const lines = result.output.trim().split('\n');

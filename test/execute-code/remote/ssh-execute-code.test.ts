@@ -13,7 +13,7 @@ import { makeToolContext } from '../../helpers/tool-context.js';
 import { startSshd, sshdUnavailable, type TestSshd } from '../../helpers/sshd.js';
 import { connectTo } from '../../environments/ssh/helpers.js';
 import { alive } from '../helpers.js';
-import { filesOnly } from './helpers.js';
+import { filesOnly, sixToolCallsScript } from './helpers.js';
 import { readPid, waitForPid } from '../../helpers/processes.js';
 
 const missing = process.env.CI === 'true' ? undefined : sshdUnavailable();
@@ -68,15 +68,7 @@ describe.runIf(!missing)('execute_code over SSH without a stream (file transport
     const result = await executor(false).execute({
       sessionId: 's1',
       context: context(),
-      code: [
-        'import os',
-        'from hermes_tools import web_search, terminal, write_file, read_file',
-        'print(os.getcwd())',
-        'print([web_search(query="q%d" % i)["echoed"] for i in range(3)])',
-        'write_file(path="made.txt", content="hello over ssh")',
-        'print(read_file(path="made.txt")["content"].strip())',
-        'print(terminal(command="echo from-terminal")["output"].strip())',
-      ].join('\n'),
+      code: sixToolCallsScript('hello over ssh', 'echo from-terminal'),
     });
     expect(result.status).toBe('success');
     expect(result.tool_calls_made).toBe(6);
