@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { assessCommand, pathContext } from '../../src/approvals/index.js';
 import { findExecutable } from '../../src/environments/index.js';
 import { makeToolContext, tempDir } from '../helpers/tool-context.js';
-import { runScript, throwawayHomeEachTest, writeCanaries } from './throwaway-home.js';
+import { runScript, terminalScript, throwawayHomeEachTest, writeCanaries } from './throwaway-home.js';
 
 /*
  * The floor end to end: a real execute_code script calls terminal() with every spelling of
@@ -63,15 +63,6 @@ function spellings(h: string, gone: string): string[] {
     'hermes config set approvals.mode off',
   ];
 }
-
-/** Python that runs each command through terminal() and prints the results as one JSON line. */
-const terminalScript = (commands: string[]) =>
-  [
-    'import base64, json',
-    'from hermes_tools import terminal',
-    `commands = json.loads(base64.b64decode("${Buffer.from(JSON.stringify(commands)).toString('base64')}").decode())`,
-    'print(json.dumps([terminal(c) for c in commands]))',
-  ].join('\n');
 
 describe.runIf(hasPython || process.env.CI === 'true')('the floor end to end: execute_code → terminal() with a throwaway HOME', () => {
   it('refuses every spelling of issue 13, and nothing in the home is deleted, moved or changed', async () => {

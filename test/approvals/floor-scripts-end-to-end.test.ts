@@ -9,7 +9,7 @@ import { findExecutable } from '../../src/environments/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
 import type { ToolContext } from '../../src/tools/index.js';
 import { makeToolContext } from '../helpers/tool-context.js';
-import { runScript, throwawayHomeEachTest, writeCanaries } from './throwaway-home.js';
+import { runScript, terminalScript, throwawayHomeEachTest, writeCanaries } from './throwaway-home.js';
 
 /*
  * Issue 22's script paths end to end: real execute_code scripts (a real Python kernel) with a
@@ -114,14 +114,6 @@ function oneLiners(h: string, tar: string): string[] {
     'false && iptables -F',
   ];
 }
-
-const terminalScript = (commands: string[]) =>
-  [
-    'import base64, json',
-    'from hermes_tools import terminal',
-    `commands = json.loads(base64.b64decode("${Buffer.from(JSON.stringify(commands)).toString('base64')}").decode())`,
-    'print(json.dumps([terminal(c) for c in commands]))',
-  ].join('\n');
 
 function context(approvals?: ConfigOverrides['approvals'], requestApproval?: ToolContext['requestApproval']): ToolContext {
   return makeToolContext({ ...(approvals ? { config: { approvals } } : {}), ...(requestApproval ? { requestApproval } : {}) });

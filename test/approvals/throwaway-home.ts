@@ -39,3 +39,12 @@ export async function runScript(code: string, ctx: ToolContext): Promise<{ outpu
     await executor.close();
   }
 }
+
+/** Python that runs each command through terminal() and prints the results as one JSON line. */
+export const terminalScript = (commands: string[]): string =>
+  [
+    'import base64, json',
+    'from hermes_tools import terminal',
+    `commands = json.loads(base64.b64decode("${Buffer.from(JSON.stringify(commands)).toString('base64')}").decode())`,
+    'print(json.dumps([terminal(c) for c in commands]))',
+  ].join('\n');
