@@ -154,15 +154,18 @@ describe('web_extract address checks (web.allow_private_addresses: false)', () =
     expect(outside.hits.filter((h) => h.startsWith('/redirect'))).toHaveLength(3);
   });
 
-  it('classifies addresses: only public unicast passes', () => {
-    expect(blockedRange('93.184.216.34')).toBeUndefined();
-    expect(blockedRange('2606:2800:220:1:248:1893:25c8:1946')).toBeUndefined();
-    expect(blockedRange('127.0.0.1')).toBe('loopback');
-    expect(blockedRange('169.254.169.254')).toBe('linkLocal');
-    expect(blockedRange('100.100.100.200')).toBe('carrierGradeNat');
-    expect(blockedRange('::ffff:10.0.0.1')).toBe('private');
-    expect(blockedRange('fe80::1')).toBe('linkLocal');
-    expect(blockedRange('::')).toBe('unspecified');
+  // Only public unicast passes (undefined: not blocked).
+  it.each([
+    ['93.184.216.34', undefined],
+    ['2606:2800:220:1:248:1893:25c8:1946', undefined],
+    ['127.0.0.1', 'loopback'],
+    ['169.254.169.254', 'linkLocal'],
+    ['100.100.100.200', 'carrierGradeNat'],
+    ['::ffff:10.0.0.1', 'private'],
+    ['fe80::1', 'linkLocal'],
+    ['::', 'unspecified'],
+  ])('classifies the address %s as %s', (address, range) => {
+    expect(blockedRange(address)).toBe(range);
   });
 });
 
