@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { z } from 'zod';
 import {
   ChannelType,
   Client,
@@ -7,7 +8,6 @@ import {
   Partials,
   Routes,
   ThreadAutoArchiveDuration,
-  type APIMessage,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
   type Interaction,
@@ -74,6 +74,15 @@ const INTERACTION_LIFETIME_MS = 14 * 60_000;
 const REACTIONS: Record<Exclude<TurnReaction, 'none'>, string> = { working: '👀', done: '✅', failed: '❌' };
 // Model output must never ping @everyone, roles or users.
 const NO_PINGS = { parse: [] as never[] };
+
+/** What a REST call that posts or edits a message answers: the message (only its id is read, validated). */
+const sentMessageSchema = z.object({ id: z.string().min(1) });
+
+function sentMessage(response: unknown): { id: string } {
+  const parsed = sentMessageSchema.safeParse(response);
+  if (!parsed.success) throw new DiscordAdapterError(`Discord answered a message send without a message id (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`);
+  return parsed.data;
+}
 
 /**
  * Discord through discord.js: a mention in a channel opens a thread from that message and the
@@ -156,9 +165,9 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     const target = replyTo;
     const open = this.openInteraction(target);
     if (open) return { messageId: await this.answerInteraction(open, { content: text, allowed_mentions: NO_PINGS }) };
-    const message = (await this.rest().post(Routes.channelMessages(target.channelId), {
+    const message = sentMessage(await this.rest().post(Routes.channelMessages(target.channelId), {
       body: { content: text, allowed_mentions: NO_PINGS },
-    })) as APIMessage;
+    }));
     return { messageId: message.id };
   }
 
@@ -172,10 +181,10 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
       const body = { ...(upload.content ? { content: upload.content } : {}), attachments: upload.attachments, allowed_mentions: NO_PINGS };
       messageId = await this.answerInteraction(open, body, upload.files);
     } else {
-      const message = (await this.rest().post(Routes.channelMessages(target.channelId), {
+      const message = sentMessage(await this.rest().post(Routes.channelMessages(target.channelId), {
         body: { ...(upload.content ? { content: upload.content } : {}), attachments: upload.attachments, allowed_mentions: NO_PINGS },
         files: upload.files,
-      })) as APIMessage;
+      }));
       messageId = message.id;
     }
     if (upload.followingText) await this.send(replyTo, upload.followingText);
@@ -189,9 +198,9 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
     const components = [approvalRow(requestId)];
     const open = this.openInteraction(target);
     if (open) return { messageId: await this.answerInteraction(open, { content, components, allowed_mentions: NO_PINGS }) };
-    const message = (await this.rest().post(Routes.channelMessages(target.channelId), {
+    const message = sentMessage(await this.rest().post(Routes.channelMessages(target.channelId), {
       body: { content, components, allowed_mentions: NO_PINGS },
-    })) as APIMessage;
+    }));
     return { messageId: message.id };
   }
 
@@ -265,11 +274,11 @@ export class DiscordAdapter implements PlatformAdapter<DiscordReplyTarget> {
   private async answerInteraction(open: OpenInteraction, body: Record<string, unknown>, files?: DiscordUpload['files']): Promise<string> {
     const rest = this.rest();
     const applicationId = this.applicationId();
-    const message = (
+    const message = sentMessage(
       open.answered
         ? await rest.post(Routes.webhook(applicationId, open.token), { body, files, auth: false, query: new URLSearchParams({ wait: 'true' }) })
-        : await rest.patch(Routes.webhookMessage(applicationId, open.token, '@original'), { body, files, auth: false })
-    ) as APIMessage;
+        : await rest.patch(Routes.webhookMessage(applicationId, open.token, '@original'), { body, files, auth: false }),
+    );
     open.answered = true;
     open.messages.add(message.id);
     return message.id;

@@ -26,11 +26,9 @@ const FILE_ID = /^[0-9a-f]{24}$/;
 /** An upload whose message was never sent is removed after a day. */
 const INBOX_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
-interface Meta {
-  name: string;
-  mimeType: string;
-  size: number;
-}
+/** What is kept beside a file (`<id>.json`): read back with this schema, never cast. */
+const metaSchema = z.object({ name: z.string(), mimeType: z.string(), size: z.number() });
+type Meta = z.infer<typeof metaSchema>;
 
 /**
  * Files of the web chat under `<home>/web/files/`: what the page uploads waits in `inbox/` until
@@ -161,9 +159,8 @@ async function plainFile(path: string): Promise<boolean> {
 
 async function readMeta(path: string): Promise<Meta | undefined> {
   try {
-    const meta = JSON.parse(await readFile(`${path}.json`, 'utf8')) as Partial<Meta>;
-    if (typeof meta.name !== 'string' || typeof meta.mimeType !== 'string' || typeof meta.size !== 'number') return undefined;
-    return { name: meta.name, mimeType: meta.mimeType, size: meta.size };
+    const meta = metaSchema.safeParse(JSON.parse(await readFile(`${path}.json`, 'utf8')));
+    return meta.success ? meta.data : undefined;
   } catch {
     return undefined;
   }

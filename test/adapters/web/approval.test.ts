@@ -145,7 +145,9 @@ describe.skipIf(Boolean(skip))('web chat approvals (browser, real gateway)', { t
     // Pressed again once settled: nothing is waiting under that id any more.
     expect((await post(page, second.threadId, `hermes:approval:${second.requestId}:deny`)).status).toBe(409);
     expect(answers).toEqual([true]);
-    expect(errors).toEqual([]);
+    // The browser logs each refused press (409, 400) it was made to send; nothing else went wrong.
+    expect(errors.filter((error) => !(/status of 4(00|09) /.test(error) && error.endsWith('/approval)')))).toEqual([]);
+    expect(errors).toHaveLength(5);
   });
 
   it('Deny refuses; a request nobody answers says it timed out', async () => {
