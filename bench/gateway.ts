@@ -154,11 +154,12 @@ async function drive(fake: FakeTelegramThread): Promise<LoadFigures> {
   return { seconds, perSecond: latencies.length / seconds, latencies };
 }
 
-async function baseline(): Promise<LoadFigures> {
+/** `throttled`: Telegram's rates, as the gateway keeps them; off, the transport floor itself. */
+async function baseline(throttled: boolean): Promise<LoadFigures> {
   const api = await FakeTelegramThread.start();
   const bot = new Bot(api.token, { client: { apiRoot: api.apiRoot } });
   // The gateway keeps to Telegram's rates (30 messages a second, one a second per chat): so does the baseline.
-  bot.api.config.use(apiThrottler());
+  if (throttled) bot.api.config.use(apiThrottler());
   bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));
   bot.on('message:text', async (ctx) => {
     await ctx.api.sendChatAction(ctx.chat.id, 'typing');
@@ -173,7 +174,7 @@ async function baseline(): Promise<LoadFigures> {
   }
 }
 
-async function gatewayWithInstantAgent(): Promise<LoadFigures> {
+async function gatewayWithInstantAgent(throttle: boolean): Promise<LoadFigures> {
   const api = await FakeTelegramThread.start();
   const agent: AgentRunner = {
     runTurn: async () => ({ text: 'ok', status: 'completed' }),
@@ -183,7 +184,7 @@ async function gatewayWithInstantAgent(): Promise<LoadFigures> {
     close: async () => {},
   };
   const gateway = new Gateway({ agent, config: defaultConfig(), env: { GATEWAY_ALLOW_ALL_USERS: 'true' } });
-  gateway.register(new TelegramAdapter({ token: api.token, apiRoot: api.apiRoot }));
+  gateway.register(new TelegramAdapter({ token: api.token, apiRoot: api.apiRoot, throttle }));
   await gateway.start();
   try {
     return await drive(api);
@@ -203,6 +204,7 @@ async function withRealAgent<F extends FakeBotApi, T>(
   startFake: () => Promise<F>,
   startModel: (home: string) => Promise<{ url: string; close(): Promise<void> }>,
   body: (api: F, home: string) => Promise<T>,
+  throttle = true,
 ): Promise<T> {
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-gateway-'));
   const api = await startFake();
@@ -216,7 +218,7 @@ async function withRealAgent<F extends FakeBotApi, T>(
     overrides: {
       // Whole replies, as the bare bot sends them: a streamed draft would spend the chat's send slots.
       model: { base_url: model.url, name: 'fake-model', api_key_env: KEY_VAR, stream: false },
-      platforms: { telegram: { api_root: api.apiRoot }, slack: { enabled: false }, discord: { enabled: false }, web: { enabled: false } },
+      platforms: { telegram: { api_root: api.apiRoot, throttle }, slack: { enabled: false }, discord: { enabled: false }, web: { enabled: false } },
       // The scripts write their pid where the bench reads it: measure the gateway, not the sandbox.
       terminal: { platform_backend: 'local' },
     },
@@ -260,20 +262,44 @@ async function interruptLatencies(): Promise<number[]> {
 function row(name: string, figures: LoadFigures, base?: LoadFigures): string {
   const p50 = percentile(figures.latencies, 50);
   const p99 = percentile(figures.latencies, 99);
-  const ratio = base ? `  (${fmt(figures.perSecond / base.perSecond)}× baseline msg/s, p50 ${fmt(p50 / percentile(base.latencies, 50))}× baseline)` : '';
-  return `${name.padEnd(44)} ${fmt(figures.perSecond, 0).padStart(6)} msg/s   p50 ${fmt(p50, 1).padStart(7)} ms   p99 ${fmt(p99, 1).padStart(7)} ms${ratio}`;
+  const ratio = base
+    ? `  (${fmt(figures.perSecond / base.perSecond)}× baseline msg/s, p50 ${fmt(p50 / percentile(base.latencies, 50))}×, p99 ${fmt(p99 / percentile(base.latencies, 99))}× baseline)`
+    : '';
+  return `${name.padEnd(50)} ${fmt(figures.perSecond, 0).padStart(6)} msg/s   p50 ${fmt(p50, 1).padStart(7)} ms   p99 ${fmt(p99, 1).padStart(7)} ms${ratio}`;
+}
+
+const realAgentRun = (throttle: boolean) => withRealAgent(() => FakeTelegramThread.start(), startModelThread, (api) => drive(api), throttle);
+
+/** The three rows, either at Telegram's rates or with them off for both the bare bot and the gateway. */
+async function loadRows(throttled: boolean): Promise<void> {
+  const rates = throttled ? "at Telegram's rates" : 'rates off';
+  const base = await baseline(throttled);
+  console.log(row(throttled ? 'baseline: grammY runner bot, same throttler' : 'baseline: grammY runner bot, no throttler', base));
+  const instant = await gatewayWithInstantAgent(throttled);
+  console.log(row(`gateway + agent that answers at once, ${rates}`, instant, base));
+  const real = await realAgentRun(throttled);
+  console.log(row(`gateway + real agent + SQLite, ${rates}`, real, base));
+}
+
+/**
+ * `HERMES_BENCH_GATEWAY_PROFILE=1`: only the real-agent row with the rates off, twice (a warm-up,
+ * then the measured run), for `node --cpu-prof` to profile the gateway's own path.
+ */
+async function profileRun(): Promise<void> {
+  await realAgentRun(false);
+  console.log(row('gateway + real agent + SQLite, rates off (profiled)', await realAgentRun(false)));
 }
 
 /** Prints the figures; asserts nothing. */
 export async function run(): Promise<void> {
+  if (process.env.HERMES_BENCH_GATEWAY_PROFILE === '1') return profileRun();
   console.log(`${CHATS} chats × ${MESSAGES_PER_CHAT} messages, fake Telegram Bot API on 127.0.0.1 (in a worker thread), update → sendMessage latency`);
   console.log(`gateway.max_concurrent_turns = ${defaultConfig().gateway.max_concurrent_turns}`);
-  const base = await baseline();
-  console.log(row('baseline: grammY runner bot, same throttler', base));
-  const instant = await gatewayWithInstantAgent();
-  console.log(row('gateway + agent that answers at once', instant, base));
-  const real = await withRealAgent(() => FakeTelegramThread.start(), startModelThread, (api) => drive(api));
-  console.log(row('gateway + real agent (SQLite) + fake model', real, base));
+  // HERMES_BENCH_GATEWAY_RATES=off: only the rows with the rates off (the throttled rows take minutes on a busy machine).
+  const ratesOffOnly = process.env.HERMES_BENCH_GATEWAY_RATES === 'off';
+  if (!ratesOffOnly) await loadRows(true);
+  await loadRows(false);
+  if (ratesOffOnly) return;
 
   if (spawnSync('python3', ['--version']).status !== 0) {
     console.log('interrupt latency: skipped (python3 is not installed)');
