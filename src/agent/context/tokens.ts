@@ -18,7 +18,11 @@ let count: Count = (text) => Math.ceil(text.length / 4);
  */
 export function loadTokenizer(): Promise<void> {
   loaded ??= import('gpt-tokenizer/encoding/o200k_base').then(
-    (module) => (count = (text) => module.countTokens(text, AS_TEXT)),
+    (module) => {
+      // Counts cached before now were estimates.
+      repeated.clear();
+      return (count = (text) => module.countTokens(text, AS_TEXT));
+    },
     () => count,
   );
   return loaded.then(() => undefined);
@@ -33,11 +37,29 @@ const COUNT_LIMIT = 200_000;
  */
 const SLICE = 1000;
 
+/**
+ * Counts of long texts seen lately: every request counts the same system prompt and tool
+ * schemas (tens of kilobytes), which was a fifth of the gateway's CPU per message.
+ */
+const repeated = new Map<string, number>();
+const REPEATED_MIN_LENGTH = 2000;
+const REPEATED_MAX_ENTRIES = 64;
+
 /** Tokens of a text. */
 export function textTokens(text: string): number {
   if (!text) return 0;
   if (text.length > COUNT_LIMIT) return Math.ceil(text.length / 3);
   if (text.length <= SLICE) return count(text);
+  if (text.length < REPEATED_MIN_LENGTH) return slicedTokens(text);
+  const known = repeated.get(text);
+  if (known !== undefined) return known;
+  const total = slicedTokens(text);
+  if (repeated.size >= REPEATED_MAX_ENTRIES) repeated.delete(repeated.keys().next().value!);
+  repeated.set(text, total);
+  return total;
+}
+
+function slicedTokens(text: string): number {
   let total = 0;
   for (let i = 0; i < text.length; i += SLICE) total += count(text.slice(i, i + SLICE));
   return total;
