@@ -19,6 +19,9 @@ class SqliteStatement<P extends SqlValue[], R> implements SqlStatement<P, R> {
   }
 }
 
+/** Distinct statement texts kept prepared; SQL built with a varying number of placeholders stays bounded. */
+const MAX_PREPARED = 500;
+
 /**
  * state.db in SQLite (better-sqlite3): WAL, so the gateway and `hermes chat` share one file;
  * a busy timeout for another process's write lock; foreign keys on.
@@ -43,8 +46,17 @@ export class SqliteDb implements SqlDb {
     }
   }
 
+  /** Statements by their text: callers prepare per call, and preparing costs more than most queries. */
+  private readonly prepared = new Map<string, Database.Statement<unknown[], unknown>>();
+
   prepare<P extends SqlValue[] = SqlValue[], R = unknown>(text: string): SqlStatement<P, R> {
-    return new SqliteStatement<P, R>(this.raw.prepare<unknown[], R>(text));
+    let statement = this.prepared.get(text);
+    if (!statement) {
+      statement = this.raw.prepare<unknown[], unknown>(text);
+      if (this.prepared.size >= MAX_PREPARED) this.prepared.delete(this.prepared.keys().next().value!);
+      this.prepared.set(text, statement);
+    }
+    return new SqliteStatement<P, R>(statement as Database.Statement<unknown[], R>);
   }
 
   exec(text: string): void {
