@@ -22,6 +22,8 @@ import { EXECUTION_MODES, executorsForFile } from './helpers.js';
  */
 
 const executorWith = executorsForFile();
+/** What `code` printed, run in session `sessionId` on an executor of its own. */
+const outputOf = async (kernels: boolean, sessionId: string, code: string): Promise<string> => (await executorWith(kernels).execute({ sessionId, code })).output;
 const MODES = EXECUTION_MODES;
 
 /** Python that builds credential-shaped strings at run time (no such literal in the repository). */
@@ -55,23 +57,16 @@ raise SystemExit(3)
   });
 
   it('strips ANSI from what terminal() returns to the script', async () => {
-    const executor = executorWith(kernels);
-    const result = await executor.execute({
-      sessionId: 'ansi-terminal',
-      code: `
+    const output = await outputOf(kernels, 'ansi-terminal', `
 from hermes_tools import terminal
 r = terminal("printf '\\\\033[32mgreen\\\\033[0m and \\\\033]0;title\\\\007plain'")
 print(repr(r["output"]))
-`,
-    });
-    expect(result.output).toBe("'green and plain'\n");
+`);
+    expect(output).toBe("'green and plain'\n");
   });
 
   it('json_parse accepts raw tabs and newlines inside strings (strict=False) and still a BOM', async () => {
-    const executor = executorWith(kernels);
-    const result = await executor.execute({
-      sessionId: 'json',
-      code: `
+    const output = await outputOf(kernels, 'json', `
 from hermes_tools import json_parse
 import json
 raw = '{"a": "col1\\tcol2", "b": "line1\\nline2"}'
@@ -82,23 +77,18 @@ except ValueError:
     print("strict json refused it")
 print(json_parse(raw) == {"a": "col1\\tcol2", "b": "line1\\nline2"})
 print(json_parse("\\ufeff" + raw)["b"].splitlines(), json_parse(("\\ufeff" + raw).encode("utf-8"))["a"].split("\\t"))
-`,
-    });
-    expect(result.output).toBe("strict json refused it\nTrue\n['line1', 'line2'] ['col1', 'col2']\n");
+`);
+    expect(output).toBe("strict json refused it\nTrue\n['line1', 'line2'] ['col1', 'col2']\n");
   });
 
   it('runs Python in UTF-8 mode (PYTHONUTF8=1)', async () => {
-    const executor = executorWith(kernels);
-    const result = await executor.execute({
-      sessionId: 'utf8',
-      code: `
+    const output = await outputOf(kernels, 'utf8', `
 import os, sys, locale
 print(sys.flags.utf8_mode, os.environ.get("PYTHONUTF8"), locale.getpreferredencoding(False))
 open("ü.txt", "w").write("naïve — ✓")
 print(open("ü.txt", "rb").read().decode("utf-8"))
-`,
-    });
-    expect(result.output).toBe('1 1 utf-8\nnaïve — ✓\n');
+`);
+    expect(output).toBe('1 1 utf-8\nnaïve — ✓\n');
   });
 
   it('raises an ImportError that names what can be imported, for a name not offered', async () => {
@@ -159,16 +149,12 @@ raise RuntimeError("leaked " + sk)
   });
 
   it('masks credentials in what terminal() returns to the script', async () => {
-    const executor = executorWith(kernels);
-    const result = await executor.execute({
-      sessionId: 'redact-terminal',
-      code: `${SECRETS_PY}
+    const output = await outputOf(kernels, 'redact-terminal', `${SECRETS_PY}
 from hermes_tools import terminal
 r = terminal("echo " + gh)
 print("the script got:", r["output"].strip().replace("ghp_", "GHP:"))
-`,
-    });
-    expect(result.output).toBe(`the script got: GHP:${REDACTED}\n`);
+`);
+    expect(output).toBe(`the script got: GHP:${REDACTED}\n`);
   });
 
   it('leaves credentials alone with code_execution.redact_secrets: false', async () => {
