@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { assessCommand, pathContext } from '../../src/approvals/index.js';
 import { findExecutable } from '../../src/environments/index.js';
 import { makeToolContext, tempDir } from '../helpers/tool-context.js';
-import { runScript, terminalScript, throwawayHomeEachTest, writeCanaries } from './throwaway-home.js';
+import { expectTerminalRefusesEach, runScript, terminalScript, throwawayHomeEachTest, writeCanaries } from './throwaway-home.js';
 
 /*
  * The floor end to end: a real execute_code script calls terminal() with every spelling of
@@ -81,13 +81,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('the floor end to end: ex
     expect(probe.output).toBe(`${home}\n${home} ${home}\n`);
 
     const before = statSync(home);
-    const result = await runScript(terminalScript(commands), ctx);
-    const answers = JSON.parse(result.output ?? 'null') as Array<{ output?: string; error?: string }>;
-    expect(answers).toHaveLength(commands.length);
-    answers.forEach((answer, i) => {
-      const expected = verdicts[i] === 'blocked' ? /^terminal: blocked: .+never run here/ : /^terminal: not run: .+there is no one to ask here/;
-      expect({ command: commands[i], error: answer.error, output: answer.output }).toEqual({ command: commands[i], error: expect.stringMatching(expected), output: undefined });
-    });
+    await expectTerminalRefusesEach(commands, verdicts, ctx);
 
     expect(readFileSync(join(home, 'marker.txt'), 'utf8')).toBe('still here\n');
     expect(readFileSync(join(home, '.ssh', 'authorized_keys'), 'utf8')).toBe('ssh-ed25519 AAAA marker\n');

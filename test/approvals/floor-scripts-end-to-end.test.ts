@@ -9,7 +9,7 @@ import { findExecutable } from '../../src/environments/index.js';
 import type { ConfigOverrides } from '../../src/config/index.js';
 import type { ToolContext } from '../../src/tools/index.js';
 import { makeToolContext } from '../helpers/tool-context.js';
-import { runScript, terminalScript, throwawayHomeEachTest, writeCanaries } from './throwaway-home.js';
+import { expectTerminalRefusesEach, runScript, throwawayHomeEachTest, writeCanaries } from './throwaway-home.js';
 
 /*
  * Issue 22's script paths end to end: real execute_code scripts (a real Python kernel) with a
@@ -152,13 +152,7 @@ describe.runIf(hasPython || process.env.CI === 'true')("issue 22's script paths 
     const commands = oneLiners(home, tarball);
     const verdicts = commands.map((command) => assessCommand(command, guardContext).level);
     expect(commands.filter((_c, i) => verdicts[i] === 'safe')).toEqual([]);
-    const result = await runScript(terminalScript(commands), ctx);
-    const answers = JSON.parse(result.output ?? 'null') as Array<{ output?: string; error?: string }>;
-    expect(answers).toHaveLength(commands.length);
-    answers.forEach((answer, i) => {
-      const expected = verdicts[i] === 'blocked' ? /^terminal: blocked: .+never run here/ : /^terminal: not run: .+there is no one to ask here/;
-      expect({ command: commands[i], error: answer.error, output: answer.output }).toEqual({ command: commands[i], error: expect.stringMatching(expected), output: undefined });
-    });
+    await expectTerminalRefusesEach(commands, verdicts, ctx);
     expectHomeIntact();
     expect(existsSync(`${home}-keys`)).toBe(false);
   });

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import type { ToolContext } from '../../src/tools/index.js';
 
 /**
@@ -48,3 +48,17 @@ export const terminalScript = (commands: string[]): string =>
     `commands = json.loads(base64.b64decode("${Buffer.from(JSON.stringify(commands)).toString('base64')}").decode())`,
     'print(json.dumps([terminal(c) for c in commands]))',
   ].join('\n');
+
+/**
+ * Sends `commands` through one script's terminal() calls, with nobody to ask, and expects every
+ * one refused: a blocked one (by `verdicts`, the assessment's levels) as never run here, a risky one as unaskable.
+ */
+export async function expectTerminalRefusesEach(commands: string[], verdicts: string[], ctx: ToolContext): Promise<void> {
+  const result = await runScript(terminalScript(commands), ctx);
+  const answers = JSON.parse(result.output ?? 'null') as Array<{ output?: string; error?: string }>;
+  expect(answers).toHaveLength(commands.length);
+  answers.forEach((answer, i) => {
+    const expected = verdicts[i] === 'blocked' ? /^terminal: blocked: .+never run here/ : /^terminal: not run: .+there is no one to ask here/;
+    expect({ command: commands[i], error: answer.error, output: answer.output }).toEqual({ command: commands[i], error: expect.stringMatching(expected), output: undefined });
+  });
+}
