@@ -44,6 +44,7 @@ export class SqliteDb implements SqlDb {
       this.raw.close();
       throw error;
     }
+    this.inTransaction = this.raw.transaction((work: () => unknown) => work());
   }
 
   /** Statements by their text: callers prepare per call, and preparing costs more than most queries. */
@@ -63,9 +64,12 @@ export class SqliteDb implements SqlDb {
     this.raw.exec(text);
   }
 
+  /** One wrapper for every transaction (better-sqlite3 builds five functions per wrapper); nested calls still take savepoints. */
+  private readonly inTransaction: Database.Transaction<(work: () => unknown) => unknown>;
+
   transaction<T>(work: () => T, mode: TransactionMode = 'deferred'): T {
-    const run = this.raw.transaction(work);
-    return mode === 'immediate' ? run.immediate() : run();
+    const result = mode === 'immediate' ? this.inTransaction.immediate(work) : this.inTransaction(work);
+    return result as T;
   }
 
   close(): void {
