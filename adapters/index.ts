@@ -8,6 +8,7 @@ import { SLACK } from './slack/platform.js';
 import { DISCORD } from './discord/platform.js';
 import { WEB } from './web/platform.js';
 import type { WebSharing } from './web/index.js';
+import type { PairingStore } from '../src/pairing/index.js';
 
 export { TelegramAdapter, createTelegramAdapter, type TelegramAdapterOptions, type TelegramReplyTarget } from './telegram/index.js';
 
@@ -25,6 +26,8 @@ export interface BuildAdaptersOptions {
   webSharing?: WebSharing;
   /** What the platforms take of the gateway's coordination: event claims, shared rate limits. */
   coordination?: PlatformCoordination;
+  /** The pairing store: the web chat's settings list waiting codes and approve or refuse them. */
+  pairing?: PairingStore;
 }
 
 /** The platforms, in start order: each one folder, one `Platform` definition. */

@@ -4,6 +4,8 @@ import { dotEnvProblem } from '../../src/config/dotenv.js';
 import type { ScopedKey } from '../../src/config/key-scope.js';
 import { errorMessage } from '../../src/shared/errors.js';
 import { listModels, probeError, testCall, type Endpoint } from './model-probe.js';
+import { pairingRoutes } from './pairing-routes.js';
+import type { PairingStore } from '../../src/pairing/index.js';
 import { MODEL_PROVIDERS as PROVIDERS, isModelProvider, type ModelProviderId as ProviderId } from '../../src/agent/model-providers.js';
 
 /** The providers the form offers, and the variable each keeps its key in: setup's table. */
@@ -41,6 +43,8 @@ export interface SettingsDeps {
   savedKey: (provider: ProviderId, baseUrl: string) => ScopedKey;
   /** Writes the settings (key to .env, the rest to config.yaml) and applies them at once. */
   save: (settings: ModelSettings) => { needsRestart: string[] };
+  /** The pairing store (`dm_policy: pairing`): the page lists who waits and approves or refuses them. */
+  pairing?: Pick<PairingStore, 'pending' | 'approve' | 'refuse'>;
 }
 
 type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -81,7 +85,8 @@ export function settingsRoutes(deps: SettingsDeps): Hono {
   const app = new Hono();
   const limit = bodyLimit({ maxSize: 16 * 1024 });
 
-  app.get('/', (c) => c.json(deps.current()));
+  // `pairing`: the page has a pairing panel (a store, and the login that makes one the owner).
+  app.get('/', (c) => c.json({ ...deps.current(), ...(deps.pairing && deps.ownerOnly ? { pairing: true } : {}) }));
 
   // The login token is what makes the person on the other side this machine's owner; without
   // it (`auth: none`) any user of the machine could rewrite the model settings and keys.
@@ -95,6 +100,8 @@ export function settingsRoutes(deps: SettingsDeps): Hono {
     }
     return next();
   });
+  // Waiting codes are the owner's business only: without the login, not even the list is shown.
+  if (deps.pairing && deps.ownerOnly) app.route('/pairing', pairingRoutes(deps.pairing));
 
   /** The endpoint to ask: the typed key, else the saved one only where it was saved for. */
   const endpointOf = (settings: ModelSettings): Endpoint & { withheld?: string } => {

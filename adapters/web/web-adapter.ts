@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import type { PairingStore } from '../../src/pairing/index.js';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -52,6 +53,8 @@ export interface WebAdapterOptions {
    */
   reloadSettings?: () => ConfigChange;
   logger?: Logger;
+  /** The pairing store: the settings page approves or refuses waiting strangers. */
+  pairing?: PairingStore;
   /**
    * Called once the server listens, with the address to print (`openUrl` carries the token)
    * and a warning to print when the login is off.
@@ -162,6 +165,7 @@ export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
         current: () => this.settingsView(login.token !== ''),
         savedKey: (provider, baseUrl) => savedKeyFor(PROVIDERS[provider].apiKeyEnv, baseUrl, this.options.config.model, this.env),
         save: (settings) => this.saveSettings(settings),
+        ...(this.options.pairing ? { pairing: this.options.pairing } : {}),
       },
       deleteThread: async (threadId) => {
         this.store.delete(threadId);
@@ -401,6 +405,7 @@ export function createWebChat(options: {
   announce?: (line: string) => void;
   /** Several instances behind one load balancer. */
   webSharing?: WebSharing;
+  pairing?: PairingStore;
 }): WebAdapter | undefined {
   if (!options.config.platforms.web.enabled) return undefined;
   return new WebAdapter({
@@ -410,6 +415,7 @@ export function createWebChat(options: {
     ...(options.reloadSettings ? { reloadSettings: options.reloadSettings } : {}),
     logger: options.logger,
     ...(options.webSharing ? { sharing: options.webSharing } : {}),
+    ...(options.pairing ? { pairing: options.pairing } : {}),
     onListening: ({ openUrl, warning }) => {
       options.announce?.(`  web chat: ${openUrl}  (open it in a browser)`);
       if (warning) options.announce?.(`  web chat: WARNING: ${warning}`);

@@ -150,6 +150,11 @@ export class PairingStore {
     });
   }
 
+  /** Refuses the waiting code of `userId` (the web chat's settings): it is gone, they may ask again later. */
+  refuse(platform: string, userId: string): boolean {
+    return this.sql.get('DELETE FROM pairing_requests WHERE platform = ? AND user_id = ?').run(platform, userId).changes > 0;
+  }
+
   /** The codes waiting now (all platforms when `platform` is left out), oldest first. */
   pending(platform?: string): PairingRequest[] {
     const now = this.now();

@@ -62,7 +62,7 @@ export const sendMessage = (threadId, text, files = []) =>
 /** Sends a press of an approval button: the button's data (`hermes:approval:<id>:<choice>`), for that request only. */
 export const pressApproval = (threadId, data) => request('POST', `${thread(threadId)}/approval`, { data });
 
-/** `{ provider, baseUrl, model, apiKeyEnv, keySet, canSave }`: the key itself never comes back. */
+/** `{ provider, baseUrl, model, apiKeyEnv, keySet, canSave, pairing }`: the key itself never comes back. */
 export const getSettings = () => request('GET', '/api/settings');
 /** The endpoint's model ids, `{ models, note? }`: asked with the given key, or the saved one only at its own base URL (`note` says when it was not sent). */
 export const listModels = (settings) => request('POST', '/api/settings/models', settings);
@@ -70,6 +70,10 @@ export const listModels = (settings) => request('POST', '/api/settings/models', 
 export const testSettings = (settings) => request('POST', '/api/settings/test', settings);
 /** Tests, saves and applies the settings: `{ saved, reply, needsRestart, settings }`. */
 export const saveSettings = (settings) => request('POST', '/api/settings', settings);
+/** The strangers waiting with a pairing code, `[{ platform, userId, userName, minutes }]` (the login only). */
+export const listPairing = () => request('GET', '/api/settings/pairing').then((data) => data.waiting);
+/** Lets one waiting stranger in, or refuses them: `{ platform, userId }`. */
+export const answerPairing = (who, answer) => request('POST', `/api/settings/pairing/${answer === 'approve' ? 'approve' : 'refuse'}`, who);
 
 /**
  * Uploads one file as the raw body (its name in a header); resolves to `{ id, name, mimeType, size }`.

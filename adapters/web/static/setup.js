@@ -2,7 +2,7 @@
 // empty), and behind the Settings button otherwise. The gateway looks up the endpoint's
 // models, makes a test call and saves (the key to .env, the rest to config.yaml); the new
 // model answers the next message, with no restart. The key is sent, never shown back.
-import { getSettings, listModels, saveSettings, testSettings } from './api.js';
+import { answerPairing, getSettings, listModels, listPairing, saveSettings, testSettings } from './api.js';
 import { h } from './render.js';
 
 const PROVIDERS = [
@@ -146,6 +146,7 @@ export async function renderSetup(section, status, { onSaved, open = !status.mod
   if (settings.model) setModels([settings.model], settings.model);
 
   section.append(title, intro, settings.canSave ? form : h('p', { className: 'muted' }, 'This web chat has no login (platforms.web.auth: none), so it cannot change settings: write them in the files.'), files);
+  if (settings.pairing) section.append(await pairingPanel());
   if (settings.canSave && (settings.keySet || provider.id === 'ollama' || (provider.id === 'custom' && baseUrl.value.trim())) && !configured) void loadModels();
 }
 
@@ -163,4 +164,46 @@ function headingFor(status, configured) {
       ', and the next message uses it — no restart.',
   );
   return { title, intro };
+}
+
+/**
+ * Who waits to be let in (`dm_policy: pairing`): platform, name and id, how long ago they wrote,
+ * with Approve and Refuse. The page never sees the codes: the owner is logged in, a click decides.
+ */
+async function pairingPanel() {
+  const list = h('ul', { className: 'pairing-list', 'aria-label': 'Waiting to pair' });
+  const note = h('p', { className: 'muted', role: 'status' });
+  const panel = h('section', { className: 'pairing', 'aria-labelledby': 'pairing-title' }, h('h3', { id: 'pairing-title' }, 'Pairing requests'), note, list);
+  const refresh = async () => {
+    let waiting;
+    try {
+      waiting = await listPairing();
+    } catch (error) {
+      note.textContent = `The waiting codes could not be read: ${error.message}`;
+      return;
+    }
+    list.replaceChildren(
+      ...waiting.map((who) => {
+        const name = who.userName ? `${who.userName} (${who.userId})` : who.userId;
+        const age = who.minutes < 1 ? 'just now' : `${who.minutes} min ago`;
+        const answer = (kind) => async () => {
+          try {
+            await answerPairing({ platform: who.platform, userId: who.userId }, kind);
+            note.textContent = kind === 'approve' ? `${name} on ${who.platform} may talk to the bot now.` : `${name} on ${who.platform} was refused.`;
+          } catch (error) {
+            note.textContent = error.message;
+          }
+          await refresh();
+        };
+        const approve = h('button', { type: 'button', 'aria-label': `Approve ${name} on ${who.platform}` }, 'Approve');
+        const refuse = h('button', { type: 'button', className: 'ghost', 'aria-label': `Refuse ${name} on ${who.platform}` }, 'Refuse');
+        approve.addEventListener('click', answer('approve'));
+        refuse.addEventListener('click', answer('refuse'));
+        return h('li', {}, h('span', {}, `${who.platform}: ${name}, ${age}`), ' ', approve, ' ', refuse);
+      }),
+    );
+    if (waiting.length === 0 && !note.textContent) note.textContent = 'Nobody is waiting. Strangers get a code when a platform has dm_policy: pairing.';
+  };
+  await refresh();
+  return panel;
 }

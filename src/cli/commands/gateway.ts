@@ -92,7 +92,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartGatewayOp
   });
   let adapters;
   try {
-    adapters = buildAdapters({ config, paths, env, logger, announce: print, reloadSettings: () => watcher.reload(), coordination, ...(webLive?.shared ? { webSharing: { live: webLive } } : {}) });
+    adapters = buildAdapters({ config, paths, env, logger, announce: print, reloadSettings: () => watcher.reload(), coordination, pairing, ...(webLive?.shared ? { webSharing: { live: webLive } } : {}) });
   } catch (error) {
     watcher.close();
     await cron?.stop();
