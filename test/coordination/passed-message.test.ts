@@ -5,22 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coordinationKeys, RedisCoordinator, ThreadRouter } from '../../src/coordination/index.js';
 import type { InboundMessage } from '../../src/gateway/index.js';
 import { redisSkipReason, startRedis, type TestRedis } from '../helpers/redis.js';
-import { until } from './helpers.js';
+import { adaMessage, until } from './helpers.js';
 
 const missing = redisSkipReason('the passed-message tests');
 
 const message = (threadKey: string, text: string): InboundMessage => {
   // The platform's own part of the target travels too (its ThreadRef reads it at dispatch).
   const replyTo = { threadKey, chatId: 1 };
-  return {
-    platform: 'telegram',
-    threadKey,
-    chat: { id: '1', type: 'dm' },
-    user: { id: '1', name: 'Ada' },
-    text,
-    messageId: text,
-    replyTo,
-  };
+  return adaMessage(threadKey, text, replyTo);
 };
 
 /* A raw client plays an instance (or a stranger) writing to another instance's inbox. */

@@ -5,18 +5,11 @@ import { coordinationKeys } from '../../src/coordination/index.js';
 import type { InboundMessage } from '../../src/gateway/index.js';
 import { redisSkipReason } from '../helpers/redis.js';
 import { useRouterInstances } from './router-instances.js';
+import { adaMessage } from './helpers.js';
 
 const missing = redisSkipReason('the thread claim-and-release tests');
 
-const message = (threadKey: string, text: string): InboundMessage => ({
-  platform: 'telegram',
-  threadKey,
-  chat: { id: '1', type: 'dm' },
-  user: { id: '1', name: 'Ada' },
-  text,
-  messageId: text,
-  replyTo: { threadKey },
-});
+const message = (threadKey: string, text: string): InboundMessage => adaMessage(threadKey, text);
 
 describe.runIf(!missing)('a thread claimed again while its release is on its way (real redis-server)', () => {
   const passed: Array<{ to: string; payload: unknown }> = [];
