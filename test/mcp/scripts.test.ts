@@ -48,11 +48,14 @@ async function runScript(running: Agent, source: string, requestApproval?: (requ
   return JSON.parse(message!.content) as CodeResult;
 }
 
+/** Runs `source` on a fresh agent with server-everything for scripts. */
+async function scriptOnEverything(source: string): Promise<CodeResult> {
+  return runScript(await realAgent({ mcp_servers: everythingForScripts() } as ConfigOverrides), source);
+}
+
 describe.runIf(hasPython || process.env.CI === 'true')('MCP from execute_code scripts', () => {
   it('a script makes ten MCP calls in one execute_code: one model turn, ten calls counted, results in the MCP content shape', async () => {
-    const running = await realAgent({ mcp_servers: everythingForScripts() } as ConfigOverrides);
-    const result = await runScript(
-      running,
+    const result = await scriptOnEverything(
       'from hermes_tools import mcp\n' +
         'total = 0\n' +
         'for i in range(10):\n' +
@@ -96,9 +99,7 @@ describe.runIf(hasPython || process.env.CI === 'true')('MCP from execute_code sc
   });
 
   it('errors come back as {"error": …}: an unknown server, an unknown tool, bad arguments', async () => {
-    const running = await realAgent({ mcp_servers: everythingForScripts() } as ConfigOverrides);
-    const result = await runScript(
-      running,
+    const result = await scriptOnEverything(
       'from hermes_tools import mcp\n' +
         'print("A", mcp.call("nowhere", "echo", message="x")["error"])\n' +
         'print("B", mcp.call("everything", "no-such-tool")["error"])\n' +
