@@ -91,7 +91,8 @@ describe('Discord adapter against a fake REST API and Gateway', () => {
   it('reports the facts the group policy needs: a bot thread needs no mention, channel messages and bots come with theirs', async () => {
     discord.userMessage({ author: alice, content: 'start', mentionBot: true });
     const first = await rec.nth(1);
-    expect(first.group).toEqual({ mentioned: true, repliedToBot: false });
+    // The thread opened from the message is in the channel (`allowed_chats` may name it).
+    expect(first.group).toEqual({ mentioned: true, repliedToBot: false, parentId: discord.channelId });
     discord.userMessage({ author: alice, content: 'no mention in the channel' });
     const inChannel = await rec.nth(2);
     expect(inChannel).toMatchObject({ threadKey: `discord:${discord.guildId}:${discord.channelId}`, chat: { type: 'channel' }, group: { mentioned: false, repliedToBot: false } });
