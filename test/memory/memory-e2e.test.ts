@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningGateway } from '../../src/cli/commands/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply, type RecordedRequest } from '../fakes/openai-server.js';
 import { FakeSlack } from '../fakes/slack-server.js';
 import { e2eConfig } from '../fakes/slack-e2e-model.js';
+import { releaseAfterAll } from '../helpers/release-after-each.js';
 
 /*
  * Memory per person end to end: `hermes gateway` on the fake Slack, two people (U1 Alice,
@@ -54,13 +54,12 @@ function script(request: RecordedRequest): FakeReply {
 describe.runIf(hasPython || process.env.CI === 'true')('memory per person through the gateway', { timeout: 180_000 }, () => {
   let slack: FakeSlack;
   let model: FakeOpenAI;
-  let running: RunningGateway;
   let home: string;
-  let cleanup: () => void;
+  const keep = releaseAfterAll();
 
   beforeAll(async () => {
-    slack = await new FakeSlack().listen();
-    model = await startFakeOpenAI({ fallback: { respond: script } });
+    slack = keep(await new FakeSlack().listen(), (fake) => fake.close());
+    model = keep(await startFakeOpenAI({ fallback: { respond: script } }), (fake) => fake.close());
     const env = { ...process.env, SLACK_BOT_TOKEN: slack.botToken, SLACK_APP_TOKEN: slack.appToken, SLACK_SIGNING_SECRET: slack.signingSecret, SLACK_ALLOWED_USERS: 'U1,U2' };
     const platforms = { slack: { mode: 'socket' as const, api_url: slack.apiUrl }, discord: { enabled: false }, telegram: { enabled: false }, web: { enabled: false } };
     const made = e2eConfig(
@@ -74,18 +73,11 @@ describe.runIf(hasPython || process.env.CI === 'true')('memory per person throug
       },
       env,
     );
+    keep(made, (config) => config.cleanup());
     home = made.home;
-    cleanup = made.cleanup;
     const { startGateway } = await import('../../src/cli/commands/gateway.js');
-    running = await startGateway(made.loaded, { env });
+    keep(await startGateway(made.loaded, { env }), (gateway) => gateway.stop());
   }, 120_000);
-
-  afterAll(async () => {
-    await running?.stop();
-    await model?.close();
-    await slack?.close();
-    cleanup?.();
-  });
 
   /** What the bot posted in `channel`'s thread `thread` (a DM's timeline when `thread` is undefined). */
   const posted = (channel: string, thread: string | undefined) =>
