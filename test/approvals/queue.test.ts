@@ -7,6 +7,14 @@ import { tempDir } from '../helpers/tool-context.js';
 const request = { command: 'git reset --hard', reason: 'git reset --hard discards uncommitted work' };
 const ada: ApprovalPerson = { platform: 'telegram', id: '1001', name: 'ada' };
 const bob: ApprovalPerson = { platform: 'telegram', id: '2002', name: 'bob' };
+
+/** Ada asks `request` in thread t; it is the one pending there, and she denies it. The outcome. */
+function askAndDeny(queue: ApprovalQueue, request: { command: string; reason: string }): Promise<ApprovalOutcome> {
+  const outcome = queue.ask({ sessionKey: 't', request, requester: ada });
+  expect(queue.pending('t')).toEqual(request);
+  queue.answer('t', ada, { approved: false });
+  return outcome;
+}
 const root: ApprovalPerson = { platform: 'telegram', id: '9009', name: 'root' };
 
 describe('ApprovalQueue', () => {
@@ -101,14 +109,10 @@ describe('ApprovalQueue', () => {
     expect(queue.pending('u')).toEqual(rm);
     queue.answer('u', ada, { approved: false });
     await elsewhere;
-    const dist = queue.ask({ sessionKey: 't', request: { ...rm, command: 'rm -rf dist' }, requester: ada });
-    expect(queue.pending('t')?.command).toBe('rm -rf dist');
-    queue.answer('t', ada, { approved: false });
+    const dist = askAndDeny(queue, { ...rm, command: 'rm -rf dist' });
     await dist;
     queue.endSession('t');
-    const after = queue.ask({ sessionKey: 't', request: rm, requester: ada });
-    expect(queue.pending('t')).toEqual(rm);
-    queue.answer('t', ada, { approved: false });
+    const after = askAndDeny(queue, rm);
     expect((await after).kind).toBe('denied');
   });
 
@@ -127,20 +131,14 @@ describe('ApprovalQueue', () => {
     expect(await after.ask({ sessionKey: 'other-thread', request: rm, requester: bob })).toEqual({ kind: 'preapproved', via: 'rule', rule: 1 });
     expect(after.rules.list()).toEqual([expect.objectContaining({ kind: 'command', reason: 'recursive delete', match: 'rm -rf build', shown: 'rm -rf build', by: 'telegram:1001 (ada)' })]);
     // The rule is one command, not every recursive delete, nor the same command for another reason.
-    const dist = after.ask({ sessionKey: 't', request: { ...rm, command: 'rm -rf dist' }, requester: ada });
-    expect(after.pending('t')?.command).toBe('rm -rf dist');
-    after.answer('t', ada, { approved: false });
+    const dist = askAndDeny(after, { ...rm, command: 'rm -rf dist' });
     await dist;
-    const otherReason = after.ask({ sessionKey: 't', request: { ...rm, reason: 'writes to ~/.ssh' }, requester: ada });
-    expect(after.pending('t')).toBeDefined();
-    after.answer('t', ada, { approved: false });
+    const otherReason = askAndDeny(after, { ...rm, reason: 'writes to ~/.ssh' });
     await otherReason;
 
     expect(after.rules.remove(1)).toMatchObject({ match: 'rm -rf build' });
     const third = new ApprovalQueue({ timeoutMs: 60_000, rules: new ApprovalRules({ file }) });
-    const asked = third.ask({ sessionKey: 't', request: rm, requester: ada });
-    expect(third.pending('t')).toEqual(rm);
-    third.answer('t', ada, { approved: false });
+    const asked = askAndDeny(third, rm);
     expect((await asked).kind).toBe('denied');
   });
 
