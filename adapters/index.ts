@@ -8,6 +8,10 @@ import { SLACK } from './slack/platform.js';
 import { DISCORD } from './discord/platform.js';
 import { WEB } from './web/platform.js';
 import type { WebSharing } from './web/index.js';
+import { givePlatformSchemas } from './config.js';
+
+// Whoever builds the adapters also validates config.yaml with each platform's own section.
+givePlatformSchemas();
 import type { PairingStore } from '../src/pairing/index.js';
 
 export { TelegramAdapter, createTelegramAdapter, type TelegramAdapterOptions, type TelegramReplyTarget } from './telegram/index.js';

@@ -2,6 +2,7 @@ import type { HermesConfig } from '../../src/config/index.js';
 import type { Logger } from '../../src/shared/index.js';
 import type { PlatformCoordination } from '../../src/coordination/index.js';
 import { DiscordAdapter } from './adapter.js';
+import { discordConfig } from './config.js';
 
 export { DiscordAdapter, DiscordAdapterError, type DiscordAdapterOptions } from './adapter.js';
 export { DISCORD_COMMANDS } from './commands.js';
@@ -18,7 +19,7 @@ export function createDiscordAdapter(options: {
   coordination?: PlatformCoordination;
 }): DiscordAdapter | undefined {
   const env = options.env ?? {};
-  const discord = options.config.platforms.discord;
+  const discord = discordConfig(options.config);
   const token = env.DISCORD_BOT_TOKEN?.trim();
   if (!discord.enabled || !token) return undefined;
   return new DiscordAdapter({ token, apiUrl: discord.api_url || undefined, logger: options.logger, claims: options.coordination?.eventClaims });

@@ -5,6 +5,7 @@ import type { BuildAdaptersOptions } from '../index.js';
 import { createDiscordAdapter } from './index.js';
 import { DISCORD_THREAD } from './thread-ref.js';
 import { checkDiscord } from './token-check.js';
+import { discordConfig } from './config.js';
 
 const TOKEN = 'DISCORD_BOT_TOKEN';
 
@@ -25,5 +26,5 @@ export const DISCORD: Platform<BuildAdaptersOptions> = {
   thread: DISCORD_THREAD,
   create: (options) => createDiscordAdapter(options),
   setup: SETUP,
-  readiness: (config, env) => tokenReadiness(SETUP, config.platforms.discord, config, env),
+  readiness: (config, env) => tokenReadiness(SETUP, discordConfig(config), config, env),
 };

@@ -1,11 +1,12 @@
 import type { HermesConfig } from '../../src/config/index.js';
 import type { TokenCheck } from '../../src/gateway/platform.js';
 import { errorMessage } from '../../src/shared/errors.js';
+import { discordConfig } from './config.js';
 
 /** Discord: the bot's own user checks the token; the application's owner (or its team's) is the person to allow. */
 export async function checkDiscord(token: string, config: HermesConfig): Promise<TokenCheck> {
   const { ApplicationFlags, REST, Routes } = await import('discord.js');
-  const apiUrl = config.platforms.discord.api_url || undefined;
+  const apiUrl = discordConfig(config).api_url || undefined;
   const rest = new REST({ ...(apiUrl ? { api: apiUrl } : {}), retries: 0, timeout: 15_000 }).setToken(token);
   try {
     const bot = (await rest.get(Routes.user())) as { username: string };

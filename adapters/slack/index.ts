@@ -2,6 +2,7 @@ import { portRangeText, readPort, type HermesConfig } from '../../src/config/ind
 import type { Logger } from '../../src/shared/index.js';
 import type { PlatformCoordination } from '../../src/coordination/index.js';
 import { SlackAdapter, SlackAdapterError } from './adapter.js';
+import { slackConfig } from './config.js';
 
 export { SlackAdapter, SlackAdapterError, type SlackAdapterOptions } from './adapter.js';
 export { readSlackEvent, type SlackMessageEvent, type SlackReplyTarget, type SlackIdentity } from './inbound.js';
@@ -21,7 +22,7 @@ export function createSlackAdapter(options: {
   coordination?: PlatformCoordination;
 }): SlackAdapter | undefined {
   const env = options.env ?? {};
-  const slack = options.config.platforms.slack;
+  const slack = slackConfig(options.config);
   const botToken = env.SLACK_BOT_TOKEN?.trim();
   if (!slack.enabled || !botToken) return undefined;
   return new SlackAdapter({

@@ -5,11 +5,12 @@ import type { BuildAdaptersOptions } from '../index.js';
 import { createSlackAdapter } from './index.js';
 import { SLACK_THREAD } from './thread-ref.js';
 import { checkSlack } from './token-check.js';
+import { slackConfig } from './config.js';
 
 const SETUP: PlatformSetup = {
   label: 'Slack',
   flags: SLACK_SETUP_FLAGS,
-  tokenNames: (config) => (config.platforms.slack.mode === 'socket' ? ['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN'] : ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET']),
+  tokenNames: (config) => (slackConfig(config).mode === 'socket' ? ['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN'] : ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET']),
   tokenHelp: {
     SLACK_BOT_TOKEN: 'Bot User OAuth Token, xoxb-…: OAuth & Permissions',
     SLACK_APP_TOKEN: 'app-level token, xapp-…: Basic Information → App-Level Tokens',
@@ -27,5 +28,5 @@ export const SLACK: Platform<BuildAdaptersOptions> = {
   thread: SLACK_THREAD,
   create: (options) => createSlackAdapter(options),
   setup: SETUP,
-  readiness: (config, env) => tokenReadiness(SETUP, config.platforms.slack, config, env, ` (${config.platforms.slack.mode} mode)`),
+  readiness: (config, env) => tokenReadiness(SETUP, slackConfig(config), config, env, ` (${slackConfig(config).mode} mode)`),
 };

@@ -1,11 +1,12 @@
 import type { HermesConfig } from '../../src/config/index.js';
 import type { TokenCheck } from '../../src/gateway/platform.js';
 import { errorMessage } from '../../src/shared/errors.js';
+import { slackConfig } from './config.js';
 
 /** Slack: auth.test with the bot token; in Socket Mode the app token must open a connection. */
 export async function checkSlack(tokens: { bot: string; app?: string }, config: HermesConfig): Promise<TokenCheck> {
   const { webApi } = await import('@slack/bolt');
-  const apiUrl = config.platforms.slack.api_url || undefined;
+  const apiUrl = slackConfig(config).api_url || undefined;
   const options = { ...(apiUrl ? { slackApiUrl: apiUrl } : {}), retryConfig: { retries: 0 } };
   let detail: string;
   try {
@@ -14,7 +15,7 @@ export async function checkSlack(tokens: { bot: string; app?: string }, config: 
   } catch (error) {
     return { ok: false, detail: `Slack refused SLACK_BOT_TOKEN (auth.test: ${errorMessage(error)}); copy the Bot User OAuth Token (xoxb-…) from OAuth & Permissions` };
   }
-  if (config.platforms.slack.mode === 'socket') {
+  if (slackConfig(config).mode === 'socket') {
     if (!tokens.app) return { ok: false, detail: `${detail}, but Socket Mode needs SLACK_APP_TOKEN (xapp-…, Basic Information → App-Level Tokens, scope connections:write)` };
     try {
       await new webApi.WebClient(tokens.app, options).apps.connections.open();

@@ -32,6 +32,7 @@ import { draftMessage, telegramVerdict, TELEGRAM_EDIT_INTERVAL_MS } from './stre
 import { telegramVoice } from './voice.js';
 import { reopenTelegramAttachment, sendTelegramFile, telegramAttachments, TELEGRAM_FILE_MAX_BYTES, type TelegramFileSource } from './files.js';
 import { telegramThrottler, type SharedRatesOptions, type TelegramRates, type TelegramThrottler } from './throttler.js';
+import { telegramConfig } from './config.js';
 
 export interface TelegramWebhookOptions {
   /** The public URL Telegram posts updates to (`TELEGRAM_WEBHOOK_URL`); its path is served. */
@@ -417,7 +418,7 @@ export function createTelegramAdapter(options: {
   coordination?: PlatformCoordination;
 }): TelegramAdapter | undefined {
   const env = options.env ?? {};
-  const telegram = options.config.platforms.telegram;
+  const telegram = telegramConfig(options.config);
   const token = env.TELEGRAM_BOT_TOKEN?.trim();
   if (!telegram.enabled || !token) return undefined;
   const url = env.TELEGRAM_WEBHOOK_URL?.trim();

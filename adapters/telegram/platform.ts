@@ -5,6 +5,7 @@ import type { BuildAdaptersOptions } from '../index.js';
 import { createTelegramAdapter } from './adapter.js';
 import { TELEGRAM_THREAD } from './thread-ref.js';
 import { checkTelegram, findTelegramSender } from './token-check.js';
+import { telegramConfig } from './config.js';
 
 const TOKEN = 'TELEGRAM_BOT_TOKEN';
 
@@ -29,5 +30,5 @@ export const TELEGRAM: Platform<BuildAdaptersOptions> = {
   thread: TELEGRAM_THREAD,
   create: (options) => createTelegramAdapter(options),
   setup: SETUP,
-  readiness: (config, env) => tokenReadiness(SETUP, config.platforms.telegram, config, env),
+  readiness: (config, env) => tokenReadiness(SETUP, telegramConfig(config), config, env),
 };

@@ -2,6 +2,7 @@ import type { Api } from 'grammy';
 import type { HermesConfig } from '../../src/config/index.js';
 import type { TokenCheck } from '../../src/gateway/platform.js';
 import { errorMessage } from '../../src/shared/errors.js';
+import { telegramConfig } from './config.js';
 
 /**
  * Telegram: getMe checks the token; with `findSender`, the sender of the newest message the bot
@@ -10,7 +11,7 @@ import { errorMessage } from '../../src/shared/errors.js';
  */
 export async function checkTelegram(token: string, config: HermesConfig, findSender = true): Promise<TokenCheck> {
   const { Api: TelegramApi } = await import('grammy');
-  const root = config.platforms.telegram.api_root.replace(/\/+$/, '');
+  const root = telegramConfig(config).api_root.replace(/\/+$/, '');
   const api = new TelegramApi(token, root ? { apiRoot: root } : undefined);
   let username: string;
   let readsGroups: boolean;
@@ -31,7 +32,7 @@ export async function checkTelegram(token: string, config: HermesConfig, findSen
 /** The sender of the newest message the bot has waiting (asked again after the person wrote to it). */
 export async function findTelegramSender(token: string, config: HermesConfig): Promise<TokenCheck['person']> {
   const { Api: TelegramApi } = await import('grammy');
-  const root = config.platforms.telegram.api_root.replace(/\/+$/, '');
+  const root = telegramConfig(config).api_root.replace(/\/+$/, '');
   return lastTelegramSender(new TelegramApi(token, root ? { apiRoot: root } : undefined));
 }
 

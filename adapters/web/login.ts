@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { HermesConfig } from '../../src/config/schema.js';
+import type { WebConfig } from './config.js';
 import { assertSafeBinding, isLoopbackHost, WebChatError } from './access.js';
 import { loadOrCreateToken } from './token-file.js';
 
@@ -24,7 +24,7 @@ export function tokenFilePath(home: string): string {
  * can reach a loopback port too. `auth: none` turns the login off, on loopback only; any
  * other address still needs `platforms.web.token`.
  */
-export function resolveWebLogin(web: HermesConfig['platforms']['web'], home: string): WebLogin {
+export function resolveWebLogin(web: WebConfig, home: string): WebLogin {
   if (web.auth === 'none') {
     if (!isLoopbackHost(web.host)) {
       throw new WebChatError(

@@ -2,6 +2,7 @@ import type { Platform } from '../../src/gateway/platform.js';
 import type { BuildAdaptersOptions } from '../index.js';
 import { WEB_THREAD } from './thread-ref.js';
 import { createWebChat } from './web-adapter.js';
+import { webConfig } from './config.js';
 
 /** The local web chat as one module: no tokens; this machine's user, behind its login. */
 export const WEB: Platform<BuildAdaptersOptions> = {
@@ -10,7 +11,7 @@ export const WEB: Platform<BuildAdaptersOptions> = {
   create: (options) => createWebChat(options),
   // Loopback is this machine's user alone; any other address needs the token's login.
   readiness: (config) => {
-    const web = config.platforms.web;
+    const web = webConfig(config);
     const loopback = ['127.0.0.1', 'localhost', '::1'].includes(web.host);
     return {
       enabled: web.enabled,

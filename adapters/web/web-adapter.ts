@@ -38,6 +38,7 @@ import { resolveWebLogin } from './login.js';
 import { TranscriptStore } from './transcript.js';
 import type { FileRef, WebEntry, WebReplyTarget } from './types.js';
 import { WEB_THREAD, webThreadKey } from './thread-ref.js';
+import { webConfig } from './config.js';
 
 export interface WebAdapterOptions {
   /** The loaded configuration: `platforms.web` and, for the page's set-up help, `model`. */
@@ -139,7 +140,7 @@ export class WebAdapter implements PlatformAdapter<WebReplyTarget> {
 
   async start(handler: MessageHandler<WebReplyTarget>, signal: AbortSignal): Promise<void> {
     if (this.server) return;
-    const web = this.options.config.platforms.web;
+    const web = webConfig(this.options.config);
     const { host, port } = web;
     const login = resolveWebLogin(web, this.options.paths.home);
     this.handler = handler;
@@ -407,7 +408,7 @@ export function createWebChat(options: {
   webSharing?: WebSharing;
   pairing?: PairingStore;
 }): WebAdapter | undefined {
-  if (!options.config.platforms.web.enabled) return undefined;
+  if (!webConfig(options.config).enabled) return undefined;
   return new WebAdapter({
     config: options.config,
     paths: options.paths,

@@ -1,4 +1,5 @@
 import type { HermesConfig } from './schema.js';
+import { isChatSection } from './platform-keys.js';
 
 /** Per platform, the user ids who are the gateway's admins there. */
 export type Admins = Readonly<Record<string, readonly string[] | undefined>>;
@@ -20,7 +21,7 @@ export function listedAdmins(config: HermesConfig): Readonly<Record<string, read
   const merged: Record<string, string[]> = {};
   for (const [platform, list] of Object.entries(config.approvals.admins)) merged[platform] = [...list];
   for (const [platform, section] of Object.entries(config.platforms)) {
-    const list = 'admins' in section ? section.admins : [];
+    const list = isChatSection(section) ? section.admins : [];
     merged[platform] = [...new Set([...(merged[platform] ?? []), ...list])];
   }
   return merged;
@@ -45,7 +46,7 @@ export function roleOf(config: HermesConfig, platform: string, userId: string, a
 export function platformsWithoutAdmins(config: HermesConfig): string[] {
   const listed = listedAdmins(config);
   return Object.entries(config.platforms)
-    .filter(([, section]) => 'admins' in section && section.enabled)
+    .filter(([, section]) => isChatSection(section) && section.enabled)
     .map(([platform]) => platform)
     .filter((platform) => (listed[platform] ?? []).length === 0);
 }

@@ -12,3 +12,5 @@ export { savedKeyFor, sameEndpoint, normalisedEndpoint, hostOf, type ScopedKey }
 export { isAdmin, listedAdmins, platformsWithoutAdmins, roleOf, type Admins, type Role } from './admins.js';
 export { readPort, portRangeText, type PortRange } from './port.js';
 export { modelKeyNames, modelKeyProblem } from './model-keys.js';
+export { isChatSection, type PlatformSection, type ChatPlatformSection, type PlatformSchema } from './platform-keys.js';
+export { usePlatformSchemas } from './platform-schemas.js';

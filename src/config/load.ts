@@ -1,6 +1,6 @@
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { ConfigError } from '../shared/errors.js';
-import { configSchema, readCodeExecutionMode, type ConfigOverrides, type HermesConfig } from './schema.js';
+import { currentConfigSchema, readCodeExecutionMode, type ConfigOverrides, type HermesConfig } from './schema.js';
 import { isKnownTimezone } from '../environments/child-env.js';
 import { formatIssue, unknownKeys } from './issues.js';
 import type { HermesPaths } from './paths.js';
@@ -83,14 +83,14 @@ function readValues(data: unknown, source: string): string[] {
  */
 export function validateConfig(data: unknown, source: string): { config: HermesConfig; warnings: string[] } {
   const read = readValues(data, source);
-  const first = configSchema.safeParse(data, { reportInput: true });
+  const first = currentConfigSchema().safeParse(data, { reportInput: true });
   if (first.success) return { config: first.data, warnings: read };
   const unknown = unknownKeys(first.error.issues);
   const problems = first.error.issues.filter((issue) => issue.code !== 'unrecognized_keys');
   if (problems.length > 0) {
     throw new ConfigError(problems.map((issue) => `${source}: ${formatIssue(issue)}`).join('\n'));
   }
-  const second = configSchema.safeParse(withoutKeys(data, unknown), { reportInput: true });
+  const second = currentConfigSchema().safeParse(withoutKeys(data, unknown), { reportInput: true });
   if (!second.success) {
     throw new ConfigError(second.error.issues.map((issue) => `${source}: ${formatIssue(issue)}`).join('\n'));
   }
@@ -102,7 +102,7 @@ export function validateConfig(data: unknown, source: string): { config: HermesC
 
 /** The defaults alone, as the schema gives them. */
 export function defaultConfig(): HermesConfig {
-  return configSchema.parse({});
+  return currentConfigSchema().parse({});
 }
 
 /**

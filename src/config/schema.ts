@@ -1,80 +1,15 @@
 import { z } from 'zod';
-import { HIGHEST_PORT, lowestPort, portRangeText, type PortRange } from './port.js';
+import { bool, byteSize, fraction, ids, MAX_SECONDS, names, nonNegativeInt, oneOf, port, positive, positiveInt, price, seconds, section, text } from './fields.js';
+import { anyPlatformSection, type PlatformSection, type PlatformSchema } from './platform-keys.js';
+import { onPlatformSchemas, platformSchemas } from './platform-schemas.js';
+
+export { MAX_SECONDS };
 
 /*
  * The single source of truth for config.yaml: every key, its type and its default.
  * config/default.yaml documents the same keys; a test keeps the two in step.
  * Objects are strict so that unknown keys are reported (see load.ts).
  */
-
-const positive = (what = 'a positive number') =>
-  z.number({ error: `expected ${what}` }).positive({ error: `expected ${what}` });
-const positiveInt = (what = 'a positive integer') =>
-  z.number({ error: `expected ${what}` }).int({ error: `expected ${what}` }).positive({ error: `expected ${what}` });
-const nonNegativeInt = () =>
-  z.number({ error: 'expected a whole number ≥ 0' }).int({ error: 'expected a whole number ≥ 0' }).min(0, { error: 'expected a whole number ≥ 0' });
-/** setTimeout's limit is 2^31 - 1 ms; a longer delay fires after 1 ms. */
-export const MAX_SECONDS = 2_147_483;
-/** A duration in seconds: positive, and short enough for a Node timer. Use it for every duration key. */
-const seconds = () =>
-  positive().max(MAX_SECONDS, { error: `expected at most ${MAX_SECONDS} seconds` });
-/** A TCP port to connect to or listen on; `anyFree` also allows 0 (the system picks a free port). */
-const port = (range: PortRange = {}) => {
-  const what = portRangeText(range);
-  return z
-    .number({ error: `expected ${what}` })
-    .int({ error: `expected ${what}` })
-    .min(lowestPort(range), { error: `expected ${what}` })
-    .max(HIGHEST_PORT, { error: `expected ${what}` });
-};
-/** A share of something: more than 0, less than 1. */
-const fraction = () =>
-  z.number({ error: 'expected a number between 0 and 1' }).gt(0, { error: 'expected a number between 0 and 1' }).lt(1, { error: 'expected a number between 0 and 1' });
-/** Dollars per million tokens. */
-const price = () => z.number({ error: 'expected dollars per million tokens' }).min(0, { error: 'expected dollars per million tokens (0 or more)' });
-const bool = () => z.boolean({ error: 'expected true or false' });
-/** A size in bytes, written `512m`, `2g`, `1GiB` or as a number of bytes. */
-const byteSize = () =>
-  z.union([z.string(), z.number()], { error: 'expected a size such as 512m or 2g' })
-    .refine((value) => /^\s*\d+(\.\d+)?\s*[kmgt]?(i?b)?\s*$/i.test(String(value)) && Number.parseFloat(String(value)) > 0, { error: 'expected a size such as 512m or 2g' });
-const text = () => z.string({ error: 'expected a string' });
-const names = () => z.array(text(), { error: 'expected a list of strings' });
-const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
-  z.enum(values, { error: `expected one of ${values.join(', ')}` });
-/** Ids are strings, but YAML writes `123` as a number: accept both. */
-const ids = () => z.array(z.union([text(), z.number()]).transform(String), { error: 'expected a list of ids' });
-
-const section = <S extends z.ZodRawShape>(shape: S) => z.strictObject(shape).prefault({} as never);
-
-/** A regular expression as config.yaml writes it (`wake_words`): refused at load when it does not compile. */
-const pattern = () =>
-  text().refine(
-    (source) => {
-      try {
-        new RegExp(source, 'i');
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { error: 'expected a regular expression that compiles (JavaScript syntax)' },
-  );
-
-/** Who may talk on a platform that others reach, and how it answers in group chats (src/gateway/access.ts, group-policy.ts). */
-const peopleKeys = () => ({
-  /** A stranger's direct message: refused (allowlist), given a pairing code (pairing), or answered (open). */
-  dm_policy: oneOf(['allowlist', 'pairing', 'open'] as const).default('allowlist'),
-  /** Who alone may /sethome, /model <name>, /reload-mcp, /pair and answer others' approvals; empty: the allow-listed users have the commands (src/config/admins.ts). */
-  admins: ids().default([]),
-  require_mention: bool().default(true),
-  /** Case-insensitive regular expressions; a group message matching one is answered as if the bot were mentioned. */
-  wake_words: z.array(pattern(), { error: 'expected a list of regular expressions' }).default([]),
-  /** Group chats (chat or channel ids) where the bot answers anyone in them; empty: any chat, allowed users only. */
-  allowed_chats: ids().default([]),
-  group_sessions: oneOf(['per_thread', 'per_user'] as const).default('per_thread'),
-  /** Answer other bots' messages (a thread with more than 20 in 5 minutes is paused either way). */
-  allow_bots: bool().default(false),
-});
 
 /** An MCP server's name: the middle of `mcp__<server>__<tool>`, so it holds no `__` and nothing a tool name cannot hold. */
 export const MCP_SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
@@ -136,16 +71,6 @@ function modelDefaults(value: unknown): unknown {
   return model;
 }
 
-/** A channel's own settings (`platforms.<name>.channels.<id>`): its model and system prompt; empty: the defaults. */
-const channelSettings = () =>
-  z
-    .record(
-      text(),
-      z.strictObject({ model: text().default(''), system_prompt: text().default('') }, { error: 'expected { model, system_prompt }' }),
-      { error: 'expected a map of channel ids to { model, system_prompt }' },
-    )
-    .default({});
-
 /** One entry of `mcp_servers`: a stdio server (`command`) or a streamable HTTP one (`url`). */
 const mcpServer = z
   .strictObject({
@@ -188,7 +113,25 @@ export function readCodeExecutionMode(value: unknown): { mode: CodeExecutionMode
   };
 }
 
-export const configSchema = z.strictObject({
+type Schemas = Readonly<Record<string, PlatformSchema>> | undefined;
+
+/** `platforms`: each given platform's own section (an unknown name is an unknown key); none given, any name with the shared keys. */
+function platformsField(platforms: Schemas): z.ZodType<Record<string, PlatformSection>> {
+  if (!platforms) return z.record(text(), anyPlatformSection, { error: 'expected a map of platform names to their settings' }).default({});
+  const shape = Object.fromEntries(Object.entries(platforms).map(([name, schema]) => [name, schema.prefault({})]));
+  return z.strictObject(shape).prefault({});
+}
+
+/** `approvals.admins.<name>` (the older key, still read: src/config/admins.ts), one per platform whose section has admins. */
+function adminsField(platforms: Schemas): z.ZodType<Record<string, string[]>> {
+  if (!platforms) return z.record(text(), ids(), { error: 'expected a map of platform names to lists of ids' }).default({});
+  const withAdmins = Object.entries(platforms).filter(([, schema]) => 'admins' in schema.parse({}));
+  return z.strictObject(Object.fromEntries(withAdmins.map(([name]) => [name, ids().default([])]))).prefault({});
+}
+
+/** The whole schema with these platform sections (see platform-schemas.ts for where they come from). */
+function composeConfigSchema(platforms: Schemas) {
+  return z.strictObject({
   /** The IANA zone (Europe/Berlin) every child gets as TZ, as hermes-agent's `timezone`; HERMES_TIMEZONE overrides it; empty: the server's. */
   timezone: text().nullable().default(''),
   model: z.preprocess(modelDefaults, section({
@@ -346,11 +289,7 @@ export const configSchema = z.strictObject({
     /** `ask`: every execute_code script waits for approval on this host; what a script does is judged either way (floor refused, risky asked). */
     execute_code: oneOf(['off', 'ask'] as const).default('off'),
     /** Per platform, the user ids who may answer anyone's approval request and move the home channel (/sethome). */
-    admins: section({
-      telegram: ids().default([]),
-      slack: ids().default([]),
-      discord: ids().default([]),
-    }),
+    admins: adminsField(platforms),
   }),
   cron: section({
     enabled: bool().default(true),
@@ -365,45 +304,7 @@ export const configSchema = z.strictObject({
     enabled: names().default([]),
     disabled: names().default([]),
   }),
-  platforms: section({
-    slack: section({
-      enabled: bool().default(true),
-      allowed_users: ids().default([]),
-      ...peopleKeys(),
-      channels: channelSettings(),
-      mode: oneOf(['socket', 'http'] as const).default('socket'),
-      port: port().default(3000),
-      host: text().min(1, { error: 'expected an address to listen on, such as 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
-      api_url: text().default(''),
-    }),
-    discord: section({
-      enabled: bool().default(true),
-      allowed_users: ids().default([]),
-      ...peopleKeys(),
-      channels: channelSettings(),
-      api_url: text().default(''),
-    }),
-    telegram: section({
-      enabled: bool().default(true),
-      allowed_users: ids().default([]),
-      ...peopleKeys(),
-      channels: channelSettings(),
-      api_root: text().default(''),
-      webhook_host: text().min(1, { error: 'expected an address to listen on, such as 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
-      throttle: bool().default(true),
-    }),
-    web: section({
-      enabled: bool().default(true),
-      channels: channelSettings(),
-      host: text().default('127.0.0.1'),
-      port: port({ anyFree: true }).default(8787),
-      token: text().default(''),
-      auth: oneOf(['token', 'none'] as const).default('token'),
-      max_streams: positiveInt().default(32),
-      /** Days the login cookie lasts in the browser; 0 ends it with the browser session. */
-      login_days: z.number({ error: "expected a number of days" }).min(0, { error: "expected 0 or more days" }).default(30),
-    }),
-  }),
+  platforms: platformsField(platforms),
   /** Memory per person (src/memory): hermes-agent's keys. */
   memory: section({
     memory_enabled: bool().default(true),
@@ -421,7 +322,24 @@ export const configSchema = z.strictObject({
     lease_seconds: seconds().default(10),
   }),
   mcp_servers: z.record(mcpServerName(), mcpServer, { error: 'expected a map of server names to MCP server settings' }).default({}),
+  });
+}
+
+/** The schema as the core alone knows it: any platform section holds the shared keys. */
+export const configSchema = composeConfigSchema(undefined);
+
+let current: ReturnType<typeof composeConfigSchema> | undefined;
+onPlatformSchemas(() => {
+  current = undefined;
 });
+
+/** The schema with the platforms' own sections once they are given (usePlatformSchemas): what config.yaml is validated with. */
+export function currentConfigSchema(): ReturnType<typeof composeConfigSchema> {
+  const given = platformSchemas();
+  if (!given) return configSchema;
+  current ??= composeConfigSchema(given);
+  return current;
+}
 
 /** The configuration after defaults are applied. */
 export type HermesConfig = z.output<typeof configSchema>;

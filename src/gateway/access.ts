@@ -1,4 +1,4 @@
-import { allowsAllUsers, type HermesConfig, type SettingsEnv } from '../config/index.js';
+import { allowsAllUsers, isChatSection, type HermesConfig, type SettingsEnv } from '../config/index.js';
 import type { PairingStore } from '../pairing/index.js';
 import { inAllowedChat } from './group-policy.js';
 import { peopleSettings } from './people-settings.js';
@@ -60,7 +60,7 @@ export class AccessPolicy {
   /** The configured and environment allow-lists of one platform, merged. */
   allowedUsers(platform: string): Set<string> {
     const section = Object.entries(this.config.platforms).find(([name]) => name === platform)?.[1];
-    const listed = section && 'allowed_users' in section ? section.allowed_users : [];
+    const listed = isChatSection(section) ? section.allowed_users : [];
     const fromEnv = (this.env[envName(platform)] ?? '')
       .split(',')
       .map((id) => id.trim())

@@ -1,4 +1,5 @@
 import type { HermesConfig } from '../config/index.js';
+import { isChatSection } from '../config/index.js';
 
 /** A platform's settings about people and group chats (config: `platforms.<name>`), compiled. */
 export interface PeopleSettings {
@@ -16,7 +17,7 @@ const DEFAULTS: PeopleSettings = { dmPolicy: 'allowlist', requireMention: true, 
 /** The people settings of `platform` in `config` (read at each message: a reload applies at once). */
 export function peopleSettings(config: HermesConfig, platform: string): PeopleSettings {
   const section = Object.entries(config.platforms).find(([name]) => name === platform)?.[1];
-  if (!section || !('dm_policy' in section)) return DEFAULTS;
+  if (!isChatSection(section)) return DEFAULTS;
   return {
     dmPolicy: section.dm_policy,
     requireMention: section.require_mention,

@@ -1,4 +1,4 @@
-import type { HermesConfig } from '../../config/index.js';
+import { isChatSection, type HermesConfig } from '../../config/index.js';
 import type { PlatformSetup, TokenCheck } from '../../gateway/platform.js';
 import type { Asker } from './ask.js';
 
@@ -22,7 +22,7 @@ export interface PlatformChoice {
 /** A platform's section of the config (`platforms.<name>`), the same object; undefined for a name the config lacks. */
 export function platformSection(config: HermesConfig, name: string): { enabled: boolean; allowed_users: string[] } | undefined {
   const section = Object.entries(config.platforms).find(([key]) => key === name)?.[1];
-  return section && 'allowed_users' in section ? section : undefined;
+  return isChatSection(section) ? section : undefined;
 }
 
 /** The chat platforms, from the registry (loaded when asked: it brings the platforms' SDKs). */
