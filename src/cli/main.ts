@@ -4,11 +4,6 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { packageRoot } from '../shared/package-root.js';
 import { COMMANDS, commandIn } from './command-table.js';
-// The platforms' config schemas (zod only): every command reads config.yaml with them.
-import { givePlatformSchemas } from '../../adapters/config.js';
-
-givePlatformSchemas();
-
 /*
  * Only the command that runs is imported (command-table.ts): `--help` and `--version` load
  * commander and nothing else, `exec` loads exec.ts and what it needs. Command files keep their

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
 import type { PlatformReadiness } from '../../gateway/platform.js';
+import { givePlatformSchemas } from '../../../adapters/config.js';
 import { allowsAllUsers, defaultConfig, loadSettings, pathsFor, readEnvironment, type HermesConfig, type SettingsEnv } from '../../config/index.js';
 import { errorMessage } from '../../shared/errors.js';
 import { homeOption } from '../common.js';
@@ -69,6 +70,7 @@ async function diagnose(home: string | undefined): Promise<Line[]> {
   // The environment with HERMES_HOME/.env under it; without a valid config, the environment alone.
   let env: SettingsEnv;
   try {
+    givePlatformSchemas();
     const loaded = loadSettings({ home });
     config = loaded.config;
     env = loaded.env;
