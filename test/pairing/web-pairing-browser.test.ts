@@ -40,6 +40,20 @@ describe.skipIf(Boolean(skip))('pairing from the web chat settings in a real bro
       expect(ada.kind).toBe('issued');
       expect(bob.kind).toBe('issued');
 
+      // A stranger on this machine without the login, and a page of another site, cannot approve themselves.
+      const approveUrl = `${new URL(url).origin}/api/settings/pairing/approve`;
+      const asStranger = { platform: 'telegram', userId: '1001' };
+      const noLogin = await fetch(approveUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(asStranger) });
+      expect(noLogin.status).toBe(401);
+      const crossSite = await fetch(approveUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'http://evil.example' },
+        body: JSON.stringify(asStranger),
+      });
+      expect(crossSite.status).toBe(403);
+      expect(store.isPaired('telegram', '1001')).toBe(false);
+      expect(store.pending()).toHaveLength(2);
+
       const tab = (web.run.tab = await web.browser.newPage());
       const { page, errors } = tab;
       await page.goto(url);
